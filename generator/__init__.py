@@ -1,0 +1,1 @@
+"""ishmem's code generator: spec/*.yaml -> generated/ (headers, stubs, docs, tests)."""

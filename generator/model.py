@@ -1,0 +1,492 @@
+"""The API model: families from the spec, expanded into concrete entry points (type x variant).
+
+Templates only print fields of these dataclasses; every name, declaration and body is built here.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .loader import RawSpec, SpecError
+
+VARIANT_SUFFIX = {"base": "", "on_queue": "_on_queue", "work_group": "_work_group"}
+QUEUE_PARAMS = ("ishmem::queue& q", "const std::vector<ishmem::event>& deps = {}")
+QUEUE_PARAMS_DEF = ("ishmem::queue& q", "const std::vector<ishmem::event>& deps")
+
+
+@dataclass(frozen=True)
+class TypeEntry:
+    ctype: str
+    typename: str
+    ops: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TypeTable:
+    name: str
+    doc: str
+    types: tuple[TypeEntry, ...]
+
+
+@dataclass(frozen=True)
+class Check:
+    kind: str
+    args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: str
+    doc: str
+    checks: tuple[Check, ...] = ()
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    chapter: str
+    prefix: str
+    root: str
+    suffix: str
+    brief: str
+    description: str
+    table: TypeTable | None
+    sized: bool
+    mem: bool
+    generic: bool
+    variants: tuple[str, ...]
+    callable: tuple[str, ...]
+    returns: str
+    returns_doc: str
+    params: tuple[Param, ...]
+    check_init: bool
+    fetch_out: str | None
+    impl: str
+    test: str
+    file: str
+    line: int
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    """One routine of the public API: a name, a declaration and the body that forwards to the core."""
+    name: str
+    family: Family
+    variant: str          # base | on_queue | work_group
+    form: str             # plain | typed | sized | mem | generic
+    typename: str         # TYPENAME, SIZE or '' (plain/mem/generic)
+    elem: str             # element type the core template gets ('' for plain)
+    header: str           # ishmem | ishmemx
+    template: str         # 'template <typename Group>' or '' (non-template: defined in the library)
+    ret: str
+    params: tuple[str, ...]          # declaration parameters, with defaults
+    params_def: tuple[str, ...]      # the same without default arguments
+    body: tuple[str, ...]
+    tests: tuple["TestCase", ...]    # generated test cases (one per type for C++ templates)
+
+    @property
+    def decl(self) -> str:
+        return f"{self.ret} {self.name}({', '.join(self.params)})"
+
+    @property
+    def definition_head(self) -> str:
+        return f"{self.ret} {self.name}({', '.join(self.params_def)})"
+
+    @property
+    def is_template(self) -> bool:
+        return bool(self.template)
+
+
+@dataclass(frozen=True)
+class TestCase:
+    """A generated test: the family's pattern run over an adapter that calls one entry point."""
+    label: str            # unique, e.g. ishmem_put<int>
+    pattern: str          # ishmem_test::patterns::<name>
+    elem: str             # pattern's template argument ('' for untyped families)
+    params: tuple[str, ...]
+    ret: str
+    body: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Chapter:
+    name: str
+    title: str
+    order: int
+    intro: str
+    file: str
+    families: tuple[Family, ...]
+
+
+@dataclass(frozen=True)
+class Macro:
+    name: str
+    value: str
+    doc: str
+
+
+@dataclass(frozen=True)
+class MacroGroup:
+    name: str
+    title: str
+    macros: tuple[Macro, ...]
+
+
+@dataclass(frozen=True)
+class Typedef:
+    name: str
+    doc: str
+    decl: str
+
+
+@dataclass(frozen=True)
+class Api:
+    tables: tuple[TypeTable, ...]
+    sizes: tuple[int, ...]
+    macro_groups: tuple[MacroGroup, ...]
+    typedefs: tuple[Typedef, ...]
+    chapters: tuple[Chapter, ...]
+    entry_points: tuple[EntryPoint, ...] = field(default=())
+
+    def chapter_entry_points(self, chapter: str) -> list[EntryPoint]:
+        return [ep for ep in self.entry_points if ep.family.chapter == chapter]
+
+    def family_entry_points(self, family: Family) -> list[EntryPoint]:
+        return [ep for ep in self.entry_points if ep.family is family]
+
+
+# ---------------------------------------------------------------------------------------------
+# Building the model from the validated documents, with the semantic checks the schema cannot do.
+
+def _families(raw: RawSpec, tables: dict[str, TypeTable], errors: list[str]) -> list[Chapter]:
+    chapters = []
+    seen_names: dict[str, str] = {}
+    for rel, doc in raw.family_files:
+        ch = doc["chapter"]
+        fams = []
+        for f in doc["families"]:
+            where = f"{rel}:{f.line}: family '{f['name']}'"
+            table = None
+            if "types" in f:
+                table = tables.get(f["types"])
+                if table is None:
+                    errors.append(f"{where}: unknown type table '{f['types']}' (known: {', '.join(sorted(tables))})")
+            params = []
+            names = [p["name"] for p in f["params"]]
+            for p in f["params"]:
+                checks = []
+                for c in p.get("checks", []):
+                    if isinstance(c, str):
+                        checks.append(Check(c))
+                    else:
+                        ((kind, arg),) = c.items()
+                        args = tuple(arg) if isinstance(arg, list) else (arg,)
+                        for a in args:
+                            if not re.fullmatch(r"\d+", a) and a not in names:
+                                errors.append(f"{rel}:{p.line}: family '{f['name']}': check '{kind}' of '{p['name']}' names unknown parameter '{a}'")
+                        checks.append(Check(kind, args))
+                if "TYPE" in p["type"] and table is None:
+                    errors.append(f"{rel}:{p.line}: family '{f['name']}': parameter '{p['name']}' uses TYPE but the family has no type table")
+                params.append(Param(p["name"], p["type"], p["doc"], tuple(checks)))
+            if len(set(names)) != len(names):
+                errors.append(f"{where}: duplicate parameter names")
+            for flag in ("sized", "mem", "generic"):
+                if f.get(flag) and table is None:
+                    errors.append(f"{where}: '{flag}' needs a type table")
+            fetch_out = f.get("fetch_out")
+            if fetch_out and fetch_out not in names:
+                errors.append(f"{where}: fetch_out names unknown parameter '{fetch_out}'")
+            callable_ = f["callable"]
+            fam = Family(
+                name=f["name"], chapter=ch["name"], prefix=f.get("prefix", "ishmem"),
+                root=f.get("root", f["name"]), suffix=f.get("suffix", ""),
+                brief=f["brief"].strip(), description=" ".join(f["description"].split()),
+                table=table, sized=f.get("sized", False), mem=f.get("mem", False),
+                generic=f.get("generic", False), variants=tuple(f.get("variants", ["base"])),
+                callable=tuple([callable_] if isinstance(callable_, str) else callable_),
+                returns=f["returns"]["type"], returns_doc=f["returns"].get("doc", "None."),
+                params=tuple(params), check_init=f.get("check_init", True), fetch_out=fetch_out,
+                impl=f.get("impl", f["name"]), test=f["test"], file=rel, line=f.line)
+            if fam.name in seen_names:
+                errors.append(f"{where}: duplicate family, first defined at {seen_names[fam.name]}")
+            seen_names[fam.name] = f"{rel}:{f.line}"
+            if fam.root != fam.name and fam.root + fam.suffix != fam.name:
+                errors.append(f"{where}: root '{fam.root}' + suffix '{fam.suffix}' must spell the name")
+            fams.append(fam)
+        chapters.append(Chapter(ch["name"], ch["title"], ch["order"], " ".join(ch["intro"].split()), rel, tuple(fams)))
+    chapters.sort(key=lambda c: (c.order, c.name))
+    return chapters
+
+
+def build_api(raw: RawSpec) -> Api:
+    errors: list[str] = []
+    tables = {}
+    for name, t in raw.types["tables"].items():
+        tables[name] = TypeTable(name, " ".join(t["doc"].split()),
+                                 tuple(TypeEntry(e["type"], e["typename"], tuple(e.get("ops", ()))) for e in t["types"]))
+        seen = set()
+        for e in t["types"]:
+            if e["typename"] in seen:
+                errors.append(f"{raw.types.file}:{e.line}: table '{name}': duplicate TYPENAME '{e['typename']}'")
+            seen.add(e["typename"])
+    groups = tuple(MacroGroup(g["name"], g["title"], tuple(Macro(m["name"], m["value"], m["doc"]) for m in g["macros"]))
+                   for g in raw.constants["groups"])
+    typedefs = tuple(Typedef(t["name"], t["doc"], t["decl"].rstrip()) for t in raw.constants["typedefs"])
+    chapters = _families(raw, tables, errors)
+    api = Api(tuple(tables.values()), tuple(raw.types["sizes"]), groups, typedefs, tuple(chapters))
+    eps = []
+    for ch in chapters:
+        for fam in ch.families:
+            eps += expand_family(fam, api.sizes)
+    names: dict[str, EntryPoint] = {}
+    for ep in eps:
+        if ep.name in names and ep.is_template == names[ep.name].is_template:
+            errors.append(f"{ep.family.file}:{ep.family.line}: entry point '{ep.name}' is produced twice "
+                          f"(also by family '{names[ep.name].family.name}')")
+        names.setdefault(ep.name, ep)
+    if errors:
+        raise SpecError(errors)
+    return Api(api.tables, api.sizes, groups, typedefs, api.chapters, tuple(eps))
+
+
+# ---------------------------------------------------------------------------------------------
+# Expansion of one family.
+
+@dataclass(frozen=True)
+class _Form:
+    kind: str       # plain | typed | sized | mem | generic
+    tag: str        # TYPENAME / SIZE / ''
+    ctype: str      # what TYPE becomes in the signature
+    elem: str       # the element type of the core template
+    void_ptrs: bool # TYPE* is spelled void* in the signature
+
+
+def _forms(fam: Family, sizes) -> list[_Form]:
+    if fam.table is None:
+        return [_Form("plain", "", "", "", False)]
+    forms = [_Form("typed", t.typename, t.ctype, t.ctype, False) for t in fam.table.types]
+    if fam.sized:
+        forms += [_Form("sized", str(s), "void", f"ishmemi::sized_t<{s}>", True) for s in sizes]
+    if fam.mem:
+        forms.append(_Form("mem", "mem", "void", "uint8_t", True))
+    if fam.generic:
+        forms.append(_Form("generic", "", "T", "T", False))
+    return forms
+
+
+def _name(fam: Family, form: _Form, variant: str) -> str:
+    prefix = fam.prefix if variant == "base" else "ishmemx"
+    vs = VARIANT_SUFFIX[variant]
+    if form.kind == "typed":
+        return f"{prefix}_{form.tag}_{fam.root}{fam.suffix}{vs}"
+    if form.kind in ("sized", "mem"):
+        return f"{prefix}_{fam.root}{form.tag}{fam.suffix}{vs}"
+    return f"{prefix}_{fam.name}{vs}"
+
+
+def _subst(ctype: str, form: _Form, target: str) -> str:
+    """Replace TYPE in a spec type: target 'sig' for the signature, 'elem' for the core's element type."""
+    if "TYPE" not in ctype:
+        return ctype
+    if target == "sig" and form.void_ptrs:
+        return ctype.replace("TYPE", "void")
+    return ctype.replace("TYPE", form.elem if target == "elem" else form.ctype)
+
+
+def _pointee(p: Param, form: _Form) -> str:
+    t = _subst(p.type, form, "elem").replace("const ", "").strip()
+    if not t.endswith("*"):
+        return "char"
+    base = t[:-1].strip()
+    return "char" if base == "void" else base
+
+
+def _check_lines(fam: Family, form: _Form) -> list[str]:
+    lines = []
+    if fam.check_init:
+        lines.append("ishmemi::check_init(fn);")
+    for p in fam.params:
+        for c in p.checks:
+            size = f"sizeof({_pointee(p, form)})"
+            if c.kind == "pe":
+                lines.append(f"ishmemi::check_pe(fn, {p.name});")
+            elif c.kind == "symmetric":
+                lines.append(f'ishmemi::check_symmetric(fn, "{p.name}", {p.name}, ({c.args[0]}) * {size});')
+            elif c.kind == "symmetric_strided":
+                n, s = c.args
+                lines.append(f'ishmemi::check_symmetric(fn, "{p.name}", {p.name}, ishmemi::strided_extent({n}, {s}) * {size});')
+            elif c.kind == "symmetric_blocked":
+                b, nb, s = c.args
+                lines.append(f'ishmemi::check_symmetric(fn, "{p.name}", {p.name}, ishmemi::blocked_extent({b}, {nb}, {s}) * {size});')
+            elif c.kind == "symmetric_or_null":
+                lines.append(f'if ({p.name} != nullptr) ishmemi::check_symmetric(fn, "{p.name}", {p.name}, 0);')
+            elif c.kind == "nonnull_if":
+                lines.append(f'ishmemi::check_nonnull(fn, "{p.name}", {p.name}, {c.args[0]});')
+            elif c.kind == "nonnull":
+                lines.append(f'ishmemi::check_nonnull(fn, "{p.name}", {p.name}, 1);')
+            elif c.kind == "positive":
+                lines.append(f'ishmemi::check_positive(fn, "{p.name}", {p.name});')
+            elif c.kind == "sig_op":
+                lines.append(f"ishmemi::check_sig_op(fn, {p.name});")
+            elif c.kind == "cmp":
+                lines.append(f"ishmemi::check_cmp(fn, {p.name});")
+            elif c.kind == "power_of_two":
+                lines.append(f'ishmemi::check_power_of_two(fn, "{p.name}", {p.name});')
+            else:  # the schema lists the kinds; this guards against a schema edit without a generator edit
+                raise SpecError([f"{fam.file}:{fam.line}: family '{fam.name}': no code for check '{c.kind}'"])
+    return lines
+
+
+def _core_args(fam: Family, form: _Form) -> list[str]:
+    args = []
+    for p in fam.params:
+        if form.void_ptrs and "TYPE*" in p.type:
+            args.append(f"static_cast<{_subst(p.type, form, 'elem')}>({p.name})")
+        else:
+            args.append(p.name)
+    return args
+
+
+def _core_call(fam: Family, form: _Form, variant: str, extra: list[str]) -> str:
+    fn = fam.impl + ("_work_group" if variant == "work_group" else "")
+    targs = f"<{form.elem}>" if form.elem else ""
+    if variant == "work_group" and not form.elem:
+        targs = ""
+    return f"ishmemi::impl::{fn}{targs}({', '.join(_core_args(fam, form) + extra)})"
+
+
+def _table_assert(fam: Family, form: _Form, name: str) -> list[str]:
+    if form.kind != "generic":
+        return []
+    return [f'static_assert(ishmemi::in_table_v<T, ishmemi::table_{fam.table.name}>, '
+            f'"{name}: T is not one of the {fam.table.name} types");']
+
+
+def expand_family(fam: Family, sizes) -> list[EntryPoint]:
+    eps = []
+    for form in _forms(fam, sizes):
+        for variant in fam.variants:
+            eps.append(_entry_point(fam, form, variant))
+    return eps
+
+
+def _entry_point(fam: Family, form: _Form, variant: str) -> EntryPoint:
+    name = _name(fam, form, variant)
+    base_ret = _subst(fam.returns, form, "sig")
+    params = [f"{_subst(p.type, form, 'sig')} {p.name}" for p in fam.params]
+    ret = base_ret
+    tparams = ["typename T"] if form.kind == "generic" else []
+    body = _table_assert(fam, form, name)
+    checks = _check_lines(fam, form)
+    if checks:
+        body.append(f'constexpr const char* fn = "{name}";')
+        body += checks
+    if variant == "base":
+        call = _core_call(fam, form, variant, [])
+        body.append(f"return {call};" if ret != "void" else f"{call};")
+        params_def = list(params)
+    elif variant == "on_queue":
+        if base_ret != "void":
+            params.append(f"{base_ret}* ret")
+        params_def = params + list(QUEUE_PARAMS_DEF)
+        params += list(QUEUE_PARAMS)
+        ret = "ishmem::event"
+        call = _core_call(fam, form, "base", [])
+        inner = f"*ret = {call};" if base_ret != "void" else f"{call};"
+        if base_ret != "void":
+            if not checks:
+                body.append(f'constexpr const char* fn = "{name}";')
+            body.append('ishmemi::check_nonnull(fn, "ret", ret, 1);')
+        body.append(f"return ishmemi::impl::enqueue(q, deps, [=] {{ {inner} }});")
+    else:
+        params.append("const Group& group")
+        params_def = list(params)
+        tparams.append("typename Group")
+        call = _core_call(fam, form, variant, ["group"])
+        body.append(f"return {call};" if ret != "void" else f"{call};")
+    template = f"template <{', '.join(tparams)}>" if tparams else ""
+    header = "ishmem" if name.startswith("ishmem_") else "ishmemx"
+    tests = ()
+    if fam.test != "none":
+        elems = [t.ctype for t in fam.table.types] if form.kind == "generic" else [form.elem]
+        tests = tuple(_test_case(fam, form, variant, name, base_ret, e) for e in elems)
+    return EntryPoint(name=name, family=fam, variant=variant, form=form.kind, typename=form.tag,
+                      elem=form.elem, header=header, template=template, ret=ret, params=tuple(params),
+                      params_def=tuple(params_def), body=tuple(body), tests=tests)
+
+
+def _test_case(fam: Family, form: _Form, variant: str, name: str, base_ret: str, elem: str) -> TestCase:
+    """A lambda with the base form's signature (TYPE = element type) that calls this entry point.
+
+    Generated tests hand it to the family's hand-written pattern, which checks the semantics; the
+    adapter hides what differs between variants (queue, group, fetch buffer)."""
+    ftest = _Form(form.kind, form.tag, elem, elem, False)
+    params, args = [], []
+    for p in fam.params:
+        if p.name == fam.fetch_out:
+            args.append("&fetched")
+            continue
+        params.append(f"{_subst(p.type, ftest, 'sig')} {p.name}")
+        args.append(p.name)
+    ret = _subst(base_ret, ftest, "sig") if not fam.fetch_out else elem
+    body = []
+    if fam.fetch_out:
+        body.append(f"{elem} fetched{{}};")
+    if variant == "on_queue":
+        body.append("ishmem::queue q;")
+        if base_ret != "void":
+            body.append(f"{ret} result{{}};")
+            args.append("&result")
+        body.append(f"{name}({', '.join(args + ['q'])}).wait();")
+        if base_ret != "void":
+            body.append("return result;")
+    elif variant == "work_group":
+        call = f"{name}({', '.join(args + ['group'])})"
+        if base_ret != "void":
+            body.append(f"return ishmem_test::run_in_group_returning(ishmem_test::group_size_for_tests, [&](const auto& group) {{ return {call}; }});")
+        else:
+            body.append(f"ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) {{ {call}; }});")
+    else:
+        call = f"{name}({', '.join(args)})"
+        if fam.fetch_out:
+            body.append(f"{call};")
+        else:
+            body.append(f"return {call};" if base_ret != "void" else f"{call};")
+    if fam.fetch_out:
+        body += ["ishmem_quiet();", "return fetched;"]
+    label = f"{name}<{elem}>" if form.kind == "generic" else name
+    return TestCase(label, f"ishmem_test::patterns::{fam.test}", elem, tuple(params), ret, tuple(body))
+
+
+# ---------------------------------------------------------------------------------------------
+# Reference-page synopsis: the declarations of a family with TYPE/TYPENAME/SIZE left as placeholders.
+
+@dataclass(frozen=True)
+class SynopsisBlock:
+    variant: str
+    lines: tuple[str, ...]   # declarations, each preceded by its template line where it has one
+
+
+def family_synopsis(fam: Family) -> list[SynopsisBlock]:
+    forms = []
+    if fam.table is None:
+        forms.append(_Form("plain", "", "", "", False))
+    else:
+        if fam.generic:
+            forms.append(_Form("generic", "", "T", "T", False))
+        forms.append(_Form("typed", "TYPENAME", "TYPE", "TYPE", False))
+        if fam.sized:
+            forms.append(_Form("sized", "SIZE", "void", "ishmemi::sized_t<SIZE>", True))
+        if fam.mem:
+            forms.append(_Form("mem", "mem", "void", "uint8_t", True))
+    blocks = []
+    for variant in fam.variants:
+        lines = []
+        for form in forms:
+            ep = _entry_point(fam.__class__(**{**fam.__dict__, "test": "none"}), form, variant)
+            if ep.template:
+                lines.append(ep.template)
+            lines.append(ep.decl + ";")
+        blocks.append(SynopsisBlock(variant, tuple(lines)))
+    return blocks

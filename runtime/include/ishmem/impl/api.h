@@ -1,0 +1,3 @@
+// Symbol visibility for the entry points and the runtime functions that headers call.
+#pragma once
+#define ISHMEM_API __attribute__((visibility("default")))

@@ -1,0 +1,136 @@
+// Runtime state, argument checks, address translation and error reporting: what every generated
+// stub and every operation template needs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "ishmem/generated/constants.h"
+#include "ishmem/impl/api.h"
+
+namespace ishmemi {
+
+struct state_t {
+    bool initialized;
+    int my_pe;
+    int n_pes;
+    char* heap_base;   // my mapping of my own heap (user part starts here)
+    size_t heap_size;  // user-visible symmetric size (ISHMEM_SYMMETRIC_SIZE)
+    char** peer_base;  // peer_base[pe]: my mapping of PE pe's heap (nullptr if unreachable)
+};
+extern ISHMEM_API state_t state;
+
+// Spins (polls with a CPU pause) before a wait loop starts yielding the core (ISHMEM_BARRIER_SPINS).
+extern ISHMEM_API unsigned spin_limit;
+
+// ---- errors -----------------------------------------------------------------------------------
+
+// One line "ishmem: PE <n>: <routine>: <reason>" on stderr, then _exit(1). "PE ?" before the PE is known.
+[[noreturn]] ISHMEM_API void fatal(const char* routine, const char* fmt, ...)
+    __attribute__((format(printf, 2, 3), cold));
+// One line "ishmem: PE <n>: warning: <routine>: <reason>" on stderr.
+ISHMEM_API void warn(const char* routine, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// Cold halves of the checks below; they report and stop the job.
+[[noreturn, gnu::cold]] ISHMEM_API void fail_init(const char* routine);
+[[noreturn, gnu::cold]] ISHMEM_API void fail_pe(const char* routine, int pe);
+[[noreturn, gnu::cold]] ISHMEM_API void fail_symmetric(const char* routine, const char* param, const void* addr,
+                                                       size_t bytes);
+[[noreturn, gnu::cold]] ISHMEM_API void fail_nonnull(const char* routine, const char* param, size_t count);
+[[noreturn, gnu::cold]] ISHMEM_API void fail_sig_op(const char* routine, int sig_op);
+[[noreturn, gnu::cold]] ISHMEM_API void fail_cmp(const char* routine, int cmp);
+[[noreturn, gnu::cold]] ISHMEM_API void fail_power_of_two(const char* routine, const char* param, size_t v);
+
+// ---- checks: an inline branch on the fast path --------------------------------------------------
+
+inline void check_init(const char* routine) {
+    if (__builtin_expect(!state.initialized, 0)) fail_init(routine);
+}
+
+inline void check_pe(const char* routine, int pe) {
+    if (__builtin_expect(static_cast<unsigned>(pe) >= static_cast<unsigned>(state.n_pes), 0)) fail_pe(routine, pe);
+}
+
+// [addr, addr + bytes) must lie in the user heap; with bytes == 0 only addr in [base, base + size].
+inline void check_symmetric(const char* routine, const char* param, const void* addr, size_t bytes) {
+    uintptr_t off = reinterpret_cast<uintptr_t>(addr) - reinterpret_cast<uintptr_t>(state.heap_base);
+    if (__builtin_expect(off > state.heap_size || bytes > state.heap_size - off, 0))
+        fail_symmetric(routine, param, addr, bytes);
+}
+
+inline void check_nonnull(const char* routine, const char* param, const void* p, size_t count) {
+    if (__builtin_expect(p == nullptr && count > 0, 0)) fail_nonnull(routine, param, count);
+}
+
+inline void check_sig_op(const char* routine, int sig_op) {
+    if (__builtin_expect(sig_op != ISHMEM_SIGNAL_SET && sig_op != ISHMEM_SIGNAL_ADD, 0)) fail_sig_op(routine, sig_op);
+}
+
+inline void check_cmp(const char* routine, int cmp) {
+    if (__builtin_expect(cmp < ISHMEM_CMP_EQ || cmp > ISHMEM_CMP_LE, 0)) fail_cmp(routine, cmp);
+}
+
+inline void check_power_of_two(const char* routine, const char* param, size_t v) {
+    if (__builtin_expect(v == 0 || (v & (v - 1)) != 0, 0)) fail_power_of_two(routine, param, v);
+}
+
+// Elements spanned by nelems elements at stride: (nelems - 1) * |stride| + 1, 0 if nelems == 0.
+inline size_t strided_extent(size_t nelems, ptrdiff_t stride) {
+    if (nelems == 0) return 0;
+    size_t s = stride < 0 ? static_cast<size_t>(-stride) : static_cast<size_t>(stride);
+    return (nelems - 1) * s + 1;
+}
+
+// Elements spanned by nblocks blocks of bsize elements at stride: (nblocks - 1) * |stride| + bsize.
+inline size_t blocked_extent(size_t bsize, size_t nblocks, ptrdiff_t stride) {
+    if (nblocks == 0 || bsize == 0) return 0;
+    size_t s = stride < 0 ? static_cast<size_t>(-stride) : static_cast<size_t>(stride);
+    return (nblocks - 1) * s + bsize;
+}
+
+// PE pe's copy of the symmetric object at addr, in my address space.
+inline void* translate(const void* addr, int pe) {
+    return state.peer_base[pe] + (static_cast<const char*>(addr) - state.heap_base);
+}
+template <typename T>
+inline T* translate(T* addr, int pe) {
+    return static_cast<T*>(translate(static_cast<const void*>(addr), pe));
+}
+template <typename T>
+inline const T* translate(const T* addr, int pe) {
+    return static_cast<const T*>(translate(static_cast<const void*>(addr), pe));
+}
+
+// ---- element types of the sized (SIZE) and mem forms -------------------------------------------
+
+struct uint128_t {
+    uint64_t lo, hi;
+};
+static_assert(sizeof(uint128_t) == 16 && std::is_trivially_copyable_v<uint128_t>);
+
+template <int Bits> struct sized;
+template <> struct sized<8> { using type = uint8_t; };
+template <> struct sized<16> { using type = uint16_t; };
+template <> struct sized<32> { using type = uint32_t; };
+template <> struct sized<64> { using type = uint64_t; };
+template <> struct sized<128> { using type = uint128_t; };
+template <int Bits>
+using sized_t = typename sized<Bits>::type;
+
+// ---- internal region: one per PE, before its user heap, for sync words and scratch -------------
+
+// Layout (offsets from internal_base(pe)); the sizes are part of the heap format shared by all PEs.
+inline constexpr size_t internal_control_offset = 0;           // status word, world barrier flags
+inline constexpr size_t internal_sync_offset = 64 * 1024;      // sync slots for teams
+inline constexpr size_t internal_sync_size = 960 * 1024;
+inline constexpr size_t internal_scratch_offset = 1024 * 1024; // scratch for collectives
+inline constexpr size_t internal_scratch_size = 1024 * 1024;
+inline constexpr size_t internal_size = internal_scratch_offset + internal_scratch_size;
+
+// PE pe's internal region in my address space.
+inline char* internal_base(int pe) {
+    return state.peer_base[pe] - internal_size;
+}
+
+}  // namespace ishmemi

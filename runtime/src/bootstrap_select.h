@@ -1,0 +1,21 @@
+// The bootstraps built into libishmem and the choice among them at init.
+#pragma once
+
+#include <memory>
+
+#include "ishmem/impl/bootstrap.h"
+
+namespace ishmemi {
+
+// The launcher's rendezvous over the socket named by ISHMEMI_BOOT_FD; nullptr when it is unset.
+std::unique_ptr<bootstrap> make_launcher_bootstrap();
+// A lone PE: 0 of 1.
+std::unique_ptr<bootstrap> make_single_bootstrap();
+// Registered factory for name, or nullptr.
+bootstrap_factory find_bootstrap(const char* name);
+
+// Applies the contract's choice rules (launcher, then MPI when requested and linked, else lone);
+// *kind names the choice for ISHMEM_DEBUG.
+std::unique_ptr<bootstrap> select_bootstrap(const ishmemx_attr_t* attr, const char** kind);
+
+}  // namespace ishmemi

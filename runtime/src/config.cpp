@@ -1,0 +1,116 @@
+// ISHMEM_* environment variables: parsed once at init, malformed values stop the job.
+#include "config.h"
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include "config_vars.h"
+#include "ishmem/impl/runtime.h"
+
+extern char** environ;
+
+namespace ishmemi {
+
+config_t config = {size_t{512} << 20, "512M", false, 64, 64};
+unsigned spin_limit = 64;
+
+namespace {
+
+const char* default_of(const char* name) {
+    for (const config_var& v : config_vars)
+        if (strcmp(v.name, name) == 0) return v.default_value;
+    return nullptr;
+}
+
+// The user's value, or the table's default.
+const char* value_of(const char* name) {
+    const char* v = getenv(name);
+    return v ? v : default_of(name);
+}
+
+bool parse_long(const char* text, long lo, long hi, long* out) {
+    errno = 0;
+    char* end = nullptr;
+    long v = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+bool parse_bool(const char* text, bool* out) {
+    static const char* const yes[] = {"1", "y", "yes", "true", "on"};
+    static const char* const no[] = {"0", "n", "no", "false", "off"};
+    for (const char* s : yes)
+        if (strcasecmp(text, s) == 0) return *out = true, true;
+    for (const char* s : no)
+        if (strcasecmp(text, s) == 0) return *out = false, true;
+    return false;
+}
+
+bool is_known(const char* name, size_t len) {
+    for (const config_var& v : config_vars)
+        if (strlen(v.name) == len && strncmp(v.name, name, len) == 0) return true;
+    return false;
+}
+
+}  // namespace
+
+bool parse_size(const char* text, size_t* bytes) {
+    const char* p = text;
+    if (*p < '0' || *p > '9') return false;
+    unsigned long long v = 0;
+    for (; *p >= '0' && *p <= '9'; ++p) {
+        if (v > (ULLONG_MAX - (*p - '0')) / 10) return false;
+        v = v * 10 + (*p - '0');
+    }
+    int shift = 0;
+    switch (*p) {
+        case 'k': case 'K': shift = 10; ++p; break;
+        case 'm': case 'M': shift = 20; ++p; break;
+        case 'g': case 'G': shift = 30; ++p; break;
+        case 't': case 'T': shift = 40; ++p; break;
+        default: break;
+    }
+    if (*p != '\0' || v == 0) return false;
+    if (shift && v > (SIZE_MAX >> shift)) return false;
+    *bytes = static_cast<size_t>(v) << shift;
+    return true;
+}
+
+void load_config(bool warn_unknown) {
+    const char* routine = "ishmem_init";
+
+    const char* size_text = value_of("ISHMEM_SYMMETRIC_SIZE");
+    if (!parse_size(size_text, &config.symmetric_size))
+        fatal(routine,
+              "ISHMEM_SYMMETRIC_SIZE=%s is not a positive size (bytes, or a number with suffix K, M, G or T)",
+              size_text);
+    config.symmetric_text = size_text;
+
+    const char* debug_text = value_of("ISHMEM_DEBUG");
+    if (!parse_bool(debug_text, &config.debug)) fatal(routine, "ISHMEM_DEBUG=%s is not 0 or 1", debug_text);
+
+    long v = 0;
+    const char* teams_text = value_of("ISHMEM_TEAMS_MAX");
+    if (!parse_long(teams_text, 3, 1 << 20, &v))
+        fatal(routine, "ISHMEM_TEAMS_MAX=%s is not an integer in [3, %d]", teams_text, 1 << 20);
+    config.teams_max = static_cast<int>(v);
+
+    const char* spins_text = value_of("ISHMEM_BARRIER_SPINS");
+    if (!parse_long(spins_text, 0, INT_MAX, &v))
+        fatal(routine, "ISHMEM_BARRIER_SPINS=%s is not a non-negative integer", spins_text);
+    config.barrier_spins = static_cast<unsigned>(v);
+    spin_limit = config.barrier_spins;
+
+    if (!warn_unknown) return;
+    for (char** e = environ; *e; ++e) {
+        if (strncmp(*e, "ISHMEM_", 7) != 0) continue;
+        const char* eq = strchr(*e, '=');
+        size_t len = eq ? static_cast<size_t>(eq - *e) : strlen(*e);
+        if (!is_known(*e, len)) warn(routine, "unknown environment variable %.*s ignored", static_cast<int>(len), *e);
+    }
+}
+
+}  // namespace ishmemi

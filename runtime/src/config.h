@@ -1,0 +1,27 @@
+// Values of the ISHMEM_* environment variables, read once by ishmem_init.
+#pragma once
+
+#include <cstddef>
+
+namespace ishmemi {
+
+struct config_t {
+    size_t symmetric_size;       // ISHMEM_SYMMETRIC_SIZE in bytes
+    const char* symmetric_text;  // as written by the user (for messages)
+    bool debug;                  // ISHMEM_DEBUG
+    int teams_max;               // ISHMEM_TEAMS_MAX
+    unsigned barrier_spins;      // ISHMEM_BARRIER_SPINS
+};
+extern config_t config;
+
+// Parses the environment into config (fatal on a malformed value); warns on PE 0 about
+// ISHMEM_* names that are not in config_vars.
+void load_config(bool warn_unknown);
+
+// "ISHMEM_SYMMETRIC_SIZE" -> parsed byte count; false when malformed, zero or overflowing.
+bool parse_size(const char* text, size_t* bytes);
+
+// ishmemi::debug("ishmem_init", ...) prints "ishmem: PE n: debug: ..." when ISHMEM_DEBUG=1.
+void debug(const char* routine, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+}  // namespace ishmemi

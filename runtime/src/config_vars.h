@@ -1,0 +1,23 @@
+// The ISHMEM_* environment variables: the one list that the runtime parses, warns against and
+// that ishmrun --help and the docs print.
+#pragma once
+
+namespace ishmemi {
+
+struct config_var {
+    const char* name;
+    const char* default_value;
+    const char* doc;
+};
+
+inline constexpr config_var config_vars[] = {
+    {"ISHMEM_SYMMETRIC_SIZE", "512M",
+     "Size of the symmetric heap of each PE: bytes, or a number with suffix K, M, G or T (powers of 1024)."},
+    {"ISHMEM_DEBUG", "0", "1 prints what ishmem_init chose (bootstrap, heap size, mappings) on every PE."},
+    {"ISHMEM_TEAMS_MAX", "64", "Most teams (the predefined ones included) that may exist at once on a PE."},
+    {"ISHMEM_BARRIER_SPINS", "64",
+     "Polls of a wait loop (barriers, point-to-point waits) before it starts yielding the core; "
+     "0 yields at once, which suits more PEs than cores."},
+};
+
+}  // namespace ishmemi

@@ -1,0 +1,90 @@
+// The single error path: one line naming PE, routine and reason, then the process stops.
+#include <unistd.h>
+
+#include <cstdarg>
+#include <cstdio>
+
+#include "config.h"
+#include "ishmem/impl/runtime.h"
+
+namespace ishmemi {
+
+namespace {
+
+// "ishmem: PE 3: " or "ishmem: PE ?: " when the PE is not known yet.
+void print_line(const char* kind, const char* routine, const char* fmt, va_list ap) {
+    char msg[1024];
+    int n = state.my_pe >= 0 ? snprintf(msg, sizeof msg, "ishmem: PE %d: %s%s: ", state.my_pe, kind, routine)
+                             : snprintf(msg, sizeof msg, "ishmem: PE ?: %s%s: ", kind, routine);
+    if (n < 0) n = 0;
+    if (static_cast<size_t>(n) < sizeof msg) vsnprintf(msg + n, sizeof msg - n, fmt, ap);
+    // One write of the whole line so that lines of concurrent PEs do not interleave.
+    fprintf(stderr, "%s\n", msg);
+    fflush(stderr);
+}
+
+}  // namespace
+
+void fatal(const char* routine, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    print_line("", routine, fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+    _exit(1);
+}
+
+void warn(const char* routine, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    print_line("warning: ", routine, fmt, ap);
+    va_end(ap);
+}
+
+void debug(const char* routine, const char* fmt, ...) {
+    if (!config.debug) return;
+    va_list ap;
+    va_start(ap, fmt);
+    print_line("debug: ", routine, fmt, ap);
+    va_end(ap);
+}
+
+void fail_init(const char* routine) {
+    fatal(routine, "called before ishmem_init");
+}
+
+void fail_pe(const char* routine, int pe) {
+    if (!state.initialized) fail_init(routine);
+    fatal(routine, "PE %d is out of range [0, %d)", pe, state.n_pes);
+}
+
+void fail_symmetric(const char* routine, const char* param, const void* addr, size_t bytes) {
+    if (!state.initialized) fail_init(routine);
+    const char* base = state.heap_base;
+    const char* p = static_cast<const char*>(addr);
+    if (p >= base && p <= base + state.heap_size)
+        fatal(routine, "%s (%p) with %zu bytes runs past the end of the symmetric heap [%p, %p)", param, addr, bytes,
+              static_cast<const void*>(base), static_cast<const void*>(base + state.heap_size));
+    fatal(routine, "%s (%p) is outside the symmetric heap [%p, %p)", param, addr, static_cast<const void*>(base),
+          static_cast<const void*>(base + state.heap_size));
+}
+
+void fail_nonnull(const char* routine, const char* param, size_t count) {
+    fatal(routine, "%s is null with %zu elements", param, count);
+}
+
+void fail_sig_op(const char* routine, int sig_op) {
+    fatal(routine, "sig_op %d is neither ISHMEM_SIGNAL_SET (%d) nor ISHMEM_SIGNAL_ADD (%d)", sig_op,
+          ISHMEM_SIGNAL_SET, ISHMEM_SIGNAL_ADD);
+}
+
+void fail_cmp(const char* routine, int cmp) {
+    fatal(routine, "cmp %d is not a comparison operator (ISHMEM_CMP_EQ..ISHMEM_CMP_LE, %d..%d)", cmp,
+          ISHMEM_CMP_EQ, ISHMEM_CMP_LE);
+}
+
+void fail_power_of_two(const char* routine, const char* param, size_t v) {
+    fatal(routine, "%s %zu is not a power of two", param, v);
+}
+
+}  // namespace ishmemi

@@ -1,0 +1,93 @@
+// The symmetric heap. Each PE creates an anonymous memfd (nothing appears in /dev/shm), passes it to
+// the others through the bootstrap and maps theirs; the fds are closed once mapped, so the memory
+// goes away with the last process that maps it.
+#include "heap.h"
+
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "config.h"
+#include "ishmem/impl/runtime.h"
+
+namespace ishmemi {
+
+namespace {
+
+const char* const routine = "ishmem_init";
+
+size_t mapping_size = 0;  // internal region + user heap, rounded to pages
+
+// Room for the fds of every PE at once: raise the soft limit towards the hard one when needed.
+void ensure_fd_room(int n) {
+    rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
+    rlim_t need = static_cast<rlim_t>(n) + 64;
+    if (rl.rlim_cur >= need) return;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+char* map_fd(int fd, int pe) {
+    void* p = mmap(nullptr, mapping_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    if (p == MAP_FAILED)
+        fatal(routine, "cannot map the symmetric heap of PE %d (%zu bytes): %s", pe, mapping_size, strerror(errno));
+    return static_cast<char*>(p);
+}
+
+}  // namespace
+
+void heap_create(bootstrap& boot, size_t user_size) {
+    const int n = boot.n_pes(), me = boot.pe();
+
+    // Every PE must agree on the size, or symmetric offsets would mean different things.
+    std::vector<uint64_t> sizes(n);
+    uint64_t mine = user_size;
+    boot.allgather(&mine, sizes.data(), sizeof mine);
+    for (int pe = 0; pe < n; ++pe)
+        if (sizes[pe] != mine)
+            fatal(routine, "ISHMEM_SYMMETRIC_SIZE differs between PEs: %llu bytes here, %llu bytes on PE %d",
+                  static_cast<unsigned long long>(mine), static_cast<unsigned long long>(sizes[pe]), pe);
+
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    if (user_size > SIZE_MAX - internal_size - page)
+        fatal(routine, "ISHMEM_SYMMETRIC_SIZE=%s is too large", config.symmetric_text);
+    mapping_size = (internal_size + user_size + page - 1) / page * page;
+
+    int fd = memfd_create("ishmem_heap", MFD_CLOEXEC);
+    if (fd < 0) fatal(routine, "memfd_create failed: %s", strerror(errno));
+    if (ftruncate(fd, static_cast<off_t>(mapping_size)) != 0)
+        fatal(routine, "cannot size the symmetric heap to %zu bytes (ISHMEM_SYMMETRIC_SIZE=%s): %s", mapping_size,
+              config.symmetric_text, strerror(errno));
+
+    ensure_fd_room(n);
+    std::vector<int> fds(n, -1);
+    boot.exchange_fds(fd, fds.data());
+
+    // peer_base points past the internal region: user offsets are the same on every PE.
+    char** bases = new char*[n];
+    for (int pe = 0; pe < n; ++pe) {
+        bases[pe] = map_fd(fds[pe], pe) + internal_size;
+        close(fds[pe]);
+    }
+    state.peer_base = bases;
+    state.heap_base = bases[me];
+    state.heap_size = user_size;
+}
+
+void heap_destroy() {
+    if (!state.peer_base) return;
+    for (int pe = 0; pe < state.n_pes; ++pe)
+        if (state.peer_base[pe]) munmap(state.peer_base[pe] - internal_size, mapping_size);
+    delete[] state.peer_base;
+    state.peer_base = nullptr;
+    state.heap_base = nullptr;
+    state.heap_size = 0;
+}
+
+}  // namespace ishmemi

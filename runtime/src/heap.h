@@ -1,0 +1,16 @@
+// The symmetric heap: one memfd per PE, mapped by every PE of the node.
+#pragma once
+
+#include <cstddef>
+
+#include "ishmem/impl/bootstrap.h"
+
+namespace ishmemi {
+
+// Creates my heap (internal region + user_size bytes), shares it through boot and maps every
+// peer's; fills state.heap_base, heap_size and peer_base. Collective.
+void heap_create(bootstrap& boot, size_t user_size);
+// Unmaps every mapping made by heap_create.
+void heap_destroy();
+
+}  // namespace ishmemi

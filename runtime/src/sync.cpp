@@ -1,0 +1,57 @@
+// barrier_all / sync_all: a dissemination barrier over counters in the PEs' internal regions.
+#include <atomic>
+
+#include "control.h"
+#include "ishmem/impl/sync.h"
+
+namespace ishmemi {
+
+namespace {
+
+barrier_slot* slot_at(int pe, size_t offset) {
+    return reinterpret_cast<barrier_slot*>(internal_base(pe) + offset);
+}
+
+// Waits until *word >= target; the partner's status turns a would-be hang into an error when it has
+// left the job (finalized or exited) without signalling.
+void wait_at_least(uint64_t* word, uint64_t target, int partner, const char* routine) {
+    backoff b;
+    while (__atomic_load_n(word, __ATOMIC_ACQUIRE) < target) {
+        if (!b.pause()) continue;
+        uint64_t s = status_of(partner);
+        if (s != pe_running && __atomic_load_n(word, __ATOMIC_ACQUIRE) < target)
+            fatal(routine, "PE %d %s while this PE waits for it in a barrier", partner,
+                  s == pe_finalized ? "called ishmem_finalize" : "exited without ishmem_finalize");
+    }
+}
+
+}  // namespace
+
+void barrier_pes(int start, int stride, int size, int my_index, size_t slot_offset, const char* routine) {
+    if (size <= 1) return;
+    barrier_slot* mine = slot_at(state.my_pe, slot_offset);
+    uint64_t target = ++mine->epoch.value;
+    // Round r: signal the member 2^r ahead, wait for the one 2^r behind. Each arrived[r] has one
+    // writer (the member 2^r behind), which stores the epoch it reached: a plain release store.
+    int round = 0;
+    for (int dist = 1; dist < size; dist <<= 1, ++round) {
+        int to = start + ((my_index + dist) % size) * stride;
+        int from = start + ((my_index - dist + size) % size) * stride;
+        __atomic_store_n(&slot_at(to, slot_offset)->arrived[round].value, target, __ATOMIC_RELEASE);
+        wait_at_least(&mine->arrived[round].value, target, from, routine);
+    }
+}
+
+namespace impl {
+
+void barrier_all() {
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // quiet: every put/AMO is complete on return
+    barrier_pes(0, 1, state.n_pes, state.my_pe, world_barrier_offset, "ishmem_barrier_all");
+}
+
+void sync_all() {
+    barrier_pes(0, 1, state.n_pes, state.my_pe, world_barrier_offset, "ishmem_sync_all");
+}
+
+}  // namespace impl
+}  // namespace ishmemi
