@@ -186,7 +186,7 @@ def _families(raw: RawSpec, tables: dict[str, TypeTable], errors: list[str]) -> 
                             if not re.fullmatch(r"\d+", a) and a not in names:
                                 errors.append(f"{rel}:{p.line}: family '{f['name']}': check '{kind}' of '{p['name']}' names unknown parameter '{a}'")
                         checks.append(Check(kind, args))
-                if "TYPE" in p["type"] and table is None:
+                if "TYPE" in p["type"] and "types" not in f:
                     errors.append(f"{rel}:{p.line}: family '{f['name']}': parameter '{p['name']}' uses TYPE but the family has no type table")
                 params.append(Param(p["name"], p["type"], p["doc"], tuple(checks)))
             if len(set(names)) != len(names):

@@ -5,6 +5,7 @@
 
 #include "ishmem.h"
 #include "ishmemx.h"
+#include "harness/generated_case.h"
 #include "harness/harness.h"
 #include "patterns/collectives.h"
 

@@ -5,6 +5,7 @@
 
 #include "ishmem.h"
 #include "ishmemx.h"
+#include "harness/generated_case.h"
 #include "harness/harness.h"
 #include "patterns/memory.h"
 
@@ -12,22 +13,22 @@ namespace {
 
 const ishmem_test::GeneratedCase cases[] = {
     {"ishmem_malloc", [] {
-         ishmem_test::patterns::memory_alloc([](size_t size) -> void* {
+         ishmem_test::patterns::memory_malloc([](size_t size) -> void* {
              return ishmem_malloc(size);
          });
      }},
     {"ishmem_align", [] {
-         ishmem_test::patterns::memory_alloc([](size_t alignment, size_t size) -> void* {
+         ishmem_test::patterns::memory_align([](size_t alignment, size_t size) -> void* {
              return ishmem_align(alignment, size);
          });
      }},
     {"ishmem_calloc", [] {
-         ishmem_test::patterns::memory_alloc([](size_t count, size_t size) -> void* {
+         ishmem_test::patterns::memory_calloc([](size_t count, size_t size) -> void* {
              return ishmem_calloc(count, size);
          });
      }},
     {"ishmem_free", [] {
-         ishmem_test::patterns::memory_alloc([](void* ptr) -> void {
+         ishmem_test::patterns::memory_free([](void* ptr) -> void {
              ishmem_free(ptr);
          });
      }},

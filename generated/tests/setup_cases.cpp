@@ -5,6 +5,7 @@
 
 #include "ishmem.h"
 #include "ishmemx.h"
+#include "harness/generated_case.h"
 #include "harness/harness.h"
 #include "patterns/setup.h"
 
@@ -12,42 +13,42 @@ namespace {
 
 const ishmem_test::GeneratedCase cases[] = {
     {"ishmem_init", [] {
-         ishmem_test::patterns::setup_state([]() -> void {
+         ishmem_test::patterns::setup_init([]() -> void {
              ishmem_init();
          });
      }},
     {"ishmemx_init_attr", [] {
-         ishmem_test::patterns::setup_state([](ishmemx_attr_t* attr) -> void {
+         ishmem_test::patterns::setup_init_attr([](ishmemx_attr_t* attr) -> void {
              ishmemx_init_attr(attr);
          });
      }},
     {"ishmem_init_thread", [] {
-         ishmem_test::patterns::setup_state([](int requested, int* provided) -> int {
+         ishmem_test::patterns::setup_init_thread([](int requested, int* provided) -> int {
              return ishmem_init_thread(requested, provided);
          });
      }},
     {"ishmem_query_thread", [] {
-         ishmem_test::patterns::setup_state([](int* provided) -> void {
+         ishmem_test::patterns::setup_query_thread([](int* provided) -> void {
              ishmem_query_thread(provided);
          });
      }},
     {"ishmemx_query_initialized", [] {
-         ishmem_test::patterns::setup_state([](int* initialized) -> void {
+         ishmem_test::patterns::setup_query_initialized([](int* initialized) -> void {
              ishmemx_query_initialized(initialized);
          });
      }},
     {"ishmemx_runtime_get_type", [] {
-         ishmem_test::patterns::setup_state([]() -> ishmemx_runtime_type_t {
+         ishmem_test::patterns::setup_runtime_get_type([]() -> ishmemx_runtime_type_t {
              return ishmemx_runtime_get_type();
          });
      }},
     {"ishmem_my_pe", [] {
-         ishmem_test::patterns::setup_state([]() -> int {
+         ishmem_test::patterns::setup_my_pe([]() -> int {
              return ishmem_my_pe();
          });
      }},
     {"ishmem_n_pes", [] {
-         ishmem_test::patterns::setup_state([]() -> int {
+         ishmem_test::patterns::setup_n_pes([]() -> int {
              return ishmem_n_pes();
          });
      }},
@@ -57,12 +58,12 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_info_get_version", [] {
-         ishmem_test::patterns::setup_state([](int* major, int* minor) -> void {
+         ishmem_test::patterns::setup_info_get_version([](int* major, int* minor) -> void {
              ishmem_info_get_version(major, minor);
          });
      }},
     {"ishmem_info_get_name", [] {
-         ishmem_test::patterns::setup_state([](char* name) -> void {
+         ishmem_test::patterns::setup_info_get_name([](char* name) -> void {
              ishmem_info_get_name(name);
          });
      }},
