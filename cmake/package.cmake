@@ -1,0 +1,23 @@
+# Install rules: headers, libishmem, ishmrun, the CMake package (find_package(ishmem) -> ishmem::ishmem)
+# and pkg-config's ishmem.pc.
+include(CMakePackageConfigHelpers)
+
+install(TARGETS ishmem EXPORT ishmemTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/ ${ISHMEM_GENERATED_DIR}/include/
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+install(EXPORT ishmemTargets NAMESPACE ishmem:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ishmem)
+
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ishmemConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/ishmemConfig.cmake
+                              INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ishmem)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/ishmemConfigVersion.cmake
+                                 VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/ishmemConfig.cmake ${PROJECT_BINARY_DIR}/ishmemConfigVersion.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ishmem)
+
+configure_file(${PROJECT_SOURCE_DIR}/cmake/ishmem.pc.in ${PROJECT_BINARY_DIR}/ishmem.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/ishmem.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
