@@ -19,3 +19,9 @@ bootstrap_factory find_bootstrap(const char* name);
 std::unique_ptr<bootstrap> select_bootstrap(const ishmemx_attr_t* attr, const char** kind);
 
 }  // namespace ishmemi
+
+namespace ishmemi {
+// The bootstrap chosen by init, until finalize; nullptr outside. For code that needs collectives
+// before or outside the symmetric heap (team creation, for instance).
+bootstrap* active_bootstrap();
+}  // namespace ishmemi

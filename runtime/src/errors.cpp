@@ -87,4 +87,8 @@ void fail_power_of_two(const char* routine, const char* param, size_t v) {
     fatal(routine, "%s %zu is not a power of two", param, v);
 }
 
+void fail_positive(const char* routine, const char* param, long long v) {
+    fatal(routine, "%s is %lld; it must be positive", param, v);
+}
+
 }  // namespace ishmemi

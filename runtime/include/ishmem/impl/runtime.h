@@ -41,6 +41,7 @@ ISHMEM_API void warn(const char* routine, const char* fmt, ...) __attribute__((f
 [[noreturn, gnu::cold]] ISHMEM_API void fail_sig_op(const char* routine, int sig_op);
 [[noreturn, gnu::cold]] ISHMEM_API void fail_cmp(const char* routine, int cmp);
 [[noreturn, gnu::cold]] ISHMEM_API void fail_power_of_two(const char* routine, const char* param, size_t v);
+[[noreturn, gnu::cold]] ISHMEM_API void fail_positive(const char* routine, const char* param, long long v);
 
 // ---- checks: an inline branch on the fast path --------------------------------------------------
 
@@ -73,6 +74,11 @@ inline void check_cmp(const char* routine, int cmp) {
 
 inline void check_power_of_two(const char* routine, const char* param, size_t v) {
     if (__builtin_expect(v == 0 || (v & (v - 1)) != 0, 0)) fail_power_of_two(routine, param, v);
+}
+
+// Strides of iput/iget/ibput/ibget are counted in elements and must be at least 1.
+inline void check_positive(const char* routine, const char* param, ptrdiff_t v) {
+    if (__builtin_expect(v <= 0, 0)) fail_positive(routine, param, v);
 }
 
 // Elements spanned by nelems elements at stride: (nelems - 1) * |stride| + 1, 0 if nelems == 0.

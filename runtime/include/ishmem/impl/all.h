@@ -1,0 +1,12 @@
+// Everything the generated entry points call.
+#pragma once
+
+#include "ishmem/impl/runtime.h"
+#include "ishmem/impl/work_group.h"
+#include "ishmem/impl/queue.h"
+#include "ishmem/impl/setup.h"
+#include "ishmem/impl/rma.h"
+#include "ishmem/impl/amo.h"
+#include "ishmem/impl/signal.h"
+#include "ishmem/impl/ordering.h"
+#include "ishmem/impl/sync.h"

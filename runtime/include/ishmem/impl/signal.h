@@ -1,0 +1,61 @@
+// Put-with-signal and the signal word routines. A signal update is a release operation, so a PE
+// that sees it with an acquire load (signal_fetch, signal_wait_until) also sees the data.
+#pragma once
+
+#include <cstdint>
+
+#include "ishmem/impl/rma.h"
+#include "ishmem/impl/runtime.h"
+#include "ishmem/impl/work_group.h"
+
+namespace ishmemi::impl {
+
+inline void signal_set(uint64_t* sig_addr, uint64_t signal, int pe) {
+    __atomic_store_n(translate(sig_addr, pe), signal, __ATOMIC_RELEASE);
+}
+
+inline void signal_add(uint64_t* sig_addr, uint64_t signal, int pe) {
+    __atomic_fetch_add(translate(sig_addr, pe), signal, __ATOMIC_RELEASE);
+}
+
+// sig_op is ISHMEM_SIGNAL_SET or ISHMEM_SIGNAL_ADD (checked by the caller).
+inline void signal_update(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    if (sig_op == ISHMEM_SIGNAL_ADD)
+        signal_add(sig_addr, signal, pe);
+    else
+        signal_set(sig_addr, signal, pe);
+}
+
+inline uint64_t signal_fetch(uint64_t* sig_addr) {
+    return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
+}
+
+template <typename T>
+inline void put_signal(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op,
+                       int pe) {
+    put(dest, source, nelems, pe);
+    signal_update(sig_addr, signal, sig_op, pe);
+}
+
+template <typename T>
+inline void put_signal_nbi(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op,
+                           int pe) {
+    put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+
+// Every thread copies its share; once all shares are in, one thread signals; all return after it.
+template <typename T, typename Group>
+inline void put_signal_work_group(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal,
+                                  int sig_op, int pe, const Group& group) {
+    put_work_group(dest, source, nelems, pe, group);
+    if (group_rank(group) == 0) signal_update(sig_addr, signal, sig_op, pe);
+    group_sync(group);
+}
+
+template <typename T, typename Group>
+inline void put_signal_nbi_work_group(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal,
+                                      int sig_op, int pe, const Group& group) {
+    put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+}
+
+}  // namespace ishmemi::impl

@@ -1,0 +1,75 @@
+// ishmem_malloc / align / calloc / free: collective wrappers around the symmetric allocator.
+#include <cstdint>
+#include <cstring>
+
+#include "allocator.h"
+#include "config.h"
+#include "ishmem/impl/setup.h"
+#include "ishmem/impl/sync.h"
+
+namespace ishmemi::impl {
+
+namespace {
+
+void* allocate(const char* routine, size_t size, size_t alignment) {
+    check_init(routine);
+    if (size == 0) return nullptr;
+    size_t largest = 0;
+    size_t offset = allocator_take(size, alignment, &largest);
+    void* p = nullptr;
+    if (offset == SIZE_MAX)
+        warn(routine, "cannot allocate %zu bytes: only %zu bytes left in the symmetric heap (ISHMEM_SYMMETRIC_SIZE=%s)",
+             size, largest, config.symmetric_text);
+    else
+        p = state.heap_base + offset;
+    barrier_all();
+    return p;
+}
+
+}  // namespace
+
+void* malloc(size_t size) {
+    return allocate("ishmem_malloc", size, 0);
+}
+
+void* align(size_t alignment, size_t size) {
+    check_init("ishmem_align");
+    check_power_of_two("ishmem_align", "alignment", alignment);
+    return allocate("ishmem_align", size, alignment);
+}
+
+void* calloc(size_t count, size_t size) {
+    const char* routine = "ishmem_calloc";
+    check_init(routine);
+    if (count == 0 || size == 0) return nullptr;
+    if (count > SIZE_MAX / size) {
+        warn(routine, "cannot allocate %zu elements of %zu bytes: the size overflows", count, size);
+        barrier_all();
+        return nullptr;
+    }
+    size_t largest = 0;
+    size_t offset = allocator_take(count * size, 0, &largest);
+    void* p = nullptr;
+    if (offset == SIZE_MAX) {
+        warn(routine, "cannot allocate %zu bytes: only %zu bytes left in the symmetric heap (ISHMEM_SYMMETRIC_SIZE=%s)",
+             count * size, largest, config.symmetric_text);
+    } else {
+        p = state.heap_base + offset;
+        memset(p, 0, count * size);  // each PE zeroes its own copy before the barrier
+    }
+    barrier_all();
+    return p;
+}
+
+void free(void* ptr) {
+    const char* routine = "ishmem_free";
+    check_init(routine);
+    barrier_all();  // nobody may still be using the block on any PE
+    if (!ptr) return;
+    uintptr_t off = reinterpret_cast<uintptr_t>(ptr) - reinterpret_cast<uintptr_t>(state.heap_base);
+    if (off >= state.heap_size || !allocator_give_back(off))
+        fatal(routine, "ptr (%p) was not returned by ishmem_malloc, ishmem_align or ishmem_calloc, or was freed already",
+              ptr);
+}
+
+}  // namespace ishmemi::impl

@@ -1,0 +1,105 @@
+// ishmem_init / ishmem_finalize and the queries about the library itself.
+#include "ishmem/impl/setup.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+
+#include "allocator.h"
+#include "bootstrap_select.h"
+#include "config.h"
+#include "control.h"
+#include "heap.h"
+#include "ishmem/impl/sync.h"
+
+namespace ishmemi {
+
+state_t state = {false, -1, 0, nullptr, 0, nullptr};
+
+namespace {
+
+std::unique_ptr<bootstrap> boot;
+ishmemx_runtime_type_t runtime_type = ISHMEMX_RUNTIME_INVALID;
+
+// A program may end without ishmem_finalize; peers waiting for this PE then learn that it left
+// instead of waiting forever (see sync.cpp).
+void mark_exited() {
+    if (state.initialized) set_my_status(pe_exited);
+}
+
+}  // namespace
+
+bootstrap* active_bootstrap() {
+    return boot.get();
+}
+
+namespace impl {
+
+void init() {
+    init_attr(nullptr);
+}
+
+void init_attr(ishmemx_attr_t* attr) {
+    const char* routine = attr ? "ishmemx_init_attr" : "ishmem_init";
+    if (state.initialized) {
+        warn(routine, "ishmem is already initialized; this call is ignored");
+        return;
+    }
+    ishmemx_attr_t defaults;
+    if (!attr) attr = &defaults;
+
+    const char* kind = nullptr;
+    boot = select_bootstrap(attr, &kind);
+    state.my_pe = boot->pe();
+    state.n_pes = boot->n_pes();
+    runtime_type = attr->runtime;
+
+    load_config(state.my_pe == 0);
+    heap_create(*boot, config.symmetric_size);
+    allocator_reset(state.heap_size);
+    // Every PE has mapped every heap before anyone may touch a peer.
+    boot->barrier();
+
+    static bool exit_hook = (atexit(mark_exited), true);
+    (void)exit_hook;
+    state.initialized = true;
+    debug(routine, "%d PEs, bootstrap %s, symmetric heap %zu bytes at %p (ISHMEM_SYMMETRIC_SIZE=%s)", state.n_pes,
+          kind, state.heap_size, static_cast<void*>(state.heap_base), config.symmetric_text);
+}
+
+int init_thread(int requested, int* provided) {
+    if (requested < ISHMEM_THREAD_SINGLE || requested > ISHMEM_THREAD_MULTIPLE)
+        warn("ishmem_init_thread", "requested %d is not a thread level (ISHMEM_THREAD_SINGLE..MULTIPLE); "
+             "providing ISHMEM_THREAD_MULTIPLE", requested);
+    init_attr(nullptr);
+    if (provided) *provided = ISHMEM_THREAD_MULTIPLE;
+    return 0;
+}
+
+void query_thread(int* provided) {
+    *provided = ISHMEM_THREAD_MULTIPLE;
+}
+
+void finalize() {
+    if (!state.initialized) {
+        warn("ishmem_finalize", "ishmem is not initialized; this call is ignored");
+        return;
+    }
+    barrier_all();
+    set_my_status(pe_finalized);
+    state.initialized = false;
+    heap_destroy();
+    boot.reset();
+    runtime_type = ISHMEMX_RUNTIME_INVALID;
+}
+
+void query_initialized(int* initialized) {
+    *initialized = state.initialized ? 1 : 0;
+}
+
+ishmemx_runtime_type_t runtime_get_type() {
+    return runtime_type;
+}
+
+}  // namespace impl
+}  // namespace ishmemi

@@ -1,0 +1,92 @@
+// Helpers for tests that every PE of an `ishmrun -n N` job runs (see main.cpp for the job's rules).
+#pragma once
+
+#include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstddef>
+#include <source_location>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <type_traits>
+#include <utility>
+
+#include "ishmem/host/exec.h"
+
+namespace ishmem_test {
+
+// A deterministic test value for element i on PE pe. Always in [1, 31]: exact in every arithmetic
+// type (char and float included), nonzero, and a sum over up to 4 PEs still fits in int8_t.
+template <class T> T value(int pe, std::size_t i) {
+    static_assert(std::is_arithmetic_v<T>, "ishmem_test::value needs an arithmetic type");
+    return static_cast<T>(1 + (static_cast<std::size_t>(pe) * 13 + i * 5) % 31);
+}
+
+// Polls pred() until it is true or timeout_ms pass; on timeout records a test failure that says
+// what was awaited and returns false, so that a lost message fails the test instead of hanging the
+// job. Backs off from spinning to sched_yield to short sleeps, so that more PEs than cores progress.
+template <class Pred>
+bool wait_for(Pred&& pred, int timeout_ms, std::string_view what,
+              std::source_location where = std::source_location::current()) {
+    using clock = std::chrono::steady_clock;
+    const auto start = clock::now();
+    const auto deadline = start + std::chrono::milliseconds(timeout_ms);
+    for (unsigned polls = 0;; ++polls) {
+        if (pred()) return true;
+        const auto now = clock::now();
+        if (now >= deadline) break;
+        if (polls < 64) continue;
+        if (now - start < std::chrono::milliseconds(10))
+            sched_yield();
+        else
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    ADD_FAILURE_AT(where.file_name(), where.line())
+        << "timed out after " << timeout_ms << " ms waiting for " << what;
+    return false;
+}
+
+// One queue for the whole test process, so that launches do not each start a worker thread.
+inline ishmem::queue& test_queue() {
+    static ishmem::queue q;
+    return q;
+}
+
+// Runs kernel on nthreads threads forming one work-group, waits, and rethrows what a work-item
+// threw. kernel(ishmem::group<1>) is preferred (a generic lambda gets the group); else
+// kernel(ishmem::nd_item<1>). Use EXPECT_* inside: an ASSERT_* returns from one work-item only,
+// and the others may then wait for it at a barrier.
+template <class K> void run_in_group(std::size_t nthreads, K&& kernel) {
+    using F = std::decay_t<K>;
+    const ishmem::nd_range<1> r{nthreads, nthreads};
+    if constexpr (std::is_invocable_v<const F&, ishmem::group<1>>) {
+        test_queue()
+            .parallel_for(r, [k = F(std::forward<K>(kernel))](ishmem::nd_item<1> it) { k(it.get_group()); })
+            .wait();
+    } else {
+        static_assert(std::is_invocable_v<const F&, ishmem::nd_item<1>>,
+                      "run_in_group: kernel must take ishmem::group<1> or ishmem::nd_item<1>");
+        test_queue().parallel_for(r, std::forward<K>(kernel)).wait();
+    }
+}
+
+// For EXPECT_ISHMEM_ERROR: the process ended by exit with a nonzero status (not by a signal).
+inline bool exited_with_error(int status) { return WIFEXITED(status) && WEXITSTATUS(status) != 0; }
+
+// The runtime's error line, "ishmem: PE <n>: <routine>: <reason>", whose routine and reason match
+// `what` (a POSIX extended regex).
+inline std::string error_line(const std::string& what) { return "ishmem: PE [0-9?]+: [^\n]*" + what; }
+
+}  // namespace ishmem_test
+
+// Expects `statement` to stop the process with the runtime's one-line error matching `regex`.
+// A death test: the statement runs in a fork()ed copy of this PE ("fast" style, set by main.cpp);
+// the "threadsafe" style would re-execute the binary, which would then try to join the job as a new
+// PE. So the statement must not need the other PEs: it should fail in its argument checks.
+#define EXPECT_ISHMEM_ERROR(statement, regex) \
+    EXPECT_EXIT(statement, ::ishmem_test::exited_with_error, ::ishmem_test::error_line(regex))
+#define ASSERT_ISHMEM_ERROR(statement, regex) \
+    ASSERT_EXIT(statement, ::ishmem_test::exited_with_error, ::ishmem_test::error_line(regex))

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the build into a scratch prefix, then builds a user's program against it with
+# find_package(ishmem) and with pkg-config, and runs both with the installed ishmrun on 4 PEs.
+# usage: check_install.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1 src=$2
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+cmake --install "$build" --prefix "$prefix" >/dev/null
+for f in include/ishmem.h include/ishmemx.h bin/ishmrun lib/pkgconfig/ishmem.pc lib/cmake/ishmem/ishmemConfig.cmake; do
+  [ -e "$prefix/$f" ] || { echo "missing $f in the install"; exit 1; }
+done
+ls "$prefix"/lib/libishmem.so* >/dev/null
+cmake -S "$src/tests/integration/consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$tmp/consumer" >/dev/null
+"$prefix/bin/ishmrun" -n 4 "$tmp/consumer/consumer_cmake"
+PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+export PKG_CONFIG_PATH
+g++ "$src/tests/integration/consumer/consumer.cpp" $(pkg-config --cflags --libs ishmem) -o "$tmp/consumer_pc"
+"$prefix/bin/ishmrun" -n 4 "$tmp/consumer_pc"
+echo "install, find_package and pkg-config: ok"
