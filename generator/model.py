@@ -410,7 +410,7 @@ def _entry_point(fam: Family, form: _Form, variant: str) -> EntryPoint:
     tests = ()
     if fam.test != "none":
         elems = [t.ctype for t in fam.table.types] if form.kind == "generic" else [form.elem]
-        tests = tuple(_test_case(fam, form, variant, name, base_ret, e) for e in elems)
+        tests = tuple(_test_case(fam, form, variant, name, fam.returns, e) for e in elems)
     return EntryPoint(name=name, family=fam, variant=variant, form=form.kind, typename=form.tag,
                       elem=form.elem, header=header, template=template, ret=ret, params=tuple(params),
                       params_def=tuple(params_def), body=tuple(body), tests=tests)

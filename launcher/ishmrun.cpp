@@ -456,6 +456,12 @@ class job {
         if (p.complete) on_complete(pe);
     }
 
+    static std::string request_text(const pe_slot& p) {
+        std::string s = boot_op_name(p.op);
+        if (p.op == boot_allgather) s += " of " + std::to_string(p.count) + " bytes";
+        return s;
+    }
+
     // Checks the new request against the others; answers when every PE has made it.
     void on_complete(int pe) {
         const pe_slot& me = pes_[pe];
@@ -463,9 +469,8 @@ class job {
             const pe_slot& o = pes_[other];
             if (other == pe || !o.complete) continue;
             if (o.op != me.op || (me.op == boot_allgather && o.count != me.count)) {
-                say("PEs disagree on a collective: PE %d called bootstrap %s (%llu) while PE %d called %s (%llu)",
-                    other, boot_op_name(o.op), static_cast<unsigned long long>(o.count), pe, boot_op_name(me.op),
-                    static_cast<unsigned long long>(me.count));
+                say("PEs disagree on a collective: PE %d called bootstrap %s while PE %d called %s", other,
+                    request_text(o).c_str(), pe, request_text(me).c_str());
                 return fail_and_stop();
             }
             break;  // all complete ones agree with each other already
@@ -512,9 +517,12 @@ class job {
             std::vector<char> all(bytes * n);
             for (int pe = 0; pe < n; ++pe)
                 if (bytes) memcpy(all.data() + pe * bytes, pes_[pe].data.data(), bytes);
-            for (int pe = 0; pe < n; ++pe)
+            boot_header h{boot_magic, boot_allgather, bytes};
+            for (int pe = 0; pe < n; ++pe) {
+                if (!send_all(pe, &h, sizeof h, nullptr, 0)) continue;
                 for (size_t off = 0; off < all.size(); off += boot_chunk)
                     if (!send_all(pe, all.data() + off, std::min(boot_chunk, all.size() - off), nullptr, 0)) break;
+            }
         } else if (op == boot_exchange_fds) {
             std::vector<int> fds(n);
             for (int pe = 0; pe < n; ++pe) fds[pe] = pes_[pe].fd;
@@ -562,8 +570,8 @@ class job {
     int next_timeout_ms() const {
         auto now = clock_type::now();
         auto soonest = now + std::chrono::hours(1);
-        if (stopping_) soonest = std::min(soonest, kill_at_);
-        if (timeout_at_) soonest = std::min(soonest, *timeout_at_);
+        if (stopping_ && !killed_) soonest = std::min(soonest, kill_at_);
+        if (timeout_at_ && !stopping_) soonest = std::min(soonest, *timeout_at_);
         for (int pe = 0; pe < opt_.n && !stopping_; ++pe)
             if (pes_[pe].sock < 0 && pes_[pe].running && needed(pe))
                 soonest = std::min(soonest, pes_[pe].closed + exit_after_close);

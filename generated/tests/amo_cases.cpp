@@ -83,72 +83,72 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch<float>", [] {
-         ishmem_test::patterns::amo_fetch<float>([](float* source, int pe) -> T {
+         ishmem_test::patterns::amo_fetch<float>([](float* source, int pe) -> float {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<double>", [] {
-         ishmem_test::patterns::amo_fetch<double>([](double* source, int pe) -> T {
+         ishmem_test::patterns::amo_fetch<double>([](double* source, int pe) -> double {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<int>", [] {
-         ishmem_test::patterns::amo_fetch<int>([](int* source, int pe) -> T {
+         ishmem_test::patterns::amo_fetch<int>([](int* source, int pe) -> int {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<long>", [] {
-         ishmem_test::patterns::amo_fetch<long>([](long* source, int pe) -> T {
+         ishmem_test::patterns::amo_fetch<long>([](long* source, int pe) -> long {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<long long>", [] {
-         ishmem_test::patterns::amo_fetch<long long>([](long long* source, int pe) -> T {
+         ishmem_test::patterns::amo_fetch<long long>([](long long* source, int pe) -> long long {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<unsigned int>", [] {
-         ishmem_test::patterns::amo_fetch<unsigned int>([](unsigned int* source, int pe) -> T {
+         ishmem_test::patterns::amo_fetch<unsigned int>([](unsigned int* source, int pe) -> unsigned int {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<unsigned long>", [] {
-         ishmem_test::patterns::amo_fetch<unsigned long>([](unsigned long* source, int pe) -> T {
+         ishmem_test::patterns::amo_fetch<unsigned long>([](unsigned long* source, int pe) -> unsigned long {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<unsigned long long>", [] {
-         ishmem_test::patterns::amo_fetch<unsigned long long>([](unsigned long long* source, int pe) -> T {
+         ishmem_test::patterns::amo_fetch<unsigned long long>([](unsigned long long* source, int pe) -> unsigned long long {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<int32_t>", [] {
-         ishmem_test::patterns::amo_fetch<int32_t>([](int32_t* source, int pe) -> T {
+         ishmem_test::patterns::amo_fetch<int32_t>([](int32_t* source, int pe) -> int32_t {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<int64_t>", [] {
-         ishmem_test::patterns::amo_fetch<int64_t>([](int64_t* source, int pe) -> T {
+         ishmem_test::patterns::amo_fetch<int64_t>([](int64_t* source, int pe) -> int64_t {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<uint32_t>", [] {
-         ishmem_test::patterns::amo_fetch<uint32_t>([](uint32_t* source, int pe) -> T {
+         ishmem_test::patterns::amo_fetch<uint32_t>([](uint32_t* source, int pe) -> uint32_t {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<uint64_t>", [] {
-         ishmem_test::patterns::amo_fetch<uint64_t>([](uint64_t* source, int pe) -> T {
+         ishmem_test::patterns::amo_fetch<uint64_t>([](uint64_t* source, int pe) -> uint64_t {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<size_t>", [] {
-         ishmem_test::patterns::amo_fetch<size_t>([](size_t* source, int pe) -> T {
+         ishmem_test::patterns::amo_fetch<size_t>([](size_t* source, int pe) -> size_t {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<ptrdiff_t>", [] {
-         ishmem_test::patterns::amo_fetch<ptrdiff_t>([](ptrdiff_t* source, int pe) -> T {
+         ishmem_test::patterns::amo_fetch<ptrdiff_t>([](ptrdiff_t* source, int pe) -> ptrdiff_t {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
@@ -363,72 +363,72 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_swap<float>", [] {
-         ishmem_test::patterns::amo_swap<float>([](float* dest, float value, int pe) -> T {
+         ishmem_test::patterns::amo_swap<float>([](float* dest, float value, int pe) -> float {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<double>", [] {
-         ishmem_test::patterns::amo_swap<double>([](double* dest, double value, int pe) -> T {
+         ishmem_test::patterns::amo_swap<double>([](double* dest, double value, int pe) -> double {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<int>", [] {
-         ishmem_test::patterns::amo_swap<int>([](int* dest, int value, int pe) -> T {
+         ishmem_test::patterns::amo_swap<int>([](int* dest, int value, int pe) -> int {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<long>", [] {
-         ishmem_test::patterns::amo_swap<long>([](long* dest, long value, int pe) -> T {
+         ishmem_test::patterns::amo_swap<long>([](long* dest, long value, int pe) -> long {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<long long>", [] {
-         ishmem_test::patterns::amo_swap<long long>([](long long* dest, long long value, int pe) -> T {
+         ishmem_test::patterns::amo_swap<long long>([](long long* dest, long long value, int pe) -> long long {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<unsigned int>", [] {
-         ishmem_test::patterns::amo_swap<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> T {
+         ishmem_test::patterns::amo_swap<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<unsigned long>", [] {
-         ishmem_test::patterns::amo_swap<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> T {
+         ishmem_test::patterns::amo_swap<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<unsigned long long>", [] {
-         ishmem_test::patterns::amo_swap<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> T {
+         ishmem_test::patterns::amo_swap<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<int32_t>", [] {
-         ishmem_test::patterns::amo_swap<int32_t>([](int32_t* dest, int32_t value, int pe) -> T {
+         ishmem_test::patterns::amo_swap<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<int64_t>", [] {
-         ishmem_test::patterns::amo_swap<int64_t>([](int64_t* dest, int64_t value, int pe) -> T {
+         ishmem_test::patterns::amo_swap<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<uint32_t>", [] {
-         ishmem_test::patterns::amo_swap<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> T {
+         ishmem_test::patterns::amo_swap<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<uint64_t>", [] {
-         ishmem_test::patterns::amo_swap<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> T {
+         ishmem_test::patterns::amo_swap<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<size_t>", [] {
-         ishmem_test::patterns::amo_swap<size_t>([](size_t* dest, size_t value, int pe) -> T {
+         ishmem_test::patterns::amo_swap<size_t>([](size_t* dest, size_t value, int pe) -> size_t {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<ptrdiff_t>", [] {
-         ishmem_test::patterns::amo_swap<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> T {
+         ishmem_test::patterns::amo_swap<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> ptrdiff_t {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
@@ -493,62 +493,62 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_compare_swap<int>", [] {
-         ishmem_test::patterns::amo_compare_swap<int>([](int* dest, int cond, int value, int pe) -> T {
+         ishmem_test::patterns::amo_compare_swap<int>([](int* dest, int cond, int value, int pe) -> int {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<long>", [] {
-         ishmem_test::patterns::amo_compare_swap<long>([](long* dest, long cond, long value, int pe) -> T {
+         ishmem_test::patterns::amo_compare_swap<long>([](long* dest, long cond, long value, int pe) -> long {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<long long>", [] {
-         ishmem_test::patterns::amo_compare_swap<long long>([](long long* dest, long long cond, long long value, int pe) -> T {
+         ishmem_test::patterns::amo_compare_swap<long long>([](long long* dest, long long cond, long long value, int pe) -> long long {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<unsigned int>", [] {
-         ishmem_test::patterns::amo_compare_swap<unsigned int>([](unsigned int* dest, unsigned int cond, unsigned int value, int pe) -> T {
+         ishmem_test::patterns::amo_compare_swap<unsigned int>([](unsigned int* dest, unsigned int cond, unsigned int value, int pe) -> unsigned int {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<unsigned long>", [] {
-         ishmem_test::patterns::amo_compare_swap<unsigned long>([](unsigned long* dest, unsigned long cond, unsigned long value, int pe) -> T {
+         ishmem_test::patterns::amo_compare_swap<unsigned long>([](unsigned long* dest, unsigned long cond, unsigned long value, int pe) -> unsigned long {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<unsigned long long>", [] {
-         ishmem_test::patterns::amo_compare_swap<unsigned long long>([](unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe) -> T {
+         ishmem_test::patterns::amo_compare_swap<unsigned long long>([](unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe) -> unsigned long long {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<int32_t>", [] {
-         ishmem_test::patterns::amo_compare_swap<int32_t>([](int32_t* dest, int32_t cond, int32_t value, int pe) -> T {
+         ishmem_test::patterns::amo_compare_swap<int32_t>([](int32_t* dest, int32_t cond, int32_t value, int pe) -> int32_t {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<int64_t>", [] {
-         ishmem_test::patterns::amo_compare_swap<int64_t>([](int64_t* dest, int64_t cond, int64_t value, int pe) -> T {
+         ishmem_test::patterns::amo_compare_swap<int64_t>([](int64_t* dest, int64_t cond, int64_t value, int pe) -> int64_t {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<uint32_t>", [] {
-         ishmem_test::patterns::amo_compare_swap<uint32_t>([](uint32_t* dest, uint32_t cond, uint32_t value, int pe) -> T {
+         ishmem_test::patterns::amo_compare_swap<uint32_t>([](uint32_t* dest, uint32_t cond, uint32_t value, int pe) -> uint32_t {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<uint64_t>", [] {
-         ishmem_test::patterns::amo_compare_swap<uint64_t>([](uint64_t* dest, uint64_t cond, uint64_t value, int pe) -> T {
+         ishmem_test::patterns::amo_compare_swap<uint64_t>([](uint64_t* dest, uint64_t cond, uint64_t value, int pe) -> uint64_t {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<size_t>", [] {
-         ishmem_test::patterns::amo_compare_swap<size_t>([](size_t* dest, size_t cond, size_t value, int pe) -> T {
+         ishmem_test::patterns::amo_compare_swap<size_t>([](size_t* dest, size_t cond, size_t value, int pe) -> size_t {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<ptrdiff_t>", [] {
-         ishmem_test::patterns::amo_compare_swap<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t cond, ptrdiff_t value, int pe) -> T {
+         ishmem_test::patterns::amo_compare_swap<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t cond, ptrdiff_t value, int pe) -> ptrdiff_t {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
@@ -613,62 +613,62 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_inc<int>", [] {
-         ishmem_test::patterns::amo_fetch_inc<int>([](int* dest, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_inc<int>([](int* dest, int pe) -> int {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<long>", [] {
-         ishmem_test::patterns::amo_fetch_inc<long>([](long* dest, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_inc<long>([](long* dest, int pe) -> long {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<long long>", [] {
-         ishmem_test::patterns::amo_fetch_inc<long long>([](long long* dest, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_inc<long long>([](long long* dest, int pe) -> long long {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<unsigned int>", [] {
-         ishmem_test::patterns::amo_fetch_inc<unsigned int>([](unsigned int* dest, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_inc<unsigned int>([](unsigned int* dest, int pe) -> unsigned int {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<unsigned long>", [] {
-         ishmem_test::patterns::amo_fetch_inc<unsigned long>([](unsigned long* dest, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_inc<unsigned long>([](unsigned long* dest, int pe) -> unsigned long {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<unsigned long long>", [] {
-         ishmem_test::patterns::amo_fetch_inc<unsigned long long>([](unsigned long long* dest, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_inc<unsigned long long>([](unsigned long long* dest, int pe) -> unsigned long long {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<int32_t>", [] {
-         ishmem_test::patterns::amo_fetch_inc<int32_t>([](int32_t* dest, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_inc<int32_t>([](int32_t* dest, int pe) -> int32_t {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<int64_t>", [] {
-         ishmem_test::patterns::amo_fetch_inc<int64_t>([](int64_t* dest, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_inc<int64_t>([](int64_t* dest, int pe) -> int64_t {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<uint32_t>", [] {
-         ishmem_test::patterns::amo_fetch_inc<uint32_t>([](uint32_t* dest, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_inc<uint32_t>([](uint32_t* dest, int pe) -> uint32_t {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<uint64_t>", [] {
-         ishmem_test::patterns::amo_fetch_inc<uint64_t>([](uint64_t* dest, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_inc<uint64_t>([](uint64_t* dest, int pe) -> uint64_t {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<size_t>", [] {
-         ishmem_test::patterns::amo_fetch_inc<size_t>([](size_t* dest, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_inc<size_t>([](size_t* dest, int pe) -> size_t {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<ptrdiff_t>", [] {
-         ishmem_test::patterns::amo_fetch_inc<ptrdiff_t>([](ptrdiff_t* dest, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_inc<ptrdiff_t>([](ptrdiff_t* dest, int pe) -> ptrdiff_t {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
@@ -853,62 +853,62 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_add<int>", [] {
-         ishmem_test::patterns::amo_fetch_add<int>([](int* dest, int value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_add<int>([](int* dest, int value, int pe) -> int {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<long>", [] {
-         ishmem_test::patterns::amo_fetch_add<long>([](long* dest, long value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_add<long>([](long* dest, long value, int pe) -> long {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<long long>", [] {
-         ishmem_test::patterns::amo_fetch_add<long long>([](long long* dest, long long value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_add<long long>([](long long* dest, long long value, int pe) -> long long {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<unsigned int>", [] {
-         ishmem_test::patterns::amo_fetch_add<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_add<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<unsigned long>", [] {
-         ishmem_test::patterns::amo_fetch_add<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_add<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<unsigned long long>", [] {
-         ishmem_test::patterns::amo_fetch_add<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_add<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<int32_t>", [] {
-         ishmem_test::patterns::amo_fetch_add<int32_t>([](int32_t* dest, int32_t value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_add<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<int64_t>", [] {
-         ishmem_test::patterns::amo_fetch_add<int64_t>([](int64_t* dest, int64_t value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_add<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<uint32_t>", [] {
-         ishmem_test::patterns::amo_fetch_add<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_add<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<uint64_t>", [] {
-         ishmem_test::patterns::amo_fetch_add<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_add<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<size_t>", [] {
-         ishmem_test::patterns::amo_fetch_add<size_t>([](size_t* dest, size_t value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_add<size_t>([](size_t* dest, size_t value, int pe) -> size_t {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<ptrdiff_t>", [] {
-         ishmem_test::patterns::amo_fetch_add<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_add<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> ptrdiff_t {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
@@ -1068,37 +1068,37 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_and<unsigned int>", [] {
-         ishmem_test::patterns::amo_fetch_and<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_and<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              return ishmem_atomic_fetch_and(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_and<unsigned long>", [] {
-         ishmem_test::patterns::amo_fetch_and<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_and<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              return ishmem_atomic_fetch_and(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_and<unsigned long long>", [] {
-         ishmem_test::patterns::amo_fetch_and<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_and<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              return ishmem_atomic_fetch_and(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_and<int32_t>", [] {
-         ishmem_test::patterns::amo_fetch_and<int32_t>([](int32_t* dest, int32_t value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_and<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              return ishmem_atomic_fetch_and(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_and<int64_t>", [] {
-         ishmem_test::patterns::amo_fetch_and<int64_t>([](int64_t* dest, int64_t value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_and<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              return ishmem_atomic_fetch_and(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_and<uint32_t>", [] {
-         ishmem_test::patterns::amo_fetch_and<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_and<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              return ishmem_atomic_fetch_and(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_and<uint64_t>", [] {
-         ishmem_test::patterns::amo_fetch_and<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_and<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              return ishmem_atomic_fetch_and(dest, value, pe);
          });
      }},
@@ -1208,37 +1208,37 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_or<unsigned int>", [] {
-         ishmem_test::patterns::amo_fetch_or<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_or<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              return ishmem_atomic_fetch_or(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_or<unsigned long>", [] {
-         ishmem_test::patterns::amo_fetch_or<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_or<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              return ishmem_atomic_fetch_or(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_or<unsigned long long>", [] {
-         ishmem_test::patterns::amo_fetch_or<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_or<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              return ishmem_atomic_fetch_or(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_or<int32_t>", [] {
-         ishmem_test::patterns::amo_fetch_or<int32_t>([](int32_t* dest, int32_t value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_or<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              return ishmem_atomic_fetch_or(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_or<int64_t>", [] {
-         ishmem_test::patterns::amo_fetch_or<int64_t>([](int64_t* dest, int64_t value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_or<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              return ishmem_atomic_fetch_or(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_or<uint32_t>", [] {
-         ishmem_test::patterns::amo_fetch_or<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_or<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              return ishmem_atomic_fetch_or(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_or<uint64_t>", [] {
-         ishmem_test::patterns::amo_fetch_or<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_or<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              return ishmem_atomic_fetch_or(dest, value, pe);
          });
      }},
@@ -1348,37 +1348,37 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_xor<unsigned int>", [] {
-         ishmem_test::patterns::amo_fetch_xor<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_xor<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              return ishmem_atomic_fetch_xor(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_xor<unsigned long>", [] {
-         ishmem_test::patterns::amo_fetch_xor<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_xor<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              return ishmem_atomic_fetch_xor(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_xor<unsigned long long>", [] {
-         ishmem_test::patterns::amo_fetch_xor<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_xor<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              return ishmem_atomic_fetch_xor(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_xor<int32_t>", [] {
-         ishmem_test::patterns::amo_fetch_xor<int32_t>([](int32_t* dest, int32_t value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_xor<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              return ishmem_atomic_fetch_xor(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_xor<int64_t>", [] {
-         ishmem_test::patterns::amo_fetch_xor<int64_t>([](int64_t* dest, int64_t value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_xor<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              return ishmem_atomic_fetch_xor(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_xor<uint32_t>", [] {
-         ishmem_test::patterns::amo_fetch_xor<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_xor<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              return ishmem_atomic_fetch_xor(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_xor<uint64_t>", [] {
-         ishmem_test::patterns::amo_fetch_xor<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> T {
+         ishmem_test::patterns::amo_fetch_xor<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              return ishmem_atomic_fetch_xor(dest, value, pe);
          });
      }},

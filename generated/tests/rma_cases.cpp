@@ -5286,117 +5286,117 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_g<float>", [] {
-         ishmem_test::patterns::rma_g<float>([](const float* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<float>([](const float* source, int pe) -> float {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<double>", [] {
-         ishmem_test::patterns::rma_g<double>([](const double* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<double>([](const double* source, int pe) -> double {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<char>", [] {
-         ishmem_test::patterns::rma_g<char>([](const char* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<char>([](const char* source, int pe) -> char {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<signed char>", [] {
-         ishmem_test::patterns::rma_g<signed char>([](const signed char* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<signed char>([](const signed char* source, int pe) -> signed char {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<short>", [] {
-         ishmem_test::patterns::rma_g<short>([](const short* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<short>([](const short* source, int pe) -> short {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<int>", [] {
-         ishmem_test::patterns::rma_g<int>([](const int* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<int>([](const int* source, int pe) -> int {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<long>", [] {
-         ishmem_test::patterns::rma_g<long>([](const long* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<long>([](const long* source, int pe) -> long {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<long long>", [] {
-         ishmem_test::patterns::rma_g<long long>([](const long long* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<long long>([](const long long* source, int pe) -> long long {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<unsigned char>", [] {
-         ishmem_test::patterns::rma_g<unsigned char>([](const unsigned char* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<unsigned char>([](const unsigned char* source, int pe) -> unsigned char {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<unsigned short>", [] {
-         ishmem_test::patterns::rma_g<unsigned short>([](const unsigned short* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<unsigned short>([](const unsigned short* source, int pe) -> unsigned short {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<unsigned int>", [] {
-         ishmem_test::patterns::rma_g<unsigned int>([](const unsigned int* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<unsigned int>([](const unsigned int* source, int pe) -> unsigned int {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<unsigned long>", [] {
-         ishmem_test::patterns::rma_g<unsigned long>([](const unsigned long* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<unsigned long>([](const unsigned long* source, int pe) -> unsigned long {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<unsigned long long>", [] {
-         ishmem_test::patterns::rma_g<unsigned long long>([](const unsigned long long* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<unsigned long long>([](const unsigned long long* source, int pe) -> unsigned long long {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<int8_t>", [] {
-         ishmem_test::patterns::rma_g<int8_t>([](const int8_t* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<int8_t>([](const int8_t* source, int pe) -> int8_t {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<int16_t>", [] {
-         ishmem_test::patterns::rma_g<int16_t>([](const int16_t* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<int16_t>([](const int16_t* source, int pe) -> int16_t {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<int32_t>", [] {
-         ishmem_test::patterns::rma_g<int32_t>([](const int32_t* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<int32_t>([](const int32_t* source, int pe) -> int32_t {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<int64_t>", [] {
-         ishmem_test::patterns::rma_g<int64_t>([](const int64_t* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<int64_t>([](const int64_t* source, int pe) -> int64_t {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<uint8_t>", [] {
-         ishmem_test::patterns::rma_g<uint8_t>([](const uint8_t* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<uint8_t>([](const uint8_t* source, int pe) -> uint8_t {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<uint16_t>", [] {
-         ishmem_test::patterns::rma_g<uint16_t>([](const uint16_t* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<uint16_t>([](const uint16_t* source, int pe) -> uint16_t {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<uint32_t>", [] {
-         ishmem_test::patterns::rma_g<uint32_t>([](const uint32_t* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<uint32_t>([](const uint32_t* source, int pe) -> uint32_t {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<uint64_t>", [] {
-         ishmem_test::patterns::rma_g<uint64_t>([](const uint64_t* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<uint64_t>([](const uint64_t* source, int pe) -> uint64_t {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<size_t>", [] {
-         ishmem_test::patterns::rma_g<size_t>([](const size_t* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<size_t>([](const size_t* source, int pe) -> size_t {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_g<ptrdiff_t>([](const ptrdiff_t* source, int pe) -> T {
+         ishmem_test::patterns::rma_g<ptrdiff_t>([](const ptrdiff_t* source, int pe) -> ptrdiff_t {
              return ishmem_g(source, pe);
          });
      }},

@@ -1,6 +1,7 @@
 // One error per run (argv[1] picks it); each must end the PE with one clear line on stderr.
 #include <cstdio>
 #include <cstring>
+#include <unistd.h>
 
 #include "ishmem/impl/all.h"
 
@@ -33,6 +34,14 @@ int main(int argc, char** argv) {
         printf("oom returned %p\n", p);
     }
     if (!strcmp(what, "init_twice")) impl::init();
+    if (!strcmp(what, "no_finalize")) return 0;  // must still end cleanly on every PE
+    if (!strcmp(what, "fork_exit") && fork() == 0) exit(0);  // a child's exit must not look like the PE's
+    if (!strcmp(what, "pmi")) {
+        impl::finalize();
+        ishmemx_attr_t attr;
+        attr.runtime = ISHMEMX_RUNTIME_PMI;
+        impl::init_attr(&attr);
+    }
     impl::finalize();
     if (!strcmp(what, "finalize_twice")) impl::finalize();
     return 0;

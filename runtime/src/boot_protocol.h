@@ -3,7 +3,8 @@
 // collective, so ishmrun answers once every PE has sent the same one.
 //
 //   request                                         reply
-//   boot_header{allgather, bytes} + data messages   n_pes * bytes of data messages (PE order)
+//   boot_header{allgather, bytes} + data messages   boot_header{allgather, bytes} + n_pes * bytes of
+//                                                   data messages (PE order)
 //   boot_header{barrier, 0}                         boot_header{barrier, 0}
 //   boot_header{exchange_fds, 1} + SCM_RIGHTS fd    boot_header{exchange_fds, k} + SCM_RIGHTS k fds,
 //                                                   repeated until n_pes fds (PE order) arrived

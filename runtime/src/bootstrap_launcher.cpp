@@ -43,6 +43,9 @@ class launcher_bootstrap final : public bootstrap {
         send_header(boot_allgather, bytes, -1);
         const char* src = static_cast<const char*>(in);
         for (size_t off = 0; off < bytes; off += boot_chunk) send_bytes(src + off, std::min(boot_chunk, bytes - off));
+        boot_header h;
+        recv_message(&h, sizeof h, nullptr, 0);
+        expect(h, boot_allgather);
         char* dst = static_cast<char*>(out);
         size_t total = bytes * n_;
         for (size_t off = 0; off < total; off += boot_chunk) recv_bytes(dst + off, std::min(boot_chunk, total - off));

@@ -44,8 +44,7 @@ bootstrap_factory find_bootstrap(const char* name) {
     return nullptr;
 }
 
-std::unique_ptr<bootstrap> select_bootstrap(const ishmemx_attr_t* attr, const char** kind) {
-    const char* routine = "ishmem_init";
+std::unique_ptr<bootstrap> select_bootstrap(const ishmemx_attr_t* attr, const char* routine, const char** kind) {
     switch (attr->runtime) {
         case ISHMEMX_RUNTIME_MPI: break;
         case ISHMEMX_RUNTIME_OPENSHMEM:

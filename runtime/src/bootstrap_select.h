@@ -16,7 +16,7 @@ bootstrap_factory find_bootstrap(const char* name);
 
 // Applies the contract's choice rules (launcher, then MPI when requested and linked, else lone);
 // *kind names the choice for ISHMEM_DEBUG.
-std::unique_ptr<bootstrap> select_bootstrap(const ishmemx_attr_t* attr, const char** kind);
+std::unique_ptr<bootstrap> select_bootstrap(const ishmemx_attr_t* attr, const char* routine, const char** kind);
 
 }  // namespace ishmemi
 

@@ -13,8 +13,8 @@ extern char** environ;
 
 namespace ishmemi {
 
-config_t config = {size_t{512} << 20, "512M", false, 64, 64};
-unsigned spin_limit = 64;
+config_t config = {size_t{512} << 20, "512M", false, 64, 4};
+unsigned spin_limit = 4;
 
 namespace {
 

@@ -14,8 +14,10 @@ inline constexpr config_var config_vars[] = {
     {"ISHMEM_SYMMETRIC_SIZE", "512M",
      "Size of the symmetric heap of each PE: bytes, or a number with suffix K, M, G or T (powers of 1024)."},
     {"ISHMEM_DEBUG", "0", "1 prints what ishmem_init chose (bootstrap, heap size, mappings) on every PE."},
+    {"ISHMEM_TEST_TIMEOUT", "60",
+     "Read by the test suite only: seconds one test may run before it fails as hung."},
     {"ISHMEM_TEAMS_MAX", "64", "Most teams (the predefined ones included) that may exist at once on a PE."},
-    {"ISHMEM_BARRIER_SPINS", "64",
+    {"ISHMEM_BARRIER_SPINS", "4",
      "Polls of a wait loop (barriers, point-to-point waits) before it starts yielding the core; "
      "0 yields at once, which suits more PEs than cores."},
 };

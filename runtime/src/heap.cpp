@@ -33,8 +33,25 @@ void ensure_fd_room(int n) {
     setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+size_t user_alignment = 0;  // every user heap starts at a multiple of this (see heap_alignment())
+
+// Maps fd so that its user part (after the internal region) starts at a multiple of user_alignment:
+// ishmem_align works on offsets, which are the same on every PE, so the bases must be at least as
+// aligned as the largest alignment asked for.
 char* map_fd(int fd, int pe) {
-    void* p = mmap(nullptr, mapping_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    const size_t reserve = mapping_size + user_alignment;
+    void* r = mmap(nullptr, reserve, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED)
+        fatal(routine, "cannot reserve %zu bytes of address space for the heap of PE %d: %s", reserve, pe,
+              strerror(errno));
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(r);
+    const uintptr_t user = (lo + internal_size + user_alignment - 1) / user_alignment * user_alignment;
+    char* start = reinterpret_cast<char*>(user - internal_size);
+    // give back the reservation around the mapping
+    if (start > static_cast<char*>(r)) munmap(r, static_cast<size_t>(start - static_cast<char*>(r)));
+    const uintptr_t end = reinterpret_cast<uintptr_t>(start) + mapping_size;
+    if (end < lo + reserve) munmap(reinterpret_cast<void*>(end), lo + reserve - end);
+    void* p = mmap(start, mapping_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE | MAP_FIXED, fd, 0);
     if (p == MAP_FAILED)
         fatal(routine, "cannot map the symmetric heap of PE %d (%zu bytes): %s", pe, mapping_size, strerror(errno));
     // Large copies run faster on huge pages where the kernel allows them for shared memory.
@@ -43,6 +60,13 @@ char* map_fd(int fd, int pe) {
 }
 
 }  // namespace
+
+size_t heap_alignment(size_t user_size) {
+    // the smallest power of two that holds the heap, between 2 MiB and 1 GiB
+    size_t a = size_t{2} << 20;
+    while (a < user_size && a < (size_t{1} << 30)) a <<= 1;
+    return a;
+}
 
 void heap_create(bootstrap& boot, size_t user_size) {
     const int n = boot.n_pes(), me = boot.pe();
@@ -60,6 +84,7 @@ void heap_create(bootstrap& boot, size_t user_size) {
     if (user_size > SIZE_MAX - internal_size - page)
         fatal(routine, "ISHMEM_SYMMETRIC_SIZE=%s is too large", config.symmetric_text);
     mapping_size = (internal_size + user_size + page - 1) / page * page;
+    user_alignment = heap_alignment(user_size);
 
     int fd = memfd_create("ishmem_heap", MFD_CLOEXEC);
     if (fd < 0) fatal(routine, "memfd_create failed: %s", strerror(errno));

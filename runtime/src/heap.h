@@ -10,6 +10,9 @@ namespace ishmemi {
 // Creates my heap (internal region + user_size bytes), shares it through boot and maps every
 // peer's; fills state.heap_base, heap_size and peer_base. Collective.
 void heap_create(bootstrap& boot, size_t user_size);
+// Alignment of every PE's user heap base for a heap of user_size bytes; ishmem_align cannot promise
+// more than this.
+size_t heap_alignment(size_t user_size);
 // Unmaps every mapping made by heap_create.
 void heap_destroy();
 

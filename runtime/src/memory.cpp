@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "allocator.h"
+#include "heap.h"
 #include "config.h"
 #include "ishmem/impl/setup.h"
 #include "ishmem/impl/sync.h"
@@ -35,6 +36,9 @@ void* malloc(size_t size) {
 void* align(size_t alignment, size_t size) {
     check_init("ishmem_align");
     check_power_of_two("ishmem_align", "alignment", alignment);
+    if (alignment > heap_alignment(state.heap_size))
+        fatal("ishmem_align", "alignment %zu is larger than the symmetric heap's base alignment %zu", alignment,
+              heap_alignment(state.heap_size));
     return allocate("ishmem_align", size, alignment);
 }
 

@@ -1,5 +1,9 @@
 // ishmem_init / ishmem_finalize and the queries about the library itself.
+#include <string_view>
+
 #include "ishmem/impl/setup.h"
+
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -20,11 +24,41 @@ namespace {
 
 std::unique_ptr<bootstrap> boot;
 ishmemx_runtime_type_t runtime_type = ISHMEMX_RUNTIME_INVALID;
+pid_t init_pid = 0;
 
 // A program may end without ishmem_finalize; peers waiting for this PE then learn that it left
-// instead of waiting forever (see sync.cpp).
+// instead of waiting forever (see sync.cpp). A forked child's exit is not the PE's.
 void mark_exited() {
-    if (state.initialized) set_my_status(pe_exited);
+    if (state.initialized && getpid() == init_pid) set_my_status(pe_exited);
+}
+
+void initialize(ishmemx_attr_t* attr, const char* routine) {
+    if (state.initialized) {
+        warn(routine, "ishmem is already initialized; this call is ignored");
+        return;
+    }
+    ishmemx_attr_t defaults;
+    if (!attr) attr = &defaults;
+
+    const char* kind = nullptr;
+    boot = select_bootstrap(attr, routine, &kind);
+    state.my_pe = boot->pe();
+    state.n_pes = boot->n_pes();
+    // What bootstrapped the job, not what was asked for: the launcher plays the OpenSHMEM runtime's part.
+    runtime_type = std::string_view(kind) == "mpi" ? ISHMEMX_RUNTIME_MPI : ISHMEMX_RUNTIME_OPENSHMEM;
+
+    load_config(state.my_pe == 0);
+    heap_create(*boot, config.symmetric_size);
+    allocator_reset(state.heap_size);
+    // Every PE has mapped every heap before anyone may touch a peer.
+    boot->barrier();
+
+    init_pid = getpid();
+    static bool exit_hook = (atexit(mark_exited), true);
+    (void)exit_hook;
+    state.initialized = true;
+    debug(routine, "%d PEs, bootstrap %s, symmetric heap %zu bytes at %p (ISHMEM_SYMMETRIC_SIZE=%s)", state.n_pes,
+          kind, state.heap_size, static_cast<void*>(state.heap_base), config.symmetric_text);
 }
 
 }  // namespace
@@ -36,42 +70,19 @@ bootstrap* active_bootstrap() {
 namespace impl {
 
 void init() {
-    init_attr(nullptr);
+    initialize(nullptr, "ishmem_init");
 }
 
 void init_attr(ishmemx_attr_t* attr) {
-    const char* routine = attr ? "ishmemx_init_attr" : "ishmem_init";
-    if (state.initialized) {
-        warn(routine, "ishmem is already initialized; this call is ignored");
-        return;
-    }
-    ishmemx_attr_t defaults;
-    if (!attr) attr = &defaults;
-
-    const char* kind = nullptr;
-    boot = select_bootstrap(attr, &kind);
-    state.my_pe = boot->pe();
-    state.n_pes = boot->n_pes();
-    runtime_type = attr->runtime;
-
-    load_config(state.my_pe == 0);
-    heap_create(*boot, config.symmetric_size);
-    allocator_reset(state.heap_size);
-    // Every PE has mapped every heap before anyone may touch a peer.
-    boot->barrier();
-
-    static bool exit_hook = (atexit(mark_exited), true);
-    (void)exit_hook;
-    state.initialized = true;
-    debug(routine, "%d PEs, bootstrap %s, symmetric heap %zu bytes at %p (ISHMEM_SYMMETRIC_SIZE=%s)", state.n_pes,
-          kind, state.heap_size, static_cast<void*>(state.heap_base), config.symmetric_text);
+    initialize(attr, "ishmemx_init_attr");
 }
 
 int init_thread(int requested, int* provided) {
+    const char* routine = "ishmem_init_thread";
     if (requested < ISHMEM_THREAD_SINGLE || requested > ISHMEM_THREAD_MULTIPLE)
-        warn("ishmem_init_thread", "requested %d is not a thread level (ISHMEM_THREAD_SINGLE..MULTIPLE); "
-             "providing ISHMEM_THREAD_MULTIPLE", requested);
-    init_attr(nullptr);
+        warn(routine, "requested %d is not a thread level (ISHMEM_THREAD_SINGLE..MULTIPLE); providing "
+             "ISHMEM_THREAD_MULTIPLE", requested);
+    initialize(nullptr, routine);
     if (provided) *provided = ISHMEM_THREAD_MULTIPLE;
     return 0;
 }

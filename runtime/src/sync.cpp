@@ -1,4 +1,6 @@
 // barrier_all / sync_all: a dissemination barrier over counters in the PEs' internal regions.
+#include <unistd.h>
+
 #include <atomic>
 
 #include "control.h"
@@ -19,9 +21,12 @@ void wait_at_least(uint64_t* word, uint64_t target, int partner, const char* rou
     while (__atomic_load_n(word, __ATOMIC_ACQUIRE) < target) {
         if (!b.pause()) continue;
         uint64_t s = status_of(partner);
-        if (s != pe_running && __atomic_load_n(word, __ATOMIC_ACQUIRE) < target)
-            fatal(routine, "PE %d %s while this PE waits for it in a barrier", partner,
-                  s == pe_finalized ? "called ishmem_finalize" : "exited without ishmem_finalize");
+        if (s == pe_running || __atomic_load_n(word, __ATOMIC_ACQUIRE) >= target) continue;
+        // A partner that failed (exit status != 0) is the cause the launcher should name: give it
+        // the time to notice and stop the job before this PE reports the consequence.
+        usleep(300 * 1000);
+        fatal(routine, "PE %d %s while this PE waits for it in a barrier", partner,
+              s == pe_finalized ? "called ishmem_finalize" : "exited without ishmem_finalize");
     }
 }
 

@@ -49,7 +49,7 @@ bool wait_for(Pred&& pred, int timeout_ms, std::string_view what,
     return false;
 }
 
-// One queue for the whole test process, so that launches do not each start a worker thread.
+// A queue shared by the tests of this process (its worker thread stays once it has run a task).
 inline ishmem::queue& test_queue() {
     static ishmem::queue q;
     return q;
@@ -58,18 +58,18 @@ inline ishmem::queue& test_queue() {
 // Runs kernel on nthreads threads forming one work-group, waits, and rethrows what a work-item
 // threw. kernel(ishmem::group<1>) is preferred (a generic lambda gets the group); else
 // kernel(ishmem::nd_item<1>). Use EXPECT_* inside: an ASSERT_* returns from one work-item only,
-// and the others may then wait for it at a barrier.
+// and the others may then wait for it at a barrier. Each call uses its own queue, so no thread
+// outlives it (death tests fork, and warn when other threads exist).
 template <class K> void run_in_group(std::size_t nthreads, K&& kernel) {
     using F = std::decay_t<K>;
     const ishmem::nd_range<1> r{nthreads, nthreads};
+    ishmem::queue q;
     if constexpr (std::is_invocable_v<const F&, ishmem::group<1>>) {
-        test_queue()
-            .parallel_for(r, [k = F(std::forward<K>(kernel))](ishmem::nd_item<1> it) { k(it.get_group()); })
-            .wait();
+        q.parallel_for(r, [k = F(std::forward<K>(kernel))](ishmem::nd_item<1> it) { k(it.get_group()); }).wait();
     } else {
         static_assert(std::is_invocable_v<const F&, ishmem::nd_item<1>>,
                       "run_in_group: kernel must take ishmem::group<1> or ishmem::nd_item<1>");
-        test_queue().parallel_for(r, std::forward<K>(kernel)).wait();
+        q.parallel_for(r, std::forward<K>(kernel)).wait();
     }
 }
 

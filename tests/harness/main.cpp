@@ -7,8 +7,10 @@
 //    still works on the previous one's symmetric data.
 //  - Watchdog: a test (or init/finalize) still running after ISHMEM_TEST_TIMEOUT seconds (default
 //    60; 0 turns it off) prints "[PE k] TIMEOUT: <suite.test> still running after N s" and ends the
-//    PE with status 3; the launcher then stops the others. It is SIGALRM, not a thread: it fires
-//    even when every thread is stuck, and the fork()ed children of death tests do not inherit it.
+//    PE with status 3; the launcher then stops the others. PEs waiting for a hung one in the barrier
+//    after the test give it 5 s more, so that the hung PE is the one that reports. It is SIGALRM,
+//    not a thread: it fires even when every thread is stuck, adds no thread that death tests' fork()
+//    would warn about, and is not inherited by their children.
 //  - The exit status is nonzero when a test failed on this PE.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -17,7 +19,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <sstream>
 #include <string>
 
@@ -33,10 +34,8 @@ std::string pe_label = "?";  // "[PE ?]" until ishmem_init has told us who we ar
 char timeout_message[512];  // written before the alarm is armed; read by the signal handler
 size_t timeout_message_len = 0;
 
-extern "C" void on_timeout(int) {
-    // Only async-signal-safe calls here.
-    if (write(STDERR_FILENO, timeout_message, timeout_message_len) < 0) {
-    }
+extern "C" void on_timeout(int) {  // only async-signal-safe calls here
+    [[maybe_unused]] ssize_t written = write(STDERR_FILENO, timeout_message, timeout_message_len);
     _exit(3);
 }
 
@@ -52,12 +51,14 @@ unsigned read_timeout() {
     return static_cast<unsigned>(v);
 }
 
-void arm_watchdog(const std::string& what) {
+// Arms the alarm with "[PE k] TIMEOUT: <what> after N s" as its last words.
+void arm_watchdog(const std::string& what, unsigned extra_seconds = 0) {
     if (timeout_seconds == 0) return;
-    int n = std::snprintf(timeout_message, sizeof timeout_message, "[PE %s] TIMEOUT: %s still running after %u s\n",
-                          pe_label.c_str(), what.c_str(), timeout_seconds);
+    const unsigned seconds = timeout_seconds + extra_seconds;
+    int n = std::snprintf(timeout_message, sizeof timeout_message, "[PE %s] TIMEOUT: %s after %u s\n",
+                          pe_label.c_str(), what.c_str(), seconds);
     timeout_message_len = n < 0 ? 0 : std::min(static_cast<size_t>(n), sizeof timeout_message - 1);
-    alarm(timeout_seconds);
+    alarm(seconds);
 }
 
 void disarm_watchdog() { alarm(0); }
@@ -77,8 +78,11 @@ std::string full_name(const testing::TestInfo& t) {
 // Arms the watchdog around each test, and keeps the PEs in step between tests.
 class lockstep_listener : public testing::EmptyTestEventListener {
   public:
-    void OnTestStart(const testing::TestInfo& t) override { arm_watchdog(full_name(t)); }
-    void OnTestEnd(const testing::TestInfo&) override {
+    void OnTestStart(const testing::TestInfo& t) override { arm_watchdog(full_name(t) + " still running"); }
+    void OnTestEnd(const testing::TestInfo& t) override {
+        // A PE that finished waits a little longer than the test's limit, so that the PE that hangs
+        // in the test is the one that reports first.
+        arm_watchdog("finished " + full_name(t) + ", waited for the other PEs", 5);
         ishmem_barrier_all();
         disarm_watchdog();
     }
@@ -91,12 +95,15 @@ class failure_printer : public testing::EmptyTestEventListener {
   public:
     explicit failure_printer(int pe) : prefix_("[PE " + std::to_string(pe) + "] ") {}
 
+    // gtest holds its own lock here: current_test_info() would deadlock, so the name is kept.
+    void OnTestStart(const testing::TestInfo& t) override { current_ = full_name(t); }
+    void OnTestEnd(const testing::TestInfo&) override { current_ = "(outside a test)"; }
+
     void OnTestPartResult(const testing::TestPartResult& r) override {
         if (!r.failed()) return;
-        const testing::TestInfo* t = testing::UnitTest::GetInstance()->current_test_info();
         std::ostringstream os;
-        os << prefix_ << "FAILED " << (t ? full_name(*t) : std::string("(outside a test)")) << " at "
-           << (r.file_name() ? r.file_name() : "unknown file") << ":" << r.line_number() << "\n";
+        os << prefix_ << "FAILED " << current_ << " at " << (r.file_name() ? r.file_name() : "unknown file") << ":"
+           << r.line_number() << "\n";
         std::istringstream lines(r.message());
         for (std::string line; std::getline(lines, line);) os << prefix_ << "  " << line << "\n";
         emit(os.str());
@@ -122,6 +129,7 @@ class failure_printer : public testing::EmptyTestEventListener {
         std::fflush(stdout);
     }
     std::string prefix_;
+    std::string current_ = "(outside a test)";
 };
 
 }  // namespace
@@ -135,7 +143,7 @@ int main(int argc, char** argv) {
 
     install_watchdog();
     if (const char* launcher_pe = std::getenv("ISHMEMI_PE")) pe_label = launcher_pe;
-    arm_watchdog("ishmem_init");
+    arm_watchdog("ishmem_init still running");
     ishmem_init();
     disarm_watchdog();
     const int pe = ishmem_my_pe();
@@ -150,7 +158,7 @@ int main(int argc, char** argv) {
 
     const int failed = RUN_ALL_TESTS();
 
-    arm_watchdog("ishmem_finalize");
+    arm_watchdog("ishmem_finalize still running");
     ishmem_finalize();
     disarm_watchdog();
     return failed;

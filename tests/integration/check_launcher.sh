@@ -11,7 +11,7 @@ shm_before=$(ls /dev/shm | sort)
 expect() {  # expect NAME WANT_STATUS REGEX -- command...
   local name=$1 want=$2 regex=$3; shift 4
   timeout 60 "$@" >"$tmp/out" 2>&1; local st=$?
-  if [ "$st" != "$want" ] || ! grep -Eq "$regex" "$tmp/out"; then
+  if [ "$st" != "$want" ] || { [ -n "$regex" ] && ! grep -Eq "$regex" "$tmp/out"; }; then
     echo "FAIL $name: status $st (want $want), output:"; sed 's/^/    /' "$tmp/out"; fails=$((fails + 1))
   else
     echo "ok   $name"
@@ -19,7 +19,10 @@ expect() {  # expect NAME WANT_STATUS REGEX -- command...
 }
 no_leftovers() {
   sleep 0.3
-  if pgrep -f "$faulty" >/dev/null; then echo "FAIL $1: processes left behind:"; pgrep -af "$faulty"; fails=$((fails + 1)); pkill -9 -f "$faulty"; fi
+  # anchored: the PEs' command lines start with the program, this script's does not
+  if pgrep -f "^$faulty" >/dev/null; then
+    echo "FAIL $1: processes left behind:"; pgrep -af "^$faulty"; fails=$((fails + 1)); pkill -9 -f "^$faulty"
+  fi
 }
 
 expect "clean run" 0 "" -- "$ishmrun" -n 4 "$faulty" ok

@@ -7,9 +7,9 @@
 //  - Only one dimension (D == 1).
 //  - A work-group has at most max_work_group_size (1024) work-items; each work-item is a std::thread,
 //    so group_barrier works for any group size up to that limit.
-//  - Up to max_concurrent_work_items (1024, or one whole group if larger) run at the same time. A launch
-//    with more work-groups than fit runs them in waves, so work-groups must not wait for a later one
-//    (as on a GPU, there is no forward-progress guarantee between work-groups).
+//  - Up to max_concurrent_work_items (1024) work-items run at the same time, in whole work-groups. A
+//    launch with more work-groups than fit runs them in waves, so a work-group must not wait for a
+//    later one (as on a GPU, there is no forward-progress guarantee between work-groups).
 //  - A task must not wait for its own queue (queue::wait() from a task throws std::logic_error).
 //  - Kernels are invoked through a const reference from many threads at once; a single_task body is
 //    invoked once, non-const.

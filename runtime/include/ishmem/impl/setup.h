@@ -17,8 +17,10 @@ ISHMEM_API void query_initialized(int* initialized);
 // The runtime type init was asked for; ISHMEMX_RUNTIME_INVALID before init.
 ISHMEM_API ishmemx_runtime_type_t runtime_get_type();
 
-// Collective over all PEs: every PE calls them in the same order with the same arguments.
-// malloc, align and calloc end with barrier_all (except size 0: nullptr at once); free starts with one.
+// Collective over all PEs: every PE calls them in the same order with the same arguments, from one
+// thread at a time (they call barrier_all). malloc, align and calloc end with barrier_all (except
+// size 0: nullptr at once, no barrier); free starts with one. Past the end of the heap they return
+// nullptr after a warning.
 ISHMEM_API void* malloc(size_t size);
 ISHMEM_API void* align(size_t alignment, size_t size);
 ISHMEM_API void* calloc(size_t count, size_t size);

@@ -1,0 +1,519 @@
+// bench_rma: latency and bandwidth of ishmem's RMA and AMO routines, next to Open MPI's one-sided
+// operations and a plain memcpy, in one launch:
+//
+//     mpirun -n 2 bench_rma [--quick] [--csv FILE] [--batches N] [--batch-ms MS]
+//
+// PE 0 drives every operation towards PE 1, which waits in MPI_Barrier meanwhile (so that an MPI
+// one-sided component that needs the target's progress gets it). For each point the variants run
+// in rounds of one batch each, back to back (ours, the peer's, ... in an order that changes every
+// round), so that drift of the machine hits all of them alike. Times are medians over the rounds of
+// the time of one operation; ratios are medians over the rounds of the ratio within a round. See
+// bench/README.md for the columns and the latest numbers.
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ishmem.h"
+#include "ishmemx.h"
+
+namespace {
+
+struct options {
+    bool quick = false;
+    std::string csv;
+    int batches = 31;        // batches per variant and point; the median is reported
+    double batch_us = 5000;  // target duration of one batch
+    std::string osc = "sm";  // Open MPI's one-sided component ("default": Open MPI's own choice)
+    std::string bad;         // an option that could not be parsed
+    bool help = false;
+};
+
+void usage(const char* argv0) {
+    fprintf(stderr,
+            "usage: mpirun -n 2 %s [--quick] [--csv FILE] [--batches N] [--batch-ms MS] [--mpi-osc NAME]\n"
+            "  --quick          few, short batches and fewer sizes (a smoke test; numbers are rough)\n"
+            "  --csv FILE       also write the CSV lines to FILE\n"
+            "  --batches N      rounds per point, one batch of each variant (default 31, quick 3)\n"
+            "  --batch-ms MS    target duration of one batch in ms (default 5, quick 0.2)\n"
+            "  --mpi-osc NAME   Open MPI one-sided component for the peer: sm (default), rdma, ... or\n"
+            "                   'default' for Open MPI's own choice; OMPI_MCA_osc in the environment\n"
+            "                   (mpirun --mca osc NAME) takes precedence\n",
+            argv0);
+}
+
+// Parsed before MPI_Init (the one-sided component must be chosen before it); errors are reported
+// after it, by rank 0 only.
+options parse(int argc, char** argv) {
+    options o;
+    bool batches_set = false, batch_set = false;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--quick") {
+            o.quick = true;
+        } else if (a == "--csv" && i + 1 < argc) {
+            o.csv = argv[++i];
+        } else if (a == "--batches" && i + 1 < argc) {
+            o.batches = std::max(1, atoi(argv[++i]));
+            batches_set = true;
+        } else if (a == "--batch-ms" && i + 1 < argc) {
+            o.batch_us = std::max(0.001, atof(argv[++i])) * 1000.0;
+            batch_set = true;
+        } else if (a == "--mpi-osc" && i + 1 < argc) {
+            o.osc = argv[++i];
+        } else if (a == "--help" || a == "-h") {
+            o.help = true;
+        } else if (o.bad.empty()) {
+            o.bad = a;
+        }
+    }
+    if (o.quick) {
+        if (!batches_set) o.batches = 3;
+        if (!batch_set) o.batch_us = 200;
+    }
+    return o;
+}
+
+using clock_type = std::chrono::steady_clock;
+
+// Keeps the compiler from merging or dropping repeated copies to the same place.
+inline void clobber() {
+    asm volatile("" ::: "memory");
+}
+
+// Time of one call of f, in microseconds, over a batch of n calls. f(i, n) is call i of n.
+template <class F>
+double time_batch(F& f, long n) {
+    auto t0 = clock_type::now();
+    for (long i = 0; i < n; ++i) f(i, n);
+    auto t1 = clock_type::now();
+    return std::chrono::duration<double, std::micro>(t1 - t0).count() / static_cast<double>(n);
+}
+
+// The q-quantile (0..1) of v, interpolated between neighbours; the median is quantile(v, 0.5).
+double quantile(std::vector<double> v, double q) {
+    std::sort(v.begin(), v.end());
+    double pos = q * static_cast<double>(v.size() - 1);
+    size_t i = static_cast<size_t>(pos);
+    if (i + 1 >= v.size()) return v.back();
+    return v[i] + (pos - static_cast<double>(i)) * (v[i + 1] - v[i]);
+}
+
+double median(const std::vector<double>& v) {
+    return quantile(v, 0.5);
+}
+
+template <size_t N>
+struct result {
+    std::array<double, N> us;     // per variant: median over the rounds of the time of one call
+    std::array<double, N> ratio;  // per variant k: median over the rounds of time(variant 0) / time(k)
+    std::array<double, N> ratio_lo, ratio_hi;  // the quartiles of the same, to show the noise
+};
+
+// Runs the variants f... in rounds (one batch of each, back to back, all of the same length) and
+// returns, per variant, the median time of one call (us) and its paired ratio to variant 0: the
+// ratio of two batches of one round, which ran within milliseconds of each other, cancels the
+// machine's drift (other processes, neighbours' use of the shared cache and memory) that the
+// ratio of two medians does not. The calibration that picks the batch length is also the warm-up.
+// Batch b runs the variants in order b of all their permutations, so that no variant always
+// follows the same other one (which would hand it that one's cache state), and each timed batch
+// starts after one untimed call of its own, so that it starts from its own steady state.
+template <class... F>
+result<sizeof...(F)> measure(const options& o, F&... f) {
+    constexpr size_t nv = sizeof...(F);
+    auto batch = [&](size_t k, long n) {
+        double r = 0;
+        size_t i = 0;
+        ((i++ == k ? (void)(r = time_batch(f, n)) : (void)0), ...);
+        return r;
+    };
+    auto once = [&](size_t k) {
+        size_t i = 0;
+        ((i++ == k ? f(0L, 1L) : (void)0), ...);
+    };
+    // Calibrate: grow the batch until the slowest variant fills an eighth of the target, then scale
+    // by the best of three tries per variant (one slow first call, a page fault or a preemption
+    // must not shrink the batches).
+    long n = 1;
+    auto slowest = [&](int tries) {
+        double w = 0;
+        for (size_t k = 0; k < nv; ++k) {
+            double best = batch(k, n);
+            for (int t = 1; t < tries; ++t) best = std::min(best, batch(k, n));
+            w = std::max(w, best * static_cast<double>(n));
+        }
+        return w;
+    };
+    while (slowest(1) < o.batch_us / 8 && n < (1L << 30)) n *= 2;
+    n = std::max(1L, static_cast<long>(static_cast<double>(n) * o.batch_us / std::max(slowest(3), 1e-3)));
+    for (size_t k = 0; k < nv; ++k) batch(k, n);  // warm-up at the final length
+
+    std::vector<std::array<size_t, nv>> orders;
+    std::array<size_t, nv> order;
+    for (size_t k = 0; k < nv; ++k) order[k] = k;
+    do orders.push_back(order);
+    while (std::next_permutation(order.begin(), order.end()));
+
+    std::array<std::vector<double>, nv> t;
+    for (int b = 0; b < o.batches; ++b)
+        for (size_t k : orders[static_cast<size_t>(b) % orders.size()]) {
+            once(k);
+            t[k].push_back(batch(k, n));
+        }
+    result<nv> r{};
+    for (size_t k = 0; k < nv; ++k) {
+        r.us[k] = median(t[k]);
+        std::vector<double> q;
+        for (size_t b = 0; b < t[k].size(); ++b) q.push_back(t[0][b] / t[k][b]);
+        r.ratio[k] = median(q);
+        r.ratio_lo[k] = quantile(q, 0.25);
+        r.ratio_hi[k] = quantile(q, 0.75);
+    }
+    return r;
+}
+
+struct row {
+    std::string op;
+    size_t bytes;
+    double ours;
+    std::string peer;
+    double theirs;
+    double ratio;  // paired: see measure()
+    double ratio_lo, ratio_hi;
+};
+
+class report {
+  public:
+    explicit report(const options& o) {
+        if (!o.csv.empty()) {
+            file_ = fopen(o.csv.c_str(), "w");
+            if (!file_) {
+                fprintf(stderr, "bench_rma: cannot write %s: %s\n", o.csv.c_str(), strerror(errno));
+                MPI_Abort(MPI_COMM_WORLD, 1);
+            }
+        }
+        line("op,bytes,ishmem_us,peer,peer_us,ratio\n");
+    }
+    ~report() {
+        if (file_) fclose(file_);
+    }
+    void add(const row& r) {
+        rows_.push_back(r);
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s,%zu,%.4f,%s,%.4f,%.3f\n", r.op.c_str(), r.bytes, r.ours, r.peer.c_str(),
+                 r.theirs, r.ratio);
+        line(buf);
+    }
+    const std::vector<row>& rows() const { return rows_; }
+
+  private:
+    void line(const char* s) {
+        fputs(s, stdout);
+        fflush(stdout);
+        if (file_) fputs(s, file_);
+    }
+    FILE* file_ = nullptr;
+    std::vector<row> rows_;
+};
+
+// The 1-minute load average, or -1 where /proc/loadavg is not readable.
+double load_average() {
+    double l = -1;
+    if (FILE* f = fopen("/proc/loadavg", "r")) {
+        if (fscanf(f, "%lf", &l) != 1) l = -1;
+        fclose(f);
+    }
+    return l;
+}
+
+std::string mpi_version() {
+    char text[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(text, &len);
+    std::string v(text, static_cast<size_t>(len));
+    size_t cut = v.find_first_of(",\n");
+    return cut == std::string::npos ? v : v.substr(0, cut);
+}
+
+// The summary: does each target hold? Lines start with "# ".
+// "ok" or "MISSED" by the median ratio; "(noisy)" where the quartiles lie on both sides of the limit.
+const char* verdict(const row& r, double limit) {
+    bool noisy = r.ratio_lo <= limit && r.ratio_hi > limit;
+    if (r.ratio <= limit) return noisy ? "ok (noisy)" : "ok";
+    return noisy ? "MISSED (noisy)" : "MISSED";
+}
+
+void summarize(const report& rep, const options& o, double load_before) {
+    constexpr size_t mib = size_t(1) << 20;
+    const row* worst_bw = nullptr;
+    const row* worst_lat = nullptr;
+    int bw_n = 0, bw_ok = 0, lat_n = 0, lat_ok = 0;
+    for (const row& r : rep.rows()) {
+        if (r.peer == "memcpy" && r.bytes >= mib) {
+            ++bw_n;
+            bw_ok += r.ratio <= 1.10;
+            if (!worst_bw || r.ratio > worst_bw->ratio) worst_bw = &r;
+        }
+        if (r.peer == "mpi" && r.op.rfind("long_", 0) == 0) {
+            ++lat_n;
+            lat_ok += r.ratio <= 1.0;
+            if (!worst_lat || r.ratio > worst_lat->ratio) worst_lat = &r;
+        }
+    }
+    const char* osc = getenv("OMPI_MCA_osc");
+    printf("\n# summary: %s run, %d rounds of ~%.1f ms batches per point (times: medians; ratios: medians of "
+           "ratios within a round); peer %s, osc %s\n",
+           o.quick ? "quick (rough numbers)" : "full", o.batches, o.batch_us / 1000.0, mpi_version().c_str(),
+           osc ? osc : "chosen by the MPI library");
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    const double load_after = load_average();
+    printf("# ratio [a-b]: the quartiles of the ratios within a round; (noisy): they lie on both sides of the "
+           "limit. Load average %.2f before, %.2f after, on %ld "
+           "CPUs%s\n",
+           load_before, load_after, cpus,
+           std::max(load_before, load_after) > static_cast<double>(cpus) + 0.5
+               ? ": other work competed for the CPUs, so expect noise (wide quartiles)"
+               : "");
+    if (worst_bw)
+        printf("# target put/get bandwidth >= 1 MiB within 10%% of memcpy (ratio <= 1.10): %s - %d of %d points; "
+               "worst %s %zu B ratio %.3f\n",
+               bw_ok == bw_n ? "HOLDS" : "MISSED", bw_ok, bw_n, worst_bw->op.c_str(), worst_bw->bytes,
+               worst_bw->ratio);
+    if (worst_lat)
+        printf("# target latency at or below Open MPI (ratio <= 1.00): %s - %d of %d ops; worst %s ratio %.3f\n",
+               lat_ok == lat_n ? "HOLDS" : "MISSED", lat_ok, lat_n, worst_lat->op.c_str(), worst_lat->ratio);
+    for (const row& r : rep.rows())
+        if (r.peer == "mpi" && r.op.rfind("long_", 0) == 0)
+            printf("#   %-22s %8.4f us vs MPI %8.4f us  ratio %6.3f [%.3f-%.3f]  %s\n", r.op.c_str(), r.ours,
+                   r.theirs, r.ratio, r.ratio_lo, r.ratio_hi, verdict(r, 1.0));
+    for (const row& r : rep.rows())
+        if (r.peer == "memcpy" && r.bytes >= mib)
+            printf("#   %-13s %9zu B  %7.2f GB/s vs memcpy %7.2f GB/s  ratio %6.3f [%.3f-%.3f]  %s\n",
+                   r.op.c_str(), r.bytes, static_cast<double>(r.bytes) / r.ours / 1e3,
+                   static_cast<double>(r.bytes) / r.theirs / 1e3, r.ratio, r.ratio_lo, r.ratio_hi,
+                   verdict(r, 1.10));
+    fflush(stdout);
+}
+
+[[noreturn]] void die(const char* msg) {
+    fprintf(stderr, "bench_rma: %s\n", msg);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    options o = parse(argc, argv);
+#ifdef OPEN_MPI
+    // Open MPI picks osc/rdma (over the vader BTL) for MPI_Win_allocate on one node by default;
+    // osc/sm, a window in shared memory, is the faster peer there. An osc given to mpirun wins.
+    if (o.osc != "default") setenv("OMPI_MCA_osc", o.osc.c_str(), 0);
+#endif
+    // MPI_THREAD_SINGLE: the benchmark is single-threaded, and MPI gets its cheapest mode.
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
+
+    MPI_Comm world = MPI_COMM_WORLD;
+    int rank = 0, size = 0;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_size(world, &size);
+    if (o.help || !o.bad.empty()) {
+        if (rank == 0) {
+            if (!o.bad.empty()) fprintf(stderr, "bench_rma: unknown or incomplete option '%s'\n", o.bad.c_str());
+            usage(argv[0]);
+        }
+        MPI_Finalize();
+        return o.help ? 0 : 2;
+    }
+    if (size != 2) {
+        if (rank == 0) fprintf(stderr, "bench_rma: run it on 2 processes (mpirun -n 2 bench_rma), not %d\n", size);
+        MPI_Finalize();
+        return 2;
+    }
+
+    ishmemx_attr_t attr;
+    attr.runtime = ISHMEMX_RUNTIME_MPI;
+    attr.initialize_runtime = false;  // initialized above
+    attr.mpi_comm = &world;
+    ishmemx_init_attr(&attr);
+    const int me = ishmem_my_pe();
+    if (ishmem_n_pes() != size)
+        die("ishmem did not start over MPI (is libishmem_mpi linked, with --no-as-needed?)");
+    if (me != rank) die("ishmem's PE numbers differ from the MPI ranks");
+    const int peer = 1;
+
+    const size_t max_bytes = size_t(16) << 20;
+    // Symmetric buffers: the put target and the get source on PE 1, and a word for the latencies.
+    char* sym_dst = static_cast<char*>(ishmem_malloc(max_bytes));
+    char* sym_src = static_cast<char*>(ishmem_malloc(max_bytes));
+    long* word = static_cast<long*>(ishmem_malloc(64));
+    // Private buffers on PE 0: the put source and the get destination.
+    char* local_src = static_cast<char*>(aligned_alloc(4096, max_bytes));
+    char* local_dst = static_cast<char*>(aligned_alloc(4096, max_bytes));
+    if (!sym_dst || !sym_src || !word || !local_src || !local_dst) die("out of memory");
+    // Every PE touches its own memory first, so that no page fault lands in a measurement.
+    memset(sym_dst, 1, max_bytes);
+    memset(sym_src, 2, max_bytes);
+    memset(word, 0, 64);
+    memset(local_src, 3, max_bytes);
+    memset(local_dst, 4, max_bytes);
+
+    // Open MPI's peer: a window of the same size, passive target, locked once.
+    char* win_base = nullptr;
+    MPI_Win win;
+    MPI_Win_allocate(static_cast<MPI_Aint>(2 * max_bytes), 1, MPI_INFO_NULL, world, &win_base, &win);
+    memset(win_base, 5, 2 * max_bytes);
+    const MPI_Aint win_put = 0, win_get = static_cast<MPI_Aint>(max_bytes), win_word = 0;
+    MPI_Win_lock_all(0, win);
+    MPI_Barrier(world);
+
+    char* peer_dst = static_cast<char*>(ishmem_ptr(sym_dst, peer));
+    char* peer_src = static_cast<char*>(ishmem_ptr(sym_src, peer));
+    if (me == 0 && (!peer_dst || !peer_src)) die("ishmem_ptr gives no mapping of PE 1's heap");
+
+    if (me == 0) {
+        const double load_before = load_average();
+        report rep(o);
+        long one = 1, result = 0;
+        volatile long sink = 0;
+
+        // ---- latency (8 bytes) ----------------------------------------------------------------
+        // "op": n operations, one completion (quiet / flush) at the end of the batch.
+        // "op+quiet": every operation completed before the next (MPI: flush after each).
+        auto mpi_put_batch = [&](long i, long n) {
+            MPI_Put(&i, 1, MPI_LONG, peer, win_word, 1, MPI_LONG, win);
+            if (i == n - 1) MPI_Win_flush(peer, win);
+        };
+        auto mpi_put_flush = [&](long i, long) {
+            MPI_Put(&i, 1, MPI_LONG, peer, win_word, 1, MPI_LONG, win);
+            MPI_Win_flush(peer, win);
+        };
+        auto mpi_acc_batch = [&](long i, long n) {
+            MPI_Accumulate(&one, 1, MPI_LONG, peer, win_word, 1, MPI_LONG, MPI_SUM, win);
+            if (i == n - 1) MPI_Win_flush(peer, win);
+        };
+        auto mpi_acc_flush = [&](long, long) {
+            MPI_Accumulate(&one, 1, MPI_LONG, peer, win_word, 1, MPI_LONG, MPI_SUM, win);
+            MPI_Win_flush(peer, win);
+        };
+        {
+            auto ours = [&](long i, long n) {
+                ishmem_long_p(word, i, peer);
+                if (i == n - 1) ishmem_quiet();
+            };
+            auto r = measure(o, ours, mpi_put_batch);
+            rep.add({"long_p", 8, r.us[0], "mpi", r.us[1], r.ratio[1], r.ratio_lo[1], r.ratio_hi[1]});
+        }
+        {
+            auto ours = [&](long i, long) {
+                ishmem_long_p(word, i, peer);
+                ishmem_quiet();
+            };
+            auto r = measure(o, ours, mpi_put_flush);
+            rep.add({"long_p+quiet", 8, r.us[0], "mpi", r.us[1], r.ratio[1], r.ratio_lo[1], r.ratio_hi[1]});
+        }
+        {
+            auto ours = [&](long, long) { sink = ishmem_long_g(word, peer); };
+            auto theirs = [&](long, long) {
+                MPI_Get(&result, 1, MPI_LONG, peer, win_word, 1, MPI_LONG, win);
+                MPI_Win_flush(peer, win);
+                sink = result;
+            };
+            auto r = measure(o, ours, theirs);
+            rep.add({"long_g", 8, r.us[0], "mpi", r.us[1], r.ratio[1], r.ratio_lo[1], r.ratio_hi[1]});
+        }
+        {
+            auto ours = [&](long, long) { sink = ishmem_long_atomic_fetch_add(word, 1, peer); };
+            auto theirs = [&](long, long) {
+                MPI_Fetch_and_op(&one, &result, MPI_LONG, peer, win_word, MPI_SUM, win);
+                MPI_Win_flush(peer, win);
+                sink = result;
+            };
+            auto r = measure(o, ours, theirs);
+            rep.add({"long_atomic_fetch_add", 8, r.us[0], "mpi", r.us[1], r.ratio[1], r.ratio_lo[1], r.ratio_hi[1]});
+        }
+        {
+            auto ours = [&](long i, long n) {
+                ishmem_long_atomic_add(word, 1, peer);
+                if (i == n - 1) ishmem_quiet();
+            };
+            auto r = measure(o, ours, mpi_acc_batch);
+            rep.add({"long_atomic_add", 8, r.us[0], "mpi", r.us[1], r.ratio[1], r.ratio_lo[1], r.ratio_hi[1]});
+        }
+        {
+            auto ours = [&](long, long) {
+                ishmem_long_atomic_add(word, 1, peer);
+                ishmem_quiet();
+            };
+            auto r = measure(o, ours, mpi_acc_flush);
+            rep.add({"long_atomic_add+quiet", 8, r.us[0], "mpi", r.us[1], r.ratio[1], r.ratio_lo[1], r.ratio_hi[1]});
+        }
+        (void)sink;
+
+        // ---- bandwidth: put and get, each completed --------------------------------------------
+        // Quick runs take every eighth power of two; full runs every power of two.
+        const int step = o.quick ? 3 : 1;
+        for (size_t bytes = 8; bytes <= max_bytes; bytes <<= step) {
+            const int count = static_cast<int>(bytes);
+            auto put_ours = [&](long, long) {
+                ishmem_putmem(sym_dst, local_src, bytes, peer);
+                ishmem_quiet();
+            };
+            auto put_mpi = [&](long, long) {
+                MPI_Put(local_src, count, MPI_BYTE, peer, win_put, count, MPI_BYTE, win);
+                MPI_Win_flush(peer, win);
+            };
+            auto put_memcpy = [&](long, long) {
+                memcpy(peer_dst, local_src, bytes);
+                clobber();
+            };
+            auto p = measure(o, put_ours, put_mpi, put_memcpy);
+            rep.add({"putmem+quiet", bytes, p.us[0], "mpi", p.us[1], p.ratio[1], p.ratio_lo[1], p.ratio_hi[1]});
+            rep.add({"putmem+quiet", bytes, p.us[0], "memcpy", p.us[2], p.ratio[2], p.ratio_lo[2], p.ratio_hi[2]});
+
+            auto get_ours = [&](long, long) {
+                ishmem_getmem(local_dst, sym_src, bytes, peer);
+                ishmem_quiet();
+                clobber();
+            };
+            auto get_mpi = [&](long, long) {
+                MPI_Get(local_dst, count, MPI_BYTE, peer, win_get, count, MPI_BYTE, win);
+                MPI_Win_flush(peer, win);
+                clobber();
+            };
+            auto get_memcpy = [&](long, long) {
+                memcpy(local_dst, peer_src, bytes);
+                clobber();
+            };
+            auto g = measure(o, get_ours, get_mpi, get_memcpy);
+            rep.add({"getmem+quiet", bytes, g.us[0], "mpi", g.us[1], g.ratio[1], g.ratio_lo[1], g.ratio_hi[1]});
+            rep.add({"getmem+quiet", bytes, g.us[0], "memcpy", g.us[2], g.ratio[2], g.ratio_lo[2], g.ratio_hi[2]});
+        }
+        summarize(rep, o, load_before);
+    }
+    // PE 1 waits here while PE 0 measures; MPI_Barrier also drives MPI's progress for the window.
+    MPI_Barrier(world);
+
+    MPI_Win_unlock_all(win);
+    MPI_Win_free(&win);
+    ishmem_free(word);
+    ishmem_free(sym_src);
+    ishmem_free(sym_dst);
+    free(local_src);
+    free(local_dst);
+    ishmem_finalize();
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,180 @@
+// Patterns for setup, exit and query. The test program has initialized the library before the tests
+// run (tests/harness/main.cpp), so the init patterns check that a second initialization is harmless.
+#pragma once
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "patterns/common.h"
+
+namespace ishmem_test::patterns {
+
+namespace setup_detail {
+
+// The launcher's word on who this PE is, when the job runs under ishmrun.
+inline int env_int(const char* name, int fallback) {
+    const char* s = std::getenv(name);
+    return s && *s ? std::atoi(s) : fallback;
+}
+
+// The library still works as before: same PE number and count, initialized, and a symmetric
+// array allocated before `reinit` is still the same object on the neighbour (put + barrier).
+template <class Reinit> void expect_harmless_reinit(Reinit reinit, const char* what) {
+    const world before;
+    sym_array<long> x(2);
+    ASSERT_TRUE(x);
+    reinit();
+    const world after;
+    EXPECT_EQ(after.me, before.me) << what << " changed ishmem_my_pe()";
+    EXPECT_EQ(after.n, before.n) << what << " changed ishmem_n_pes()";
+    int initialized = 0;
+    ishmemx_query_initialized(&initialized);
+    EXPECT_EQ(initialized, 1) << "not initialized after " << what;
+    ishmem_barrier_all();
+    const long v = make_value<long>(before.me, 1);
+    ishmem_long_put(&x[1], &v, 1, before.right);
+    ishmem_barrier_all();
+    EXPECT_EQ(x[1], make_value<long>(before.left, 1)) << "symmetric data after " << what;
+}
+
+}  // namespace setup_detail
+
+// init: a second ishmem_init (collective, as the first) changes nothing.
+template <class Init> void setup_init(Init init) {
+    setup_detail::expect_harmless_reinit([&] { init(); }, "a second ishmem_init");
+}
+
+// init_attr: likewise, with default attributes and with initialize_runtime off.
+template <class InitAttr> void setup_init_attr(InitAttr init_attr) {
+    ishmemx_attr_t attr{};
+    setup_detail::expect_harmless_reinit([&] { init_attr(&attr); }, "ishmemx_init_attr after ishmem_init");
+    ishmemx_attr_t attr2{};
+    attr2.initialize_runtime = false;
+    setup_detail::expect_harmless_reinit([&] { init_attr(&attr2); },
+                                         "ishmemx_init_attr (initialize_runtime = false) after ishmem_init");
+}
+
+// init_thread: returns 0 and provides ISHMEM_THREAD_MULTIPLE for every requested level.
+template <class InitThread> void setup_init_thread(InitThread init_thread) {
+    for (int requested : {ISHMEM_THREAD_SINGLE, ISHMEM_THREAD_FUNNELED, ISHMEM_THREAD_SERIALIZED, ISHMEM_THREAD_MULTIPLE}) {
+        int provided = -1, rc = -1;
+        setup_detail::expect_harmless_reinit([&] { rc = init_thread(requested, &provided); },
+                                             "ishmem_init_thread after ishmem_init");
+        EXPECT_EQ(rc, 0) << "ishmem_init_thread(" << requested << ")";
+        EXPECT_EQ(provided, ISHMEM_THREAD_MULTIPLE) << "ishmem_init_thread(" << requested << ")";
+    }
+}
+
+// query_thread: ISHMEM_THREAD_MULTIPLE.
+template <class QueryThread> void setup_query_thread(QueryThread query_thread) {
+    int provided = -1;
+    query_thread(&provided);
+    EXPECT_EQ(provided, ISHMEM_THREAD_MULTIPLE);
+}
+
+// query_initialized: 1 while the tests run, from any thread.
+template <class QueryInitialized> void setup_query_initialized(QueryInitialized query_initialized) {
+    int initialized = -1;
+    query_initialized(&initialized);
+    EXPECT_EQ(initialized, 1);
+    int from_thread = -1;
+    std::thread([&] { query_initialized(&from_thread); }).join();
+    EXPECT_EQ(from_thread, 1) << "from another thread";
+}
+
+// runtime_get_type: OPENSHMEM under ishmrun (the launcher's role) or MPI, the same on every call
+// and on every PE.
+template <class GetType> void setup_runtime_get_type(GetType get_type) {
+    const ishmemx_runtime_type_t t = get_type();
+    EXPECT_TRUE(t == ISHMEMX_RUNTIME_OPENSHMEM || t == ISHMEMX_RUNTIME_MPI) << "runtime type " << int(t);
+    if (std::getenv("ISHMEMI_BOOT_FD")) {
+        EXPECT_EQ(int(t), int(ISHMEMX_RUNTIME_OPENSHMEM)) << "under ishmrun";
+    }
+    EXPECT_EQ(int(get_type()), int(t)) << "second call";
+    const std::vector<int> all = allgather(std::vector<int>{int(t)});
+    for (int pe = 0; pe < static_cast<int>(all.size()); ++pe)
+        EXPECT_EQ(all[pe], int(t)) << on_pe(pe) << " reports another runtime type";
+}
+
+// my_pe: in [0, n), what the launcher said, the same from another thread, and each number taken by
+// exactly one PE (counted with atomics on PE 0).
+template <class MyPe> void setup_my_pe(MyPe my_pe) {
+    const int me = my_pe();
+    const int n = ishmem_n_pes();
+    ASSERT_GE(me, 0);
+    ASSERT_LT(me, n);
+    EXPECT_EQ(me, setup_detail::env_int("ISHMEMI_PE", me)) << "ishmrun's ISHMEMI_PE";
+    int from_thread = -1;
+    std::thread([&] { from_thread = my_pe(); }).join();
+    EXPECT_EQ(from_thread, me) << "from another thread";
+    sym_array<int> count(n);
+    ASSERT_TRUE(count);
+    ishmem_int_atomic_inc(&count[me], 0);
+    ishmem_barrier_all();
+    std::vector<int> counts(n);
+    ishmem_getmem(counts.data(), count.get(), n * sizeof(int), 0);
+    expect_elements(counts.data(), n, [](std::size_t) { return 1; }, "PEs that report number [j]");
+}
+
+// n_pes: at least 1, what the launcher said, and the same on every PE (each adds its n on PE 0:
+// the sum is n * n).
+template <class NPes> void setup_n_pes(NPes n_pes) {
+    const int n = n_pes();
+    ASSERT_GE(n, 1);
+    EXPECT_EQ(n, setup_detail::env_int("ISHMEMI_NPES", n)) << "ishmrun's ISHMEMI_NPES";
+    EXPECT_LT(ishmem_my_pe(), n);
+    EXPECT_EQ(n_pes(), n) << "second call";
+    sym_array<int> sum(1);
+    ASSERT_TRUE(sum);
+    ishmem_int_atomic_add(sum.get(), n, 0);
+    ishmem_barrier_all();
+    EXPECT_EQ(ishmem_int_g(sum.get(), 0), n * n) << "the PEs disagree on the number of PEs";
+}
+
+// ptr: non-null for every PE (the host backend reaches all of them); through it this PE reads the
+// other PE's value and writes into its copy; offsets inside an object map to the same offsets; a
+// local (non-symmetric) address gives null.
+template <class Ptr> void setup_ptr(Ptr ptr) {
+    const world w;
+    sym_array<long> x(8);
+    ASSERT_TRUE(x);
+    x[0] = make_value<long>(w.me, 0);
+    ishmem_barrier_all();
+    for (int pe = 0; pe < w.n; ++pe) {
+        auto* p = static_cast<long*>(ptr(x.get(), pe));
+        ASSERT_NE(p, nullptr) << "ishmem_ptr to " << on_pe(pe);
+        EXPECT_EQ(p[0], make_value<long>(pe, 0)) << "read through ishmem_ptr to " << on_pe(pe);
+        EXPECT_EQ(ptr(&x[5], pe), static_cast<void*>(p + 5)) << "ishmem_ptr of an inner element on " << on_pe(pe);
+    }
+    EXPECT_EQ(ptr(&x[0], w.me), static_cast<void*>(x.get())) << "ishmem_ptr to the calling PE itself";
+    auto* right = static_cast<long*>(ptr(&x[1], w.right));
+    ASSERT_NE(right, nullptr);
+    *right = make_value<long>(w.me, 1);
+    ishmem_barrier_all();
+    EXPECT_EQ(x[1], make_value<long>(w.left, 1)) << "store through ishmem_ptr by " << on_pe(w.left);
+    long local = 0;
+    EXPECT_EQ(ptr(&local, w.right), nullptr) << "ishmem_ptr of a stack address";
+}
+
+// info_get_version: the version in the header.
+template <class GetVersion> void setup_info_get_version(GetVersion get_version) {
+    int major = -1, minor = -1;
+    get_version(&major, &minor);
+    EXPECT_EQ(major, ISHMEM_MAJOR_VERSION);
+    EXPECT_EQ(minor, ISHMEM_MINOR_VERSION);
+}
+
+// info_get_name: ISHMEM_VENDOR_STRING, null-terminated within ISHMEM_MAX_NAME_LEN.
+template <class GetName> void setup_info_get_name(GetName get_name) {
+    char name[ISHMEM_MAX_NAME_LEN + 8];
+    std::memset(name, 'x', sizeof name);
+    get_name(name);
+    ASSERT_NE(std::memchr(name, '\0', ISHMEM_MAX_NAME_LEN), nullptr) << "no terminating null";
+    EXPECT_STREQ(name, ISHMEM_VENDOR_STRING);
+    for (std::size_t i = ISHMEM_MAX_NAME_LEN; i < sizeof name; ++i) EXPECT_EQ(name[i], 'x') << "wrote past the buffer";
+}
+
+}  // namespace ishmem_test::patterns
