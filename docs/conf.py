@@ -6,5 +6,5 @@ release = "1.5.1"
 extensions = []
 exclude_patterns = ["_build"]
 html_theme = "alabaster"
-highlight_language = "c++"
+highlight_language = "none"  # literal blocks are shell or CMake; C++ uses code-block
 nitpicky = False
