@@ -1,7 +1,7 @@
 // bench_rma: latency and bandwidth of ishmem's RMA and AMO routines, next to Open MPI's one-sided
 // operations and a plain memcpy, in one launch:
 //
-//     mpirun -n 2 bench_rma [--quick] [--csv FILE] [--batches N] [--batch-ms MS]
+//     mpirun -n 2 bench_rma [--quick] [--csv FILE] [--batches N] [--batch-ms MS] [--mpi-osc NAME]
 //
 // PE 0 drives every operation towards PE 1, which waits in MPI_Barrier meanwhile (so that an MPI
 // one-sided component that needs the target's progress gets it). For each point the variants run
@@ -32,7 +32,7 @@ namespace {
 struct options {
     bool quick = false;
     std::string csv;
-    int batches = 31;        // batches per variant and point; the median is reported
+    int batches = 31;        // rounds per point (one batch of each variant)
     double batch_us = 5000;  // target duration of one batch
     std::string osc = "sm";  // Open MPI's one-sided component ("default": Open MPI's own choice)
     std::string bad;         // an option that could not be parsed
@@ -392,12 +392,13 @@ int main(int argc, char** argv) {
         // ---- latency (8 bytes) ----------------------------------------------------------------
         // "op": n operations, one completion (quiet / flush) at the end of the batch.
         // "op+quiet": every operation completed before the next (MPI: flush after each).
+        // The origin buffer of MPI_Put must stay valid until the flush: a variable of this scope.
         auto mpi_put_batch = [&](long i, long n) {
-            MPI_Put(&i, 1, MPI_LONG, peer, win_word, 1, MPI_LONG, win);
+            MPI_Put(&one, 1, MPI_LONG, peer, win_word, 1, MPI_LONG, win);
             if (i == n - 1) MPI_Win_flush(peer, win);
         };
-        auto mpi_put_flush = [&](long i, long) {
-            MPI_Put(&i, 1, MPI_LONG, peer, win_word, 1, MPI_LONG, win);
+        auto mpi_put_flush = [&](long, long) {
+            MPI_Put(&one, 1, MPI_LONG, peer, win_word, 1, MPI_LONG, win);
             MPI_Win_flush(peer, win);
         };
         auto mpi_acc_batch = [&](long i, long n) {

@@ -13,11 +13,14 @@ install(EXPORT ishmemTargets NAMESPACE ishmem:: DESTINATION ${CMAKE_INSTALL_LIBD
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ishmemConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/ishmemConfig.cmake
-                              INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ishmem)
+                              INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ishmem
+                              PATH_VARS CMAKE_INSTALL_BINDIR)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/ishmemConfigVersion.cmake
                                  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/ishmemConfig.cmake ${PROJECT_BINARY_DIR}/ishmemConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ishmem)
 
+# ishmem.pc finds the prefix from its own location, so `cmake --install --prefix P` works for any P.
+file(RELATIVE_PATH ISHMEM_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/ishmem.pc.in ${PROJECT_BINARY_DIR}/ishmem.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/ishmem.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

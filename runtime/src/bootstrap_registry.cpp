@@ -1,4 +1,5 @@
 // Bootstraps that other libraries register, and the choice made at init.
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -47,8 +48,7 @@ bootstrap_factory find_bootstrap(const char* name) {
 std::unique_ptr<bootstrap> select_bootstrap(const ishmemx_attr_t* attr, const char* routine, const char** kind) {
     switch (attr->runtime) {
         case ISHMEMX_RUNTIME_MPI: break;
-        case ISHMEMX_RUNTIME_OPENSHMEM:
-            fatal(routine, "attr->runtime ISHMEMX_RUNTIME_OPENSHMEM is not supported (use ISHMEMX_RUNTIME_MPI)");
+        case ISHMEMX_RUNTIME_OPENSHMEM: break;  // the built-in launcher plays the OpenSHMEM runtime's part
         case ISHMEMX_RUNTIME_PMI:
             fatal(routine, "attr->runtime ISHMEMX_RUNTIME_PMI is not supported (use ISHMEMX_RUNTIME_MPI)");
         default:
@@ -59,10 +59,20 @@ std::unique_ptr<bootstrap> select_bootstrap(const ishmemx_attr_t* attr, const ch
         *kind = "ishmrun";
         return b;
     }
-    if (bootstrap_factory mpi = find_bootstrap("mpi")) {
+    bootstrap_factory mpi = find_bootstrap("mpi");
+    if (mpi && attr->runtime == ISHMEMX_RUNTIME_MPI) {
         *kind = "mpi";
         if (auto b = mpi(attr)) return b;
         fatal(routine, "the MPI bootstrap could not start");
+    }
+    // Started by mpirun with several ranks but without the MPI bootstrap: every rank would silently be
+    // a job of its own.
+    for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
+        const char* v = getenv(var);
+        if (v && atoi(v) > 1 && !mpi)
+            warn(routine, "%s=%s says this process is one of several MPI ranks, but the MPI bootstrap (library "
+                          "ishmem_mpi) is not linked: this process runs as a job of one PE; link ishmem::mpi or "
+                          "start the program with ishmrun", var, v);
     }
     *kind = "single";
     return make_single_bootstrap();
