@@ -2,8 +2,17 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
+
+try:
+    import jinja2, jsonschema, yaml  # noqa: F401,E401 - only to see whether this interpreter has them
+except ImportError as missing:  # e.g. a pyenv python3 first on PATH: retry with the system's
+    system = "/usr/bin/python3"
+    if os.path.exists(system) and os.path.realpath(sys.executable) != os.path.realpath(system):
+        os.execv(system, [system, "-m", "generator", *sys.argv[1:]])
+    sys.exit(f"generator: {missing}; install python3-jinja2, python3-yaml and python3-jsonschema")
 
 from .loader import SpecError, load_spec
 from .model import build_api
