@@ -43,25 +43,28 @@ constexpr auto kill_grace = std::chrono::seconds(2);
 // How long a PE whose connection closed may take to exit before its closing itself is the error.
 constexpr auto exit_after_close = std::chrono::seconds(1);
 
+// One "ishmrun: ..." line on stderr, followed by tail.
+void vreport(const char* fmt, va_list ap, const char* tail) {
+    char line[1024];
+    vsnprintf(line, sizeof line, fmt, ap);
+    fprintf(stderr, "ishmrun: %s\n%s", line, tail);
+    fflush(stderr);
+}
+
 void say(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 void say(const char* fmt, ...) {
-    char line[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    vreport(fmt, ap, "");
     va_end(ap);
-    fprintf(stderr, "ishmrun: %s\n", line);
-    fflush(stderr);
 }
 
 [[noreturn]] void usage_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 [[noreturn]] void usage_error(const char* fmt, ...) {
-    char line[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
+    vreport(fmt, ap, "Usage: ishmrun -n N [--] program [args...]   (ishmrun --help for more)\n");
     va_end(ap);
-    fprintf(stderr, "ishmrun: %s\nUsage: ishmrun -n N [--] program [args...]   (ishmrun --help for more)\n", line);
     exit(exit_usage);
 }
 

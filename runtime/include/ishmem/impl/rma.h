@@ -90,21 +90,25 @@ inline T g(const T* source, int pe) {
     return value;
 }
 
-// ---- work_group: the threads of the group share the elements, then meet so that every thread
-// returns after the whole transfer is complete.
+// ---- work_group: the threads of the group share the elements (or blocks), then meet so that every
+// thread returns after the whole transfer is complete.
 
-template <typename T, typename Group>
-inline void put_work_group(T* dest, const T* source, size_t nelems, int pe, const Group& group) {
-    auto [lo, hi] = group_chunk(group, nelems);
-    put(dest + lo, source + lo, hi - lo, pe);
+// Runs part(first, count) on this thread's share of [0, n), then waits for the rest of the group.
+template <typename Group, typename Part>
+inline void share_work(const Group& group, size_t n, Part&& part) {
+    auto [lo, hi] = group_chunk(group, n);
+    part(static_cast<ptrdiff_t>(lo), hi - lo);
     group_sync(group);
 }
 
 template <typename T, typename Group>
+inline void put_work_group(T* dest, const T* source, size_t nelems, int pe, const Group& group) {
+    share_work(group, nelems, [&](ptrdiff_t lo, size_t n) { put(dest + lo, source + lo, n, pe); });
+}
+
+template <typename T, typename Group>
 inline void get_work_group(T* dest, const T* source, size_t nelems, int pe, const Group& group) {
-    auto [lo, hi] = group_chunk(group, nelems);
-    get(dest + lo, source + lo, hi - lo, pe);
-    group_sync(group);
+    share_work(group, nelems, [&](ptrdiff_t lo, size_t n) { get(dest + lo, source + lo, n, pe); });
 }
 
 template <typename T, typename Group>
@@ -120,35 +124,27 @@ inline void get_nbi_work_group(T* dest, const T* source, size_t nelems, int pe, 
 template <typename T, typename Group>
 inline void iput_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe,
                             const Group& group) {
-    auto [lo, hi] = group_chunk(group, nelems);
-    iput(dest + static_cast<ptrdiff_t>(lo) * dst, source + static_cast<ptrdiff_t>(lo) * sst, dst, sst, hi - lo, pe);
-    group_sync(group);
+    share_work(group, nelems, [&](ptrdiff_t lo, size_t n) { iput(dest + lo * dst, source + lo * sst, dst, sst, n, pe); });
 }
 
 template <typename T, typename Group>
 inline void iget_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe,
                             const Group& group) {
-    auto [lo, hi] = group_chunk(group, nelems);
-    iget(dest + static_cast<ptrdiff_t>(lo) * dst, source + static_cast<ptrdiff_t>(lo) * sst, dst, sst, hi - lo, pe);
-    group_sync(group);
+    share_work(group, nelems, [&](ptrdiff_t lo, size_t n) { iget(dest + lo * dst, source + lo * sst, dst, sst, n, pe); });
 }
 
 template <typename T, typename Group>
 inline void ibput_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,
                              int pe, const Group& group) {
-    auto [lo, hi] = group_chunk(group, nblocks);
-    ibput(dest + static_cast<ptrdiff_t>(lo) * dst, source + static_cast<ptrdiff_t>(lo) * sst, dst, sst, bsize,
-          hi - lo, pe);
-    group_sync(group);
+    share_work(group, nblocks,
+               [&](ptrdiff_t lo, size_t n) { ibput(dest + lo * dst, source + lo * sst, dst, sst, bsize, n, pe); });
 }
 
 template <typename T, typename Group>
 inline void ibget_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,
                              int pe, const Group& group) {
-    auto [lo, hi] = group_chunk(group, nblocks);
-    ibget(dest + static_cast<ptrdiff_t>(lo) * dst, source + static_cast<ptrdiff_t>(lo) * sst, dst, sst, bsize,
-          hi - lo, pe);
-    group_sync(group);
+    share_work(group, nblocks,
+               [&](ptrdiff_t lo, size_t n) { ibget(dest + lo * dst, source + lo * sst, dst, sst, bsize, n, pe); });
 }
 
 }  // namespace impl
