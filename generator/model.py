@@ -102,7 +102,7 @@ class EntryPoint:
 class TestCase:
     """A generated test: the family's pattern run over an adapter that calls one entry point."""
     label: str            # unique, e.g. ishmem_put<int>
-    pattern: str          # ishmem_test::patterns::<name>
+    pattern: str          # ishmem_testing::patterns::<name>
     elem: str             # pattern's template argument ('' for untyped families)
     params: tuple[str, ...]
     ret: str
@@ -117,6 +117,7 @@ class Chapter:
     intro: str
     file: str
     families: tuple[Family, ...]
+    macro_groups: tuple["MacroGroup", ...] = ()   # constant tables the chapter's page shows first
 
 
 @dataclass(frozen=True)
@@ -159,7 +160,8 @@ class Api:
 # ---------------------------------------------------------------------------------------------
 # Building the model from the validated documents, with the semantic checks the schema cannot do.
 
-def _families(raw: RawSpec, tables: dict[str, TypeTable], errors: list[str]) -> list[Chapter]:
+def _families(raw: RawSpec, tables: dict[str, TypeTable], groups: dict[str, "MacroGroup"],
+              errors: list[str]) -> list[Chapter]:
     chapters = []
     seen_names: dict[str, str] = {}
     for rel, doc in raw.family_files:
@@ -214,7 +216,15 @@ def _families(raw: RawSpec, tables: dict[str, TypeTable], errors: list[str]) -> 
             if fam.root != fam.name and fam.root + fam.suffix != fam.name:
                 errors.append(f"{where}: root '{fam.root}' + suffix '{fam.suffix}' must spell the name")
             fams.append(fam)
-        chapters.append(Chapter(ch["name"], ch["title"], ch["order"], " ".join(ch["intro"].split()), rel, tuple(fams)))
+        shown = []
+        for g in ch.get("constants", []):
+            if g in groups:
+                shown.append(groups[g])
+            else:
+                errors.append(f"{rel}:{ch.line}: chapter '{ch['name']}': unknown constant group '{g}' "
+                              f"(known: {', '.join(groups)})")
+        chapters.append(Chapter(ch["name"], ch["title"], ch["order"], " ".join(ch["intro"].split()), rel,
+                                tuple(fams), tuple(shown)))
     chapters.sort(key=lambda c: (c.order, c.name))
     return chapters
 
@@ -233,7 +243,7 @@ def build_api(raw: RawSpec) -> Api:
     groups = tuple(MacroGroup(g["name"], g["title"], tuple(Macro(m["name"], m["value"], m["doc"]) for m in g["macros"]))
                    for g in raw.constants["groups"])
     typedefs = tuple(Typedef(t["name"], t["doc"], t["decl"].rstrip()) for t in raw.constants["typedefs"])
-    chapters = _families(raw, tables, errors)
+    chapters = _families(raw, tables, {g.name: g for g in groups}, errors)
     api = Api(tuple(tables.values()), tuple(raw.types["sizes"]), groups, typedefs, tuple(chapters))
     eps = []
     for ch in chapters:
@@ -444,9 +454,9 @@ def _test_case(fam: Family, form: _Form, variant: str, name: str, base_ret: str,
     elif variant == "work_group":
         call = f"{name}({', '.join(args + ['group'])})"
         if base_ret != "void":
-            body.append(f"return ishmem_test::run_in_group_returning(ishmem_test::group_size_for_tests, [&](const auto& group) {{ return {call}; }});")
+            body.append(f"return ishmem_testing::run_in_group_returning(ishmem_testing::group_size_for_tests, [&](const auto& group) {{ return {call}; }});")
         else:
-            body.append(f"ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) {{ {call}; }});")
+            body.append(f"ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) {{ {call}; }});")
     else:
         call = f"{name}({', '.join(args)})"
         if fam.fetch_out:
@@ -456,7 +466,7 @@ def _test_case(fam: Family, form: _Form, variant: str, name: str, base_ret: str,
     if fam.fetch_out:
         body += ["ishmem_quiet();", "return fetched;"]
     label = f"{name}<{elem}>" if form.kind == "generic" else name
-    return TestCase(label, f"ishmem_test::patterns::{fam.test}", elem, tuple(params), ret, tuple(body))
+    return TestCase(label, f"ishmem_testing::patterns::{fam.test}", elem, tuple(params), ret, tuple(body))
 
 
 # ---------------------------------------------------------------------------------------------

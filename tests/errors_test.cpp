@@ -39,7 +39,7 @@ TEST_F(Errors, AddressOutsideSymmetricHeap) {
 TEST_F(Errors, NullWithNonzeroCount) {
     EXPECT_ISHMEM_ERROR(ishmem_int_put(sym, nullptr, 3, 0), "ishmem_int_put: source is null with 3 elements");
     EXPECT_ISHMEM_ERROR(ishmem_getmem(nullptr, sym, 8, 0), "ishmem_getmem: dest is null");
-    EXPECT_ISHMEM_ERROR(ishmemx_int_put_on_queue(sym, nullptr, 2, 0, ishmem_test::test_queue()), "ishmemx_int_put_on_queue: source is null");
+    EXPECT_ISHMEM_ERROR(ishmemx_int_put_on_queue(sym, nullptr, 2, 0, ishmem_testing::test_queue()), "ishmemx_int_put_on_queue: source is null");
 }
 
 TEST_F(Errors, NullWithZeroCountIsFine) {

@@ -78,8 +78,8 @@ TEST(OnQueue, SyncAllVariants) {
         ishmem_int_atomic_add(arrived, 1, 0);
         ishmem_quiet();
         if (round == 1) ishmemx_sync_all_on_queue(q).wait();
-        if (round == 2) ishmem_test::run_in_group(7, [](const auto& g) { ishmemx_sync_all_work_group(g); });
-        if (round == 3) ishmem_test::run_in_group(7, [](const auto& g) { ishmemx_barrier_all_work_group(g); });
+        if (round == 2) ishmem_testing::run_in_group(7, [](const auto& g) { ishmemx_sync_all_work_group(g); });
+        if (round == 3) ishmem_testing::run_in_group(7, [](const auto& g) { ishmemx_barrier_all_work_group(g); });
         EXPECT_GE(ishmem_int_atomic_fetch(arrived, 0), round * ishmem_n_pes());
         ishmem_barrier_all();
     }

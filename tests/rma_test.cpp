@@ -26,7 +26,7 @@ TEST(Rma, NbiPutsCompleteAtQuiet) {
     for (size_t c = 0; c < chunks; ++c) ishmem_long_put_nbi(data + c * n, src.data() + c * n, n, right());
     ishmem_quiet();
     ishmem_long_atomic_set(flag, 1, right());
-    ASSERT_TRUE(ishmem_test::wait_for([&] { return ishmem_long_atomic_fetch(flag, me()) == 1; }, 10000, "flag"));
+    ASSERT_TRUE(ishmem_testing::wait_for([&] { return ishmem_long_atomic_fetch(flag, me()) == 1; }, 10000, "flag"));
     for (size_t i = 0; i < n * chunks; ++i) ASSERT_EQ(data[i], 1000L * left() + static_cast<long>(i)) << i;
     ishmem_barrier_all();
     ishmem_free(flag);
@@ -60,7 +60,7 @@ TEST(Rma, FenceOrdersDataBeforeFlag) {
         ishmem_int_put(data, src.data(), n, right());
         ishmem_fence();
         ishmem_int_p(flag, r, right());
-        ASSERT_TRUE(ishmem_test::wait_for([&] { return ishmem_int_atomic_fetch(flag, me()) == r; }, 10000, "flag"));
+        ASSERT_TRUE(ishmem_testing::wait_for([&] { return ishmem_int_atomic_fetch(flag, me()) == r; }, 10000, "flag"));
         for (size_t i = 0; i < n; ++i) ASSERT_EQ(data[i], r) << "round " << r << " element " << i;
         ishmem_sync_all();  // nobody starts round r+1 before everyone checked round r
     }
@@ -78,10 +78,10 @@ TEST_P(RmaWorkGroup, PutAndGetShareTheWork) {
     auto* dest = static_cast<double*>(ishmem_calloc(n, sizeof(double)));
     std::vector<double> src(n), back(n, -1.0);
     for (size_t i = 0; i < n; ++i) src[i] = me() * 1e6 + static_cast<double>(i);
-    ishmem_test::run_in_group(threads, [&](const auto& g) { ishmemx_double_put_work_group(dest, src.data(), n, right(), g); });
+    ishmem_testing::run_in_group(threads, [&](const auto& g) { ishmemx_double_put_work_group(dest, src.data(), n, right(), g); });
     ishmem_barrier_all();
     for (size_t i = 0; i < n; ++i) ASSERT_EQ(dest[i], left() * 1e6 + static_cast<double>(i)) << i;
-    ishmem_test::run_in_group(threads, [&](const auto& g) { ishmemx_double_get_work_group(back.data(), dest, n, right(), g); });
+    ishmem_testing::run_in_group(threads, [&](const auto& g) { ishmemx_double_get_work_group(back.data(), dest, n, right(), g); });
     for (size_t i = 0; i < n; ++i) ASSERT_EQ(back[i], me() * 1e6 + static_cast<double>(i)) << i;
     ishmem_barrier_all();
     ishmem_free(dest);
@@ -94,10 +94,10 @@ TEST_P(RmaWorkGroup, PutSignalSignalsOnce) {
     auto* dest = static_cast<short*>(ishmem_calloc(n, sizeof(short)));
     auto* sig = static_cast<uint64_t*>(ishmem_calloc(1, sizeof(uint64_t)));
     std::vector<short> src(n, static_cast<short>(me() + 1));
-    ishmem_test::run_in_group(threads, [&](const auto& g) {
+    ishmem_testing::run_in_group(threads, [&](const auto& g) {
         ishmemx_short_put_signal_work_group(dest, src.data(), n, sig, 5, ISHMEM_SIGNAL_ADD, right(), g);
     });
-    ASSERT_TRUE(ishmem_test::wait_for([&] { return ishmem_signal_fetch(sig) == 5; }, 10000, "signal 5"));
+    ASSERT_TRUE(ishmem_testing::wait_for([&] { return ishmem_signal_fetch(sig) == 5; }, 10000, "signal 5"));
     for (size_t i = 0; i < n; ++i) ASSERT_EQ(dest[i], left() + 1) << i;
     ishmem_barrier_all();
     EXPECT_EQ(ishmem_signal_fetch(sig), 5u);  // not 5 * threads
@@ -112,13 +112,13 @@ TEST_P(RmaWorkGroup, StridedAndBlocked) {
     auto* dest = static_cast<int*>(ishmem_calloc(3 * n, sizeof(int)));
     std::vector<int> src(2 * n);
     for (size_t i = 0; i < 2 * n; ++i) src[i] = static_cast<int>(i) + 1;
-    ishmem_test::run_in_group(threads, [&](const auto& g) { ishmemx_int_iput_work_group(dest, src.data(), 3, 2, n, right(), g); });
+    ishmem_testing::run_in_group(threads, [&](const auto& g) { ishmemx_int_iput_work_group(dest, src.data(), 3, 2, n, right(), g); });
     ishmem_barrier_all();
     for (size_t i = 0; i < 3 * n; ++i) ASSERT_EQ(dest[i], i % 3 == 0 ? static_cast<int>(2 * (i / 3)) + 1 : 0) << i;
     ishmem_barrier_all();
     std::vector<int> blocks(4 * 100, 0);
     // 100 blocks of 3 elements: read every 9th triple of dest, write every 4th slot locally
-    ishmem_test::run_in_group(threads, [&](const auto& g) { ishmemx_int_ibget_work_group(blocks.data(), dest, 4, 9, 3, 100, me(), g); });
+    ishmem_testing::run_in_group(threads, [&](const auto& g) { ishmemx_int_ibget_work_group(blocks.data(), dest, 4, 9, 3, 100, me(), g); });
     for (size_t b = 0; b < 100; ++b)
         for (size_t k = 0; k < 4; ++k) ASSERT_EQ(blocks[b * 4 + k], k < 3 ? dest[b * 9 + k] : 0) << b << "," << k;
     ishmem_barrier_all();

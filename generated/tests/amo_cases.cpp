@@ -11,1449 +11,1449 @@
 
 namespace {
 
-const ishmem_test::GeneratedCase cases[] = {
+const ishmem_testing::GeneratedCase cases[] = {
     {"ishmem_float_atomic_fetch", [] {
-         ishmem_test::patterns::amo_fetch<float>([](float* source, int pe) -> float {
+         ishmem_testing::patterns::amo_fetch<float>([](float* source, int pe) -> float {
              return ishmem_float_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_double_atomic_fetch", [] {
-         ishmem_test::patterns::amo_fetch<double>([](double* source, int pe) -> double {
+         ishmem_testing::patterns::amo_fetch<double>([](double* source, int pe) -> double {
              return ishmem_double_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_int_atomic_fetch", [] {
-         ishmem_test::patterns::amo_fetch<int>([](int* source, int pe) -> int {
+         ishmem_testing::patterns::amo_fetch<int>([](int* source, int pe) -> int {
              return ishmem_int_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_long_atomic_fetch", [] {
-         ishmem_test::patterns::amo_fetch<long>([](long* source, int pe) -> long {
+         ishmem_testing::patterns::amo_fetch<long>([](long* source, int pe) -> long {
              return ishmem_long_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_longlong_atomic_fetch", [] {
-         ishmem_test::patterns::amo_fetch<long long>([](long long* source, int pe) -> long long {
+         ishmem_testing::patterns::amo_fetch<long long>([](long long* source, int pe) -> long long {
              return ishmem_longlong_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_uint_atomic_fetch", [] {
-         ishmem_test::patterns::amo_fetch<unsigned int>([](unsigned int* source, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch<unsigned int>([](unsigned int* source, int pe) -> unsigned int {
              return ishmem_uint_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_ulong_atomic_fetch", [] {
-         ishmem_test::patterns::amo_fetch<unsigned long>([](unsigned long* source, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch<unsigned long>([](unsigned long* source, int pe) -> unsigned long {
              return ishmem_ulong_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_ulonglong_atomic_fetch", [] {
-         ishmem_test::patterns::amo_fetch<unsigned long long>([](unsigned long long* source, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch<unsigned long long>([](unsigned long long* source, int pe) -> unsigned long long {
              return ishmem_ulonglong_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_int32_atomic_fetch", [] {
-         ishmem_test::patterns::amo_fetch<int32_t>([](int32_t* source, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch<int32_t>([](int32_t* source, int pe) -> int32_t {
              return ishmem_int32_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_int64_atomic_fetch", [] {
-         ishmem_test::patterns::amo_fetch<int64_t>([](int64_t* source, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch<int64_t>([](int64_t* source, int pe) -> int64_t {
              return ishmem_int64_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_uint32_atomic_fetch", [] {
-         ishmem_test::patterns::amo_fetch<uint32_t>([](uint32_t* source, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch<uint32_t>([](uint32_t* source, int pe) -> uint32_t {
              return ishmem_uint32_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_uint64_atomic_fetch", [] {
-         ishmem_test::patterns::amo_fetch<uint64_t>([](uint64_t* source, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch<uint64_t>([](uint64_t* source, int pe) -> uint64_t {
              return ishmem_uint64_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_size_atomic_fetch", [] {
-         ishmem_test::patterns::amo_fetch<size_t>([](size_t* source, int pe) -> size_t {
+         ishmem_testing::patterns::amo_fetch<size_t>([](size_t* source, int pe) -> size_t {
              return ishmem_size_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_ptrdiff_atomic_fetch", [] {
-         ishmem_test::patterns::amo_fetch<ptrdiff_t>([](ptrdiff_t* source, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::amo_fetch<ptrdiff_t>([](ptrdiff_t* source, int pe) -> ptrdiff_t {
              return ishmem_ptrdiff_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<float>", [] {
-         ishmem_test::patterns::amo_fetch<float>([](float* source, int pe) -> float {
+         ishmem_testing::patterns::amo_fetch<float>([](float* source, int pe) -> float {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<double>", [] {
-         ishmem_test::patterns::amo_fetch<double>([](double* source, int pe) -> double {
+         ishmem_testing::patterns::amo_fetch<double>([](double* source, int pe) -> double {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<int>", [] {
-         ishmem_test::patterns::amo_fetch<int>([](int* source, int pe) -> int {
+         ishmem_testing::patterns::amo_fetch<int>([](int* source, int pe) -> int {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<long>", [] {
-         ishmem_test::patterns::amo_fetch<long>([](long* source, int pe) -> long {
+         ishmem_testing::patterns::amo_fetch<long>([](long* source, int pe) -> long {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<long long>", [] {
-         ishmem_test::patterns::amo_fetch<long long>([](long long* source, int pe) -> long long {
+         ishmem_testing::patterns::amo_fetch<long long>([](long long* source, int pe) -> long long {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<unsigned int>", [] {
-         ishmem_test::patterns::amo_fetch<unsigned int>([](unsigned int* source, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch<unsigned int>([](unsigned int* source, int pe) -> unsigned int {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<unsigned long>", [] {
-         ishmem_test::patterns::amo_fetch<unsigned long>([](unsigned long* source, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch<unsigned long>([](unsigned long* source, int pe) -> unsigned long {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<unsigned long long>", [] {
-         ishmem_test::patterns::amo_fetch<unsigned long long>([](unsigned long long* source, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch<unsigned long long>([](unsigned long long* source, int pe) -> unsigned long long {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<int32_t>", [] {
-         ishmem_test::patterns::amo_fetch<int32_t>([](int32_t* source, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch<int32_t>([](int32_t* source, int pe) -> int32_t {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<int64_t>", [] {
-         ishmem_test::patterns::amo_fetch<int64_t>([](int64_t* source, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch<int64_t>([](int64_t* source, int pe) -> int64_t {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<uint32_t>", [] {
-         ishmem_test::patterns::amo_fetch<uint32_t>([](uint32_t* source, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch<uint32_t>([](uint32_t* source, int pe) -> uint32_t {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<uint64_t>", [] {
-         ishmem_test::patterns::amo_fetch<uint64_t>([](uint64_t* source, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch<uint64_t>([](uint64_t* source, int pe) -> uint64_t {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<size_t>", [] {
-         ishmem_test::patterns::amo_fetch<size_t>([](size_t* source, int pe) -> size_t {
+         ishmem_testing::patterns::amo_fetch<size_t>([](size_t* source, int pe) -> size_t {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_atomic_fetch<ptrdiff_t>", [] {
-         ishmem_test::patterns::amo_fetch<ptrdiff_t>([](ptrdiff_t* source, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::amo_fetch<ptrdiff_t>([](ptrdiff_t* source, int pe) -> ptrdiff_t {
              return ishmem_atomic_fetch(source, pe);
          });
      }},
     {"ishmem_float_atomic_set", [] {
-         ishmem_test::patterns::amo_set<float>([](float* dest, float value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<float>([](float* dest, float value, int pe) -> void {
              ishmem_float_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_double_atomic_set", [] {
-         ishmem_test::patterns::amo_set<double>([](double* dest, double value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<double>([](double* dest, double value, int pe) -> void {
              ishmem_double_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_int_atomic_set", [] {
-         ishmem_test::patterns::amo_set<int>([](int* dest, int value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<int>([](int* dest, int value, int pe) -> void {
              ishmem_int_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_long_atomic_set", [] {
-         ishmem_test::patterns::amo_set<long>([](long* dest, long value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<long>([](long* dest, long value, int pe) -> void {
              ishmem_long_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_longlong_atomic_set", [] {
-         ishmem_test::patterns::amo_set<long long>([](long long* dest, long long value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<long long>([](long long* dest, long long value, int pe) -> void {
              ishmem_longlong_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_uint_atomic_set", [] {
-         ishmem_test::patterns::amo_set<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
              ishmem_uint_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_ulong_atomic_set", [] {
-         ishmem_test::patterns::amo_set<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
              ishmem_ulong_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_ulonglong_atomic_set", [] {
-         ishmem_test::patterns::amo_set<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
              ishmem_ulonglong_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_int32_atomic_set", [] {
-         ishmem_test::patterns::amo_set<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
              ishmem_int32_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_int64_atomic_set", [] {
-         ishmem_test::patterns::amo_set<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
              ishmem_int64_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_uint32_atomic_set", [] {
-         ishmem_test::patterns::amo_set<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
              ishmem_uint32_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_uint64_atomic_set", [] {
-         ishmem_test::patterns::amo_set<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
              ishmem_uint64_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_size_atomic_set", [] {
-         ishmem_test::patterns::amo_set<size_t>([](size_t* dest, size_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<size_t>([](size_t* dest, size_t value, int pe) -> void {
              ishmem_size_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_ptrdiff_atomic_set", [] {
-         ishmem_test::patterns::amo_set<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> void {
              ishmem_ptrdiff_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_atomic_set<float>", [] {
-         ishmem_test::patterns::amo_set<float>([](float* dest, float value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<float>([](float* dest, float value, int pe) -> void {
              ishmem_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_atomic_set<double>", [] {
-         ishmem_test::patterns::amo_set<double>([](double* dest, double value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<double>([](double* dest, double value, int pe) -> void {
              ishmem_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_atomic_set<int>", [] {
-         ishmem_test::patterns::amo_set<int>([](int* dest, int value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<int>([](int* dest, int value, int pe) -> void {
              ishmem_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_atomic_set<long>", [] {
-         ishmem_test::patterns::amo_set<long>([](long* dest, long value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<long>([](long* dest, long value, int pe) -> void {
              ishmem_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_atomic_set<long long>", [] {
-         ishmem_test::patterns::amo_set<long long>([](long long* dest, long long value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<long long>([](long long* dest, long long value, int pe) -> void {
              ishmem_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_atomic_set<unsigned int>", [] {
-         ishmem_test::patterns::amo_set<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
              ishmem_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_atomic_set<unsigned long>", [] {
-         ishmem_test::patterns::amo_set<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
              ishmem_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_atomic_set<unsigned long long>", [] {
-         ishmem_test::patterns::amo_set<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
              ishmem_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_atomic_set<int32_t>", [] {
-         ishmem_test::patterns::amo_set<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
              ishmem_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_atomic_set<int64_t>", [] {
-         ishmem_test::patterns::amo_set<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
              ishmem_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_atomic_set<uint32_t>", [] {
-         ishmem_test::patterns::amo_set<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
              ishmem_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_atomic_set<uint64_t>", [] {
-         ishmem_test::patterns::amo_set<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
              ishmem_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_atomic_set<size_t>", [] {
-         ishmem_test::patterns::amo_set<size_t>([](size_t* dest, size_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<size_t>([](size_t* dest, size_t value, int pe) -> void {
              ishmem_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_atomic_set<ptrdiff_t>", [] {
-         ishmem_test::patterns::amo_set<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_set<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> void {
              ishmem_atomic_set(dest, value, pe);
          });
      }},
     {"ishmem_float_atomic_swap", [] {
-         ishmem_test::patterns::amo_swap<float>([](float* dest, float value, int pe) -> float {
+         ishmem_testing::patterns::amo_swap<float>([](float* dest, float value, int pe) -> float {
              return ishmem_float_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_double_atomic_swap", [] {
-         ishmem_test::patterns::amo_swap<double>([](double* dest, double value, int pe) -> double {
+         ishmem_testing::patterns::amo_swap<double>([](double* dest, double value, int pe) -> double {
              return ishmem_double_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_int_atomic_swap", [] {
-         ishmem_test::patterns::amo_swap<int>([](int* dest, int value, int pe) -> int {
+         ishmem_testing::patterns::amo_swap<int>([](int* dest, int value, int pe) -> int {
              return ishmem_int_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_long_atomic_swap", [] {
-         ishmem_test::patterns::amo_swap<long>([](long* dest, long value, int pe) -> long {
+         ishmem_testing::patterns::amo_swap<long>([](long* dest, long value, int pe) -> long {
              return ishmem_long_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_longlong_atomic_swap", [] {
-         ishmem_test::patterns::amo_swap<long long>([](long long* dest, long long value, int pe) -> long long {
+         ishmem_testing::patterns::amo_swap<long long>([](long long* dest, long long value, int pe) -> long long {
              return ishmem_longlong_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_uint_atomic_swap", [] {
-         ishmem_test::patterns::amo_swap<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_swap<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              return ishmem_uint_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_ulong_atomic_swap", [] {
-         ishmem_test::patterns::amo_swap<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_swap<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              return ishmem_ulong_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_ulonglong_atomic_swap", [] {
-         ishmem_test::patterns::amo_swap<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_swap<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              return ishmem_ulonglong_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_int32_atomic_swap", [] {
-         ishmem_test::patterns::amo_swap<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_swap<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              return ishmem_int32_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_int64_atomic_swap", [] {
-         ishmem_test::patterns::amo_swap<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_swap<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              return ishmem_int64_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_uint32_atomic_swap", [] {
-         ishmem_test::patterns::amo_swap<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_swap<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              return ishmem_uint32_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_uint64_atomic_swap", [] {
-         ishmem_test::patterns::amo_swap<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_swap<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              return ishmem_uint64_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_size_atomic_swap", [] {
-         ishmem_test::patterns::amo_swap<size_t>([](size_t* dest, size_t value, int pe) -> size_t {
+         ishmem_testing::patterns::amo_swap<size_t>([](size_t* dest, size_t value, int pe) -> size_t {
              return ishmem_size_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_ptrdiff_atomic_swap", [] {
-         ishmem_test::patterns::amo_swap<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::amo_swap<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> ptrdiff_t {
              return ishmem_ptrdiff_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<float>", [] {
-         ishmem_test::patterns::amo_swap<float>([](float* dest, float value, int pe) -> float {
+         ishmem_testing::patterns::amo_swap<float>([](float* dest, float value, int pe) -> float {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<double>", [] {
-         ishmem_test::patterns::amo_swap<double>([](double* dest, double value, int pe) -> double {
+         ishmem_testing::patterns::amo_swap<double>([](double* dest, double value, int pe) -> double {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<int>", [] {
-         ishmem_test::patterns::amo_swap<int>([](int* dest, int value, int pe) -> int {
+         ishmem_testing::patterns::amo_swap<int>([](int* dest, int value, int pe) -> int {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<long>", [] {
-         ishmem_test::patterns::amo_swap<long>([](long* dest, long value, int pe) -> long {
+         ishmem_testing::patterns::amo_swap<long>([](long* dest, long value, int pe) -> long {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<long long>", [] {
-         ishmem_test::patterns::amo_swap<long long>([](long long* dest, long long value, int pe) -> long long {
+         ishmem_testing::patterns::amo_swap<long long>([](long long* dest, long long value, int pe) -> long long {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<unsigned int>", [] {
-         ishmem_test::patterns::amo_swap<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_swap<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<unsigned long>", [] {
-         ishmem_test::patterns::amo_swap<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_swap<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<unsigned long long>", [] {
-         ishmem_test::patterns::amo_swap<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_swap<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<int32_t>", [] {
-         ishmem_test::patterns::amo_swap<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_swap<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<int64_t>", [] {
-         ishmem_test::patterns::amo_swap<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_swap<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<uint32_t>", [] {
-         ishmem_test::patterns::amo_swap<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_swap<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<uint64_t>", [] {
-         ishmem_test::patterns::amo_swap<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_swap<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<size_t>", [] {
-         ishmem_test::patterns::amo_swap<size_t>([](size_t* dest, size_t value, int pe) -> size_t {
+         ishmem_testing::patterns::amo_swap<size_t>([](size_t* dest, size_t value, int pe) -> size_t {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_atomic_swap<ptrdiff_t>", [] {
-         ishmem_test::patterns::amo_swap<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::amo_swap<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> ptrdiff_t {
              return ishmem_atomic_swap(dest, value, pe);
          });
      }},
     {"ishmem_int_atomic_compare_swap", [] {
-         ishmem_test::patterns::amo_compare_swap<int>([](int* dest, int cond, int value, int pe) -> int {
+         ishmem_testing::patterns::amo_compare_swap<int>([](int* dest, int cond, int value, int pe) -> int {
              return ishmem_int_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_long_atomic_compare_swap", [] {
-         ishmem_test::patterns::amo_compare_swap<long>([](long* dest, long cond, long value, int pe) -> long {
+         ishmem_testing::patterns::amo_compare_swap<long>([](long* dest, long cond, long value, int pe) -> long {
              return ishmem_long_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_longlong_atomic_compare_swap", [] {
-         ishmem_test::patterns::amo_compare_swap<long long>([](long long* dest, long long cond, long long value, int pe) -> long long {
+         ishmem_testing::patterns::amo_compare_swap<long long>([](long long* dest, long long cond, long long value, int pe) -> long long {
              return ishmem_longlong_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_uint_atomic_compare_swap", [] {
-         ishmem_test::patterns::amo_compare_swap<unsigned int>([](unsigned int* dest, unsigned int cond, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_compare_swap<unsigned int>([](unsigned int* dest, unsigned int cond, unsigned int value, int pe) -> unsigned int {
              return ishmem_uint_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_ulong_atomic_compare_swap", [] {
-         ishmem_test::patterns::amo_compare_swap<unsigned long>([](unsigned long* dest, unsigned long cond, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_compare_swap<unsigned long>([](unsigned long* dest, unsigned long cond, unsigned long value, int pe) -> unsigned long {
              return ishmem_ulong_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_ulonglong_atomic_compare_swap", [] {
-         ishmem_test::patterns::amo_compare_swap<unsigned long long>([](unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_compare_swap<unsigned long long>([](unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe) -> unsigned long long {
              return ishmem_ulonglong_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_int32_atomic_compare_swap", [] {
-         ishmem_test::patterns::amo_compare_swap<int32_t>([](int32_t* dest, int32_t cond, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_compare_swap<int32_t>([](int32_t* dest, int32_t cond, int32_t value, int pe) -> int32_t {
              return ishmem_int32_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_int64_atomic_compare_swap", [] {
-         ishmem_test::patterns::amo_compare_swap<int64_t>([](int64_t* dest, int64_t cond, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_compare_swap<int64_t>([](int64_t* dest, int64_t cond, int64_t value, int pe) -> int64_t {
              return ishmem_int64_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_uint32_atomic_compare_swap", [] {
-         ishmem_test::patterns::amo_compare_swap<uint32_t>([](uint32_t* dest, uint32_t cond, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_compare_swap<uint32_t>([](uint32_t* dest, uint32_t cond, uint32_t value, int pe) -> uint32_t {
              return ishmem_uint32_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_uint64_atomic_compare_swap", [] {
-         ishmem_test::patterns::amo_compare_swap<uint64_t>([](uint64_t* dest, uint64_t cond, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_compare_swap<uint64_t>([](uint64_t* dest, uint64_t cond, uint64_t value, int pe) -> uint64_t {
              return ishmem_uint64_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_size_atomic_compare_swap", [] {
-         ishmem_test::patterns::amo_compare_swap<size_t>([](size_t* dest, size_t cond, size_t value, int pe) -> size_t {
+         ishmem_testing::patterns::amo_compare_swap<size_t>([](size_t* dest, size_t cond, size_t value, int pe) -> size_t {
              return ishmem_size_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_ptrdiff_atomic_compare_swap", [] {
-         ishmem_test::patterns::amo_compare_swap<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t cond, ptrdiff_t value, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::amo_compare_swap<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t cond, ptrdiff_t value, int pe) -> ptrdiff_t {
              return ishmem_ptrdiff_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<int>", [] {
-         ishmem_test::patterns::amo_compare_swap<int>([](int* dest, int cond, int value, int pe) -> int {
+         ishmem_testing::patterns::amo_compare_swap<int>([](int* dest, int cond, int value, int pe) -> int {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<long>", [] {
-         ishmem_test::patterns::amo_compare_swap<long>([](long* dest, long cond, long value, int pe) -> long {
+         ishmem_testing::patterns::amo_compare_swap<long>([](long* dest, long cond, long value, int pe) -> long {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<long long>", [] {
-         ishmem_test::patterns::amo_compare_swap<long long>([](long long* dest, long long cond, long long value, int pe) -> long long {
+         ishmem_testing::patterns::amo_compare_swap<long long>([](long long* dest, long long cond, long long value, int pe) -> long long {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<unsigned int>", [] {
-         ishmem_test::patterns::amo_compare_swap<unsigned int>([](unsigned int* dest, unsigned int cond, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_compare_swap<unsigned int>([](unsigned int* dest, unsigned int cond, unsigned int value, int pe) -> unsigned int {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<unsigned long>", [] {
-         ishmem_test::patterns::amo_compare_swap<unsigned long>([](unsigned long* dest, unsigned long cond, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_compare_swap<unsigned long>([](unsigned long* dest, unsigned long cond, unsigned long value, int pe) -> unsigned long {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<unsigned long long>", [] {
-         ishmem_test::patterns::amo_compare_swap<unsigned long long>([](unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_compare_swap<unsigned long long>([](unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe) -> unsigned long long {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<int32_t>", [] {
-         ishmem_test::patterns::amo_compare_swap<int32_t>([](int32_t* dest, int32_t cond, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_compare_swap<int32_t>([](int32_t* dest, int32_t cond, int32_t value, int pe) -> int32_t {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<int64_t>", [] {
-         ishmem_test::patterns::amo_compare_swap<int64_t>([](int64_t* dest, int64_t cond, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_compare_swap<int64_t>([](int64_t* dest, int64_t cond, int64_t value, int pe) -> int64_t {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<uint32_t>", [] {
-         ishmem_test::patterns::amo_compare_swap<uint32_t>([](uint32_t* dest, uint32_t cond, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_compare_swap<uint32_t>([](uint32_t* dest, uint32_t cond, uint32_t value, int pe) -> uint32_t {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<uint64_t>", [] {
-         ishmem_test::patterns::amo_compare_swap<uint64_t>([](uint64_t* dest, uint64_t cond, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_compare_swap<uint64_t>([](uint64_t* dest, uint64_t cond, uint64_t value, int pe) -> uint64_t {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<size_t>", [] {
-         ishmem_test::patterns::amo_compare_swap<size_t>([](size_t* dest, size_t cond, size_t value, int pe) -> size_t {
+         ishmem_testing::patterns::amo_compare_swap<size_t>([](size_t* dest, size_t cond, size_t value, int pe) -> size_t {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_atomic_compare_swap<ptrdiff_t>", [] {
-         ishmem_test::patterns::amo_compare_swap<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t cond, ptrdiff_t value, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::amo_compare_swap<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t cond, ptrdiff_t value, int pe) -> ptrdiff_t {
              return ishmem_atomic_compare_swap(dest, cond, value, pe);
          });
      }},
     {"ishmem_int_atomic_fetch_inc", [] {
-         ishmem_test::patterns::amo_fetch_inc<int>([](int* dest, int pe) -> int {
+         ishmem_testing::patterns::amo_fetch_inc<int>([](int* dest, int pe) -> int {
              return ishmem_int_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_long_atomic_fetch_inc", [] {
-         ishmem_test::patterns::amo_fetch_inc<long>([](long* dest, int pe) -> long {
+         ishmem_testing::patterns::amo_fetch_inc<long>([](long* dest, int pe) -> long {
              return ishmem_long_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_longlong_atomic_fetch_inc", [] {
-         ishmem_test::patterns::amo_fetch_inc<long long>([](long long* dest, int pe) -> long long {
+         ishmem_testing::patterns::amo_fetch_inc<long long>([](long long* dest, int pe) -> long long {
              return ishmem_longlong_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_uint_atomic_fetch_inc", [] {
-         ishmem_test::patterns::amo_fetch_inc<unsigned int>([](unsigned int* dest, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch_inc<unsigned int>([](unsigned int* dest, int pe) -> unsigned int {
              return ishmem_uint_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_ulong_atomic_fetch_inc", [] {
-         ishmem_test::patterns::amo_fetch_inc<unsigned long>([](unsigned long* dest, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch_inc<unsigned long>([](unsigned long* dest, int pe) -> unsigned long {
              return ishmem_ulong_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_ulonglong_atomic_fetch_inc", [] {
-         ishmem_test::patterns::amo_fetch_inc<unsigned long long>([](unsigned long long* dest, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch_inc<unsigned long long>([](unsigned long long* dest, int pe) -> unsigned long long {
              return ishmem_ulonglong_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_int32_atomic_fetch_inc", [] {
-         ishmem_test::patterns::amo_fetch_inc<int32_t>([](int32_t* dest, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch_inc<int32_t>([](int32_t* dest, int pe) -> int32_t {
              return ishmem_int32_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_int64_atomic_fetch_inc", [] {
-         ishmem_test::patterns::amo_fetch_inc<int64_t>([](int64_t* dest, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch_inc<int64_t>([](int64_t* dest, int pe) -> int64_t {
              return ishmem_int64_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_uint32_atomic_fetch_inc", [] {
-         ishmem_test::patterns::amo_fetch_inc<uint32_t>([](uint32_t* dest, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch_inc<uint32_t>([](uint32_t* dest, int pe) -> uint32_t {
              return ishmem_uint32_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_uint64_atomic_fetch_inc", [] {
-         ishmem_test::patterns::amo_fetch_inc<uint64_t>([](uint64_t* dest, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch_inc<uint64_t>([](uint64_t* dest, int pe) -> uint64_t {
              return ishmem_uint64_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_size_atomic_fetch_inc", [] {
-         ishmem_test::patterns::amo_fetch_inc<size_t>([](size_t* dest, int pe) -> size_t {
+         ishmem_testing::patterns::amo_fetch_inc<size_t>([](size_t* dest, int pe) -> size_t {
              return ishmem_size_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_ptrdiff_atomic_fetch_inc", [] {
-         ishmem_test::patterns::amo_fetch_inc<ptrdiff_t>([](ptrdiff_t* dest, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::amo_fetch_inc<ptrdiff_t>([](ptrdiff_t* dest, int pe) -> ptrdiff_t {
              return ishmem_ptrdiff_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<int>", [] {
-         ishmem_test::patterns::amo_fetch_inc<int>([](int* dest, int pe) -> int {
+         ishmem_testing::patterns::amo_fetch_inc<int>([](int* dest, int pe) -> int {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<long>", [] {
-         ishmem_test::patterns::amo_fetch_inc<long>([](long* dest, int pe) -> long {
+         ishmem_testing::patterns::amo_fetch_inc<long>([](long* dest, int pe) -> long {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<long long>", [] {
-         ishmem_test::patterns::amo_fetch_inc<long long>([](long long* dest, int pe) -> long long {
+         ishmem_testing::patterns::amo_fetch_inc<long long>([](long long* dest, int pe) -> long long {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<unsigned int>", [] {
-         ishmem_test::patterns::amo_fetch_inc<unsigned int>([](unsigned int* dest, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch_inc<unsigned int>([](unsigned int* dest, int pe) -> unsigned int {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<unsigned long>", [] {
-         ishmem_test::patterns::amo_fetch_inc<unsigned long>([](unsigned long* dest, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch_inc<unsigned long>([](unsigned long* dest, int pe) -> unsigned long {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<unsigned long long>", [] {
-         ishmem_test::patterns::amo_fetch_inc<unsigned long long>([](unsigned long long* dest, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch_inc<unsigned long long>([](unsigned long long* dest, int pe) -> unsigned long long {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<int32_t>", [] {
-         ishmem_test::patterns::amo_fetch_inc<int32_t>([](int32_t* dest, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch_inc<int32_t>([](int32_t* dest, int pe) -> int32_t {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<int64_t>", [] {
-         ishmem_test::patterns::amo_fetch_inc<int64_t>([](int64_t* dest, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch_inc<int64_t>([](int64_t* dest, int pe) -> int64_t {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<uint32_t>", [] {
-         ishmem_test::patterns::amo_fetch_inc<uint32_t>([](uint32_t* dest, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch_inc<uint32_t>([](uint32_t* dest, int pe) -> uint32_t {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<uint64_t>", [] {
-         ishmem_test::patterns::amo_fetch_inc<uint64_t>([](uint64_t* dest, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch_inc<uint64_t>([](uint64_t* dest, int pe) -> uint64_t {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<size_t>", [] {
-         ishmem_test::patterns::amo_fetch_inc<size_t>([](size_t* dest, int pe) -> size_t {
+         ishmem_testing::patterns::amo_fetch_inc<size_t>([](size_t* dest, int pe) -> size_t {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_fetch_inc<ptrdiff_t>", [] {
-         ishmem_test::patterns::amo_fetch_inc<ptrdiff_t>([](ptrdiff_t* dest, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::amo_fetch_inc<ptrdiff_t>([](ptrdiff_t* dest, int pe) -> ptrdiff_t {
              return ishmem_atomic_fetch_inc(dest, pe);
          });
      }},
     {"ishmem_int_atomic_inc", [] {
-         ishmem_test::patterns::amo_inc<int>([](int* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<int>([](int* dest, int pe) -> void {
              ishmem_int_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_long_atomic_inc", [] {
-         ishmem_test::patterns::amo_inc<long>([](long* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<long>([](long* dest, int pe) -> void {
              ishmem_long_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_longlong_atomic_inc", [] {
-         ishmem_test::patterns::amo_inc<long long>([](long long* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<long long>([](long long* dest, int pe) -> void {
              ishmem_longlong_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_uint_atomic_inc", [] {
-         ishmem_test::patterns::amo_inc<unsigned int>([](unsigned int* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<unsigned int>([](unsigned int* dest, int pe) -> void {
              ishmem_uint_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_ulong_atomic_inc", [] {
-         ishmem_test::patterns::amo_inc<unsigned long>([](unsigned long* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<unsigned long>([](unsigned long* dest, int pe) -> void {
              ishmem_ulong_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_ulonglong_atomic_inc", [] {
-         ishmem_test::patterns::amo_inc<unsigned long long>([](unsigned long long* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<unsigned long long>([](unsigned long long* dest, int pe) -> void {
              ishmem_ulonglong_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_int32_atomic_inc", [] {
-         ishmem_test::patterns::amo_inc<int32_t>([](int32_t* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<int32_t>([](int32_t* dest, int pe) -> void {
              ishmem_int32_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_int64_atomic_inc", [] {
-         ishmem_test::patterns::amo_inc<int64_t>([](int64_t* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<int64_t>([](int64_t* dest, int pe) -> void {
              ishmem_int64_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_uint32_atomic_inc", [] {
-         ishmem_test::patterns::amo_inc<uint32_t>([](uint32_t* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<uint32_t>([](uint32_t* dest, int pe) -> void {
              ishmem_uint32_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_uint64_atomic_inc", [] {
-         ishmem_test::patterns::amo_inc<uint64_t>([](uint64_t* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<uint64_t>([](uint64_t* dest, int pe) -> void {
              ishmem_uint64_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_size_atomic_inc", [] {
-         ishmem_test::patterns::amo_inc<size_t>([](size_t* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<size_t>([](size_t* dest, int pe) -> void {
              ishmem_size_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_ptrdiff_atomic_inc", [] {
-         ishmem_test::patterns::amo_inc<ptrdiff_t>([](ptrdiff_t* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<ptrdiff_t>([](ptrdiff_t* dest, int pe) -> void {
              ishmem_ptrdiff_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_inc<int>", [] {
-         ishmem_test::patterns::amo_inc<int>([](int* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<int>([](int* dest, int pe) -> void {
              ishmem_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_inc<long>", [] {
-         ishmem_test::patterns::amo_inc<long>([](long* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<long>([](long* dest, int pe) -> void {
              ishmem_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_inc<long long>", [] {
-         ishmem_test::patterns::amo_inc<long long>([](long long* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<long long>([](long long* dest, int pe) -> void {
              ishmem_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_inc<unsigned int>", [] {
-         ishmem_test::patterns::amo_inc<unsigned int>([](unsigned int* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<unsigned int>([](unsigned int* dest, int pe) -> void {
              ishmem_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_inc<unsigned long>", [] {
-         ishmem_test::patterns::amo_inc<unsigned long>([](unsigned long* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<unsigned long>([](unsigned long* dest, int pe) -> void {
              ishmem_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_inc<unsigned long long>", [] {
-         ishmem_test::patterns::amo_inc<unsigned long long>([](unsigned long long* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<unsigned long long>([](unsigned long long* dest, int pe) -> void {
              ishmem_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_inc<int32_t>", [] {
-         ishmem_test::patterns::amo_inc<int32_t>([](int32_t* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<int32_t>([](int32_t* dest, int pe) -> void {
              ishmem_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_inc<int64_t>", [] {
-         ishmem_test::patterns::amo_inc<int64_t>([](int64_t* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<int64_t>([](int64_t* dest, int pe) -> void {
              ishmem_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_inc<uint32_t>", [] {
-         ishmem_test::patterns::amo_inc<uint32_t>([](uint32_t* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<uint32_t>([](uint32_t* dest, int pe) -> void {
              ishmem_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_inc<uint64_t>", [] {
-         ishmem_test::patterns::amo_inc<uint64_t>([](uint64_t* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<uint64_t>([](uint64_t* dest, int pe) -> void {
              ishmem_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_inc<size_t>", [] {
-         ishmem_test::patterns::amo_inc<size_t>([](size_t* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<size_t>([](size_t* dest, int pe) -> void {
              ishmem_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_atomic_inc<ptrdiff_t>", [] {
-         ishmem_test::patterns::amo_inc<ptrdiff_t>([](ptrdiff_t* dest, int pe) -> void {
+         ishmem_testing::patterns::amo_inc<ptrdiff_t>([](ptrdiff_t* dest, int pe) -> void {
              ishmem_atomic_inc(dest, pe);
          });
      }},
     {"ishmem_int_atomic_fetch_add", [] {
-         ishmem_test::patterns::amo_fetch_add<int>([](int* dest, int value, int pe) -> int {
+         ishmem_testing::patterns::amo_fetch_add<int>([](int* dest, int value, int pe) -> int {
              return ishmem_int_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_long_atomic_fetch_add", [] {
-         ishmem_test::patterns::amo_fetch_add<long>([](long* dest, long value, int pe) -> long {
+         ishmem_testing::patterns::amo_fetch_add<long>([](long* dest, long value, int pe) -> long {
              return ishmem_long_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_longlong_atomic_fetch_add", [] {
-         ishmem_test::patterns::amo_fetch_add<long long>([](long long* dest, long long value, int pe) -> long long {
+         ishmem_testing::patterns::amo_fetch_add<long long>([](long long* dest, long long value, int pe) -> long long {
              return ishmem_longlong_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_uint_atomic_fetch_add", [] {
-         ishmem_test::patterns::amo_fetch_add<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch_add<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              return ishmem_uint_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_ulong_atomic_fetch_add", [] {
-         ishmem_test::patterns::amo_fetch_add<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch_add<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              return ishmem_ulong_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_ulonglong_atomic_fetch_add", [] {
-         ishmem_test::patterns::amo_fetch_add<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch_add<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              return ishmem_ulonglong_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_int32_atomic_fetch_add", [] {
-         ishmem_test::patterns::amo_fetch_add<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch_add<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              return ishmem_int32_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_int64_atomic_fetch_add", [] {
-         ishmem_test::patterns::amo_fetch_add<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch_add<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              return ishmem_int64_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_uint32_atomic_fetch_add", [] {
-         ishmem_test::patterns::amo_fetch_add<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch_add<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              return ishmem_uint32_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_uint64_atomic_fetch_add", [] {
-         ishmem_test::patterns::amo_fetch_add<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch_add<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              return ishmem_uint64_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_size_atomic_fetch_add", [] {
-         ishmem_test::patterns::amo_fetch_add<size_t>([](size_t* dest, size_t value, int pe) -> size_t {
+         ishmem_testing::patterns::amo_fetch_add<size_t>([](size_t* dest, size_t value, int pe) -> size_t {
              return ishmem_size_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_ptrdiff_atomic_fetch_add", [] {
-         ishmem_test::patterns::amo_fetch_add<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::amo_fetch_add<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> ptrdiff_t {
              return ishmem_ptrdiff_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<int>", [] {
-         ishmem_test::patterns::amo_fetch_add<int>([](int* dest, int value, int pe) -> int {
+         ishmem_testing::patterns::amo_fetch_add<int>([](int* dest, int value, int pe) -> int {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<long>", [] {
-         ishmem_test::patterns::amo_fetch_add<long>([](long* dest, long value, int pe) -> long {
+         ishmem_testing::patterns::amo_fetch_add<long>([](long* dest, long value, int pe) -> long {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<long long>", [] {
-         ishmem_test::patterns::amo_fetch_add<long long>([](long long* dest, long long value, int pe) -> long long {
+         ishmem_testing::patterns::amo_fetch_add<long long>([](long long* dest, long long value, int pe) -> long long {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<unsigned int>", [] {
-         ishmem_test::patterns::amo_fetch_add<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch_add<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<unsigned long>", [] {
-         ishmem_test::patterns::amo_fetch_add<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch_add<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<unsigned long long>", [] {
-         ishmem_test::patterns::amo_fetch_add<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch_add<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<int32_t>", [] {
-         ishmem_test::patterns::amo_fetch_add<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch_add<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<int64_t>", [] {
-         ishmem_test::patterns::amo_fetch_add<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch_add<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<uint32_t>", [] {
-         ishmem_test::patterns::amo_fetch_add<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch_add<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<uint64_t>", [] {
-         ishmem_test::patterns::amo_fetch_add<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch_add<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<size_t>", [] {
-         ishmem_test::patterns::amo_fetch_add<size_t>([](size_t* dest, size_t value, int pe) -> size_t {
+         ishmem_testing::patterns::amo_fetch_add<size_t>([](size_t* dest, size_t value, int pe) -> size_t {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_add<ptrdiff_t>", [] {
-         ishmem_test::patterns::amo_fetch_add<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::amo_fetch_add<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> ptrdiff_t {
              return ishmem_atomic_fetch_add(dest, value, pe);
          });
      }},
     {"ishmem_int_atomic_add", [] {
-         ishmem_test::patterns::amo_add<int>([](int* dest, int value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<int>([](int* dest, int value, int pe) -> void {
              ishmem_int_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_long_atomic_add", [] {
-         ishmem_test::patterns::amo_add<long>([](long* dest, long value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<long>([](long* dest, long value, int pe) -> void {
              ishmem_long_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_longlong_atomic_add", [] {
-         ishmem_test::patterns::amo_add<long long>([](long long* dest, long long value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<long long>([](long long* dest, long long value, int pe) -> void {
              ishmem_longlong_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_uint_atomic_add", [] {
-         ishmem_test::patterns::amo_add<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
              ishmem_uint_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_ulong_atomic_add", [] {
-         ishmem_test::patterns::amo_add<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
              ishmem_ulong_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_ulonglong_atomic_add", [] {
-         ishmem_test::patterns::amo_add<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
              ishmem_ulonglong_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_int32_atomic_add", [] {
-         ishmem_test::patterns::amo_add<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
              ishmem_int32_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_int64_atomic_add", [] {
-         ishmem_test::patterns::amo_add<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
              ishmem_int64_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_uint32_atomic_add", [] {
-         ishmem_test::patterns::amo_add<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
              ishmem_uint32_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_uint64_atomic_add", [] {
-         ishmem_test::patterns::amo_add<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
              ishmem_uint64_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_size_atomic_add", [] {
-         ishmem_test::patterns::amo_add<size_t>([](size_t* dest, size_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<size_t>([](size_t* dest, size_t value, int pe) -> void {
              ishmem_size_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_ptrdiff_atomic_add", [] {
-         ishmem_test::patterns::amo_add<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> void {
              ishmem_ptrdiff_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_add<int>", [] {
-         ishmem_test::patterns::amo_add<int>([](int* dest, int value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<int>([](int* dest, int value, int pe) -> void {
              ishmem_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_add<long>", [] {
-         ishmem_test::patterns::amo_add<long>([](long* dest, long value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<long>([](long* dest, long value, int pe) -> void {
              ishmem_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_add<long long>", [] {
-         ishmem_test::patterns::amo_add<long long>([](long long* dest, long long value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<long long>([](long long* dest, long long value, int pe) -> void {
              ishmem_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_add<unsigned int>", [] {
-         ishmem_test::patterns::amo_add<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
              ishmem_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_add<unsigned long>", [] {
-         ishmem_test::patterns::amo_add<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
              ishmem_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_add<unsigned long long>", [] {
-         ishmem_test::patterns::amo_add<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
              ishmem_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_add<int32_t>", [] {
-         ishmem_test::patterns::amo_add<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
              ishmem_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_add<int64_t>", [] {
-         ishmem_test::patterns::amo_add<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
              ishmem_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_add<uint32_t>", [] {
-         ishmem_test::patterns::amo_add<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
              ishmem_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_add<uint64_t>", [] {
-         ishmem_test::patterns::amo_add<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
              ishmem_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_add<size_t>", [] {
-         ishmem_test::patterns::amo_add<size_t>([](size_t* dest, size_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<size_t>([](size_t* dest, size_t value, int pe) -> void {
              ishmem_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_atomic_add<ptrdiff_t>", [] {
-         ishmem_test::patterns::amo_add<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_add<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> void {
              ishmem_atomic_add(dest, value, pe);
          });
      }},
     {"ishmem_uint_atomic_fetch_and", [] {
-         ishmem_test::patterns::amo_fetch_and<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch_and<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              return ishmem_uint_atomic_fetch_and(dest, value, pe);
          });
      }},
     {"ishmem_ulong_atomic_fetch_and", [] {
-         ishmem_test::patterns::amo_fetch_and<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch_and<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              return ishmem_ulong_atomic_fetch_and(dest, value, pe);
          });
      }},
     {"ishmem_ulonglong_atomic_fetch_and", [] {
-         ishmem_test::patterns::amo_fetch_and<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch_and<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              return ishmem_ulonglong_atomic_fetch_and(dest, value, pe);
          });
      }},
     {"ishmem_int32_atomic_fetch_and", [] {
-         ishmem_test::patterns::amo_fetch_and<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch_and<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              return ishmem_int32_atomic_fetch_and(dest, value, pe);
          });
      }},
     {"ishmem_int64_atomic_fetch_and", [] {
-         ishmem_test::patterns::amo_fetch_and<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch_and<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              return ishmem_int64_atomic_fetch_and(dest, value, pe);
          });
      }},
     {"ishmem_uint32_atomic_fetch_and", [] {
-         ishmem_test::patterns::amo_fetch_and<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch_and<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              return ishmem_uint32_atomic_fetch_and(dest, value, pe);
          });
      }},
     {"ishmem_uint64_atomic_fetch_and", [] {
-         ishmem_test::patterns::amo_fetch_and<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch_and<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              return ishmem_uint64_atomic_fetch_and(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_and<unsigned int>", [] {
-         ishmem_test::patterns::amo_fetch_and<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch_and<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              return ishmem_atomic_fetch_and(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_and<unsigned long>", [] {
-         ishmem_test::patterns::amo_fetch_and<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch_and<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              return ishmem_atomic_fetch_and(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_and<unsigned long long>", [] {
-         ishmem_test::patterns::amo_fetch_and<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch_and<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              return ishmem_atomic_fetch_and(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_and<int32_t>", [] {
-         ishmem_test::patterns::amo_fetch_and<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch_and<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              return ishmem_atomic_fetch_and(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_and<int64_t>", [] {
-         ishmem_test::patterns::amo_fetch_and<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch_and<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              return ishmem_atomic_fetch_and(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_and<uint32_t>", [] {
-         ishmem_test::patterns::amo_fetch_and<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch_and<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              return ishmem_atomic_fetch_and(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_and<uint64_t>", [] {
-         ishmem_test::patterns::amo_fetch_and<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch_and<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              return ishmem_atomic_fetch_and(dest, value, pe);
          });
      }},
     {"ishmem_uint_atomic_and", [] {
-         ishmem_test::patterns::amo_and<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
+         ishmem_testing::patterns::amo_and<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
              ishmem_uint_atomic_and(dest, value, pe);
          });
      }},
     {"ishmem_ulong_atomic_and", [] {
-         ishmem_test::patterns::amo_and<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
+         ishmem_testing::patterns::amo_and<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
              ishmem_ulong_atomic_and(dest, value, pe);
          });
      }},
     {"ishmem_ulonglong_atomic_and", [] {
-         ishmem_test::patterns::amo_and<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
+         ishmem_testing::patterns::amo_and<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
              ishmem_ulonglong_atomic_and(dest, value, pe);
          });
      }},
     {"ishmem_int32_atomic_and", [] {
-         ishmem_test::patterns::amo_and<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_and<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
              ishmem_int32_atomic_and(dest, value, pe);
          });
      }},
     {"ishmem_int64_atomic_and", [] {
-         ishmem_test::patterns::amo_and<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_and<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
              ishmem_int64_atomic_and(dest, value, pe);
          });
      }},
     {"ishmem_uint32_atomic_and", [] {
-         ishmem_test::patterns::amo_and<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_and<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
              ishmem_uint32_atomic_and(dest, value, pe);
          });
      }},
     {"ishmem_uint64_atomic_and", [] {
-         ishmem_test::patterns::amo_and<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_and<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
              ishmem_uint64_atomic_and(dest, value, pe);
          });
      }},
     {"ishmem_atomic_and<unsigned int>", [] {
-         ishmem_test::patterns::amo_and<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
+         ishmem_testing::patterns::amo_and<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
              ishmem_atomic_and(dest, value, pe);
          });
      }},
     {"ishmem_atomic_and<unsigned long>", [] {
-         ishmem_test::patterns::amo_and<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
+         ishmem_testing::patterns::amo_and<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
              ishmem_atomic_and(dest, value, pe);
          });
      }},
     {"ishmem_atomic_and<unsigned long long>", [] {
-         ishmem_test::patterns::amo_and<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
+         ishmem_testing::patterns::amo_and<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
              ishmem_atomic_and(dest, value, pe);
          });
      }},
     {"ishmem_atomic_and<int32_t>", [] {
-         ishmem_test::patterns::amo_and<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_and<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
              ishmem_atomic_and(dest, value, pe);
          });
      }},
     {"ishmem_atomic_and<int64_t>", [] {
-         ishmem_test::patterns::amo_and<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_and<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
              ishmem_atomic_and(dest, value, pe);
          });
      }},
     {"ishmem_atomic_and<uint32_t>", [] {
-         ishmem_test::patterns::amo_and<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_and<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
              ishmem_atomic_and(dest, value, pe);
          });
      }},
     {"ishmem_atomic_and<uint64_t>", [] {
-         ishmem_test::patterns::amo_and<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_and<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
              ishmem_atomic_and(dest, value, pe);
          });
      }},
     {"ishmem_uint_atomic_fetch_or", [] {
-         ishmem_test::patterns::amo_fetch_or<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch_or<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              return ishmem_uint_atomic_fetch_or(dest, value, pe);
          });
      }},
     {"ishmem_ulong_atomic_fetch_or", [] {
-         ishmem_test::patterns::amo_fetch_or<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch_or<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              return ishmem_ulong_atomic_fetch_or(dest, value, pe);
          });
      }},
     {"ishmem_ulonglong_atomic_fetch_or", [] {
-         ishmem_test::patterns::amo_fetch_or<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch_or<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              return ishmem_ulonglong_atomic_fetch_or(dest, value, pe);
          });
      }},
     {"ishmem_int32_atomic_fetch_or", [] {
-         ishmem_test::patterns::amo_fetch_or<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch_or<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              return ishmem_int32_atomic_fetch_or(dest, value, pe);
          });
      }},
     {"ishmem_int64_atomic_fetch_or", [] {
-         ishmem_test::patterns::amo_fetch_or<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch_or<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              return ishmem_int64_atomic_fetch_or(dest, value, pe);
          });
      }},
     {"ishmem_uint32_atomic_fetch_or", [] {
-         ishmem_test::patterns::amo_fetch_or<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch_or<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              return ishmem_uint32_atomic_fetch_or(dest, value, pe);
          });
      }},
     {"ishmem_uint64_atomic_fetch_or", [] {
-         ishmem_test::patterns::amo_fetch_or<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch_or<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              return ishmem_uint64_atomic_fetch_or(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_or<unsigned int>", [] {
-         ishmem_test::patterns::amo_fetch_or<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch_or<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              return ishmem_atomic_fetch_or(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_or<unsigned long>", [] {
-         ishmem_test::patterns::amo_fetch_or<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch_or<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              return ishmem_atomic_fetch_or(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_or<unsigned long long>", [] {
-         ishmem_test::patterns::amo_fetch_or<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch_or<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              return ishmem_atomic_fetch_or(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_or<int32_t>", [] {
-         ishmem_test::patterns::amo_fetch_or<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch_or<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              return ishmem_atomic_fetch_or(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_or<int64_t>", [] {
-         ishmem_test::patterns::amo_fetch_or<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch_or<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              return ishmem_atomic_fetch_or(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_or<uint32_t>", [] {
-         ishmem_test::patterns::amo_fetch_or<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch_or<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              return ishmem_atomic_fetch_or(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_or<uint64_t>", [] {
-         ishmem_test::patterns::amo_fetch_or<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch_or<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              return ishmem_atomic_fetch_or(dest, value, pe);
          });
      }},
     {"ishmem_uint_atomic_or", [] {
-         ishmem_test::patterns::amo_or<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
+         ishmem_testing::patterns::amo_or<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
              ishmem_uint_atomic_or(dest, value, pe);
          });
      }},
     {"ishmem_ulong_atomic_or", [] {
-         ishmem_test::patterns::amo_or<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
+         ishmem_testing::patterns::amo_or<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
              ishmem_ulong_atomic_or(dest, value, pe);
          });
      }},
     {"ishmem_ulonglong_atomic_or", [] {
-         ishmem_test::patterns::amo_or<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
+         ishmem_testing::patterns::amo_or<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
              ishmem_ulonglong_atomic_or(dest, value, pe);
          });
      }},
     {"ishmem_int32_atomic_or", [] {
-         ishmem_test::patterns::amo_or<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_or<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
              ishmem_int32_atomic_or(dest, value, pe);
          });
      }},
     {"ishmem_int64_atomic_or", [] {
-         ishmem_test::patterns::amo_or<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_or<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
              ishmem_int64_atomic_or(dest, value, pe);
          });
      }},
     {"ishmem_uint32_atomic_or", [] {
-         ishmem_test::patterns::amo_or<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_or<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
              ishmem_uint32_atomic_or(dest, value, pe);
          });
      }},
     {"ishmem_uint64_atomic_or", [] {
-         ishmem_test::patterns::amo_or<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_or<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
              ishmem_uint64_atomic_or(dest, value, pe);
          });
      }},
     {"ishmem_atomic_or<unsigned int>", [] {
-         ishmem_test::patterns::amo_or<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
+         ishmem_testing::patterns::amo_or<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
              ishmem_atomic_or(dest, value, pe);
          });
      }},
     {"ishmem_atomic_or<unsigned long>", [] {
-         ishmem_test::patterns::amo_or<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
+         ishmem_testing::patterns::amo_or<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
              ishmem_atomic_or(dest, value, pe);
          });
      }},
     {"ishmem_atomic_or<unsigned long long>", [] {
-         ishmem_test::patterns::amo_or<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
+         ishmem_testing::patterns::amo_or<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
              ishmem_atomic_or(dest, value, pe);
          });
      }},
     {"ishmem_atomic_or<int32_t>", [] {
-         ishmem_test::patterns::amo_or<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_or<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
              ishmem_atomic_or(dest, value, pe);
          });
      }},
     {"ishmem_atomic_or<int64_t>", [] {
-         ishmem_test::patterns::amo_or<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_or<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
              ishmem_atomic_or(dest, value, pe);
          });
      }},
     {"ishmem_atomic_or<uint32_t>", [] {
-         ishmem_test::patterns::amo_or<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_or<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
              ishmem_atomic_or(dest, value, pe);
          });
      }},
     {"ishmem_atomic_or<uint64_t>", [] {
-         ishmem_test::patterns::amo_or<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_or<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
              ishmem_atomic_or(dest, value, pe);
          });
      }},
     {"ishmem_uint_atomic_fetch_xor", [] {
-         ishmem_test::patterns::amo_fetch_xor<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch_xor<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              return ishmem_uint_atomic_fetch_xor(dest, value, pe);
          });
      }},
     {"ishmem_ulong_atomic_fetch_xor", [] {
-         ishmem_test::patterns::amo_fetch_xor<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch_xor<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              return ishmem_ulong_atomic_fetch_xor(dest, value, pe);
          });
      }},
     {"ishmem_ulonglong_atomic_fetch_xor", [] {
-         ishmem_test::patterns::amo_fetch_xor<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch_xor<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              return ishmem_ulonglong_atomic_fetch_xor(dest, value, pe);
          });
      }},
     {"ishmem_int32_atomic_fetch_xor", [] {
-         ishmem_test::patterns::amo_fetch_xor<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch_xor<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              return ishmem_int32_atomic_fetch_xor(dest, value, pe);
          });
      }},
     {"ishmem_int64_atomic_fetch_xor", [] {
-         ishmem_test::patterns::amo_fetch_xor<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch_xor<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              return ishmem_int64_atomic_fetch_xor(dest, value, pe);
          });
      }},
     {"ishmem_uint32_atomic_fetch_xor", [] {
-         ishmem_test::patterns::amo_fetch_xor<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch_xor<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              return ishmem_uint32_atomic_fetch_xor(dest, value, pe);
          });
      }},
     {"ishmem_uint64_atomic_fetch_xor", [] {
-         ishmem_test::patterns::amo_fetch_xor<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch_xor<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              return ishmem_uint64_atomic_fetch_xor(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_xor<unsigned int>", [] {
-         ishmem_test::patterns::amo_fetch_xor<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch_xor<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              return ishmem_atomic_fetch_xor(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_xor<unsigned long>", [] {
-         ishmem_test::patterns::amo_fetch_xor<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch_xor<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              return ishmem_atomic_fetch_xor(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_xor<unsigned long long>", [] {
-         ishmem_test::patterns::amo_fetch_xor<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch_xor<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              return ishmem_atomic_fetch_xor(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_xor<int32_t>", [] {
-         ishmem_test::patterns::amo_fetch_xor<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch_xor<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              return ishmem_atomic_fetch_xor(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_xor<int64_t>", [] {
-         ishmem_test::patterns::amo_fetch_xor<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch_xor<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              return ishmem_atomic_fetch_xor(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_xor<uint32_t>", [] {
-         ishmem_test::patterns::amo_fetch_xor<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch_xor<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              return ishmem_atomic_fetch_xor(dest, value, pe);
          });
      }},
     {"ishmem_atomic_fetch_xor<uint64_t>", [] {
-         ishmem_test::patterns::amo_fetch_xor<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch_xor<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              return ishmem_atomic_fetch_xor(dest, value, pe);
          });
      }},
     {"ishmem_uint_atomic_xor", [] {
-         ishmem_test::patterns::amo_xor<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
+         ishmem_testing::patterns::amo_xor<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
              ishmem_uint_atomic_xor(dest, value, pe);
          });
      }},
     {"ishmem_ulong_atomic_xor", [] {
-         ishmem_test::patterns::amo_xor<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
+         ishmem_testing::patterns::amo_xor<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
              ishmem_ulong_atomic_xor(dest, value, pe);
          });
      }},
     {"ishmem_ulonglong_atomic_xor", [] {
-         ishmem_test::patterns::amo_xor<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
+         ishmem_testing::patterns::amo_xor<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
              ishmem_ulonglong_atomic_xor(dest, value, pe);
          });
      }},
     {"ishmem_int32_atomic_xor", [] {
-         ishmem_test::patterns::amo_xor<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_xor<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
              ishmem_int32_atomic_xor(dest, value, pe);
          });
      }},
     {"ishmem_int64_atomic_xor", [] {
-         ishmem_test::patterns::amo_xor<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_xor<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
              ishmem_int64_atomic_xor(dest, value, pe);
          });
      }},
     {"ishmem_uint32_atomic_xor", [] {
-         ishmem_test::patterns::amo_xor<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_xor<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
              ishmem_uint32_atomic_xor(dest, value, pe);
          });
      }},
     {"ishmem_uint64_atomic_xor", [] {
-         ishmem_test::patterns::amo_xor<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_xor<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
              ishmem_uint64_atomic_xor(dest, value, pe);
          });
      }},
     {"ishmem_atomic_xor<unsigned int>", [] {
-         ishmem_test::patterns::amo_xor<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
+         ishmem_testing::patterns::amo_xor<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
              ishmem_atomic_xor(dest, value, pe);
          });
      }},
     {"ishmem_atomic_xor<unsigned long>", [] {
-         ishmem_test::patterns::amo_xor<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
+         ishmem_testing::patterns::amo_xor<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
              ishmem_atomic_xor(dest, value, pe);
          });
      }},
     {"ishmem_atomic_xor<unsigned long long>", [] {
-         ishmem_test::patterns::amo_xor<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
+         ishmem_testing::patterns::amo_xor<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
              ishmem_atomic_xor(dest, value, pe);
          });
      }},
     {"ishmem_atomic_xor<int32_t>", [] {
-         ishmem_test::patterns::amo_xor<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_xor<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
              ishmem_atomic_xor(dest, value, pe);
          });
      }},
     {"ishmem_atomic_xor<int64_t>", [] {
-         ishmem_test::patterns::amo_xor<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_xor<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
              ishmem_atomic_xor(dest, value, pe);
          });
      }},
     {"ishmem_atomic_xor<uint32_t>", [] {
-         ishmem_test::patterns::amo_xor<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_xor<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
              ishmem_atomic_xor(dest, value, pe);
          });
      }},
     {"ishmem_atomic_xor<uint64_t>", [] {
-         ishmem_test::patterns::amo_xor<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
+         ishmem_testing::patterns::amo_xor<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
              ishmem_atomic_xor(dest, value, pe);
          });
      }},
     {"ishmem_float_atomic_fetch_nbi", [] {
-         ishmem_test::patterns::amo_fetch<float>([](float* source, int pe) -> float {
+         ishmem_testing::patterns::amo_fetch<float>([](float* source, int pe) -> float {
              float fetched{};
              ishmem_float_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1461,7 +1461,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_double_atomic_fetch_nbi", [] {
-         ishmem_test::patterns::amo_fetch<double>([](double* source, int pe) -> double {
+         ishmem_testing::patterns::amo_fetch<double>([](double* source, int pe) -> double {
              double fetched{};
              ishmem_double_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1469,7 +1469,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_int_atomic_fetch_nbi", [] {
-         ishmem_test::patterns::amo_fetch<int>([](int* source, int pe) -> int {
+         ishmem_testing::patterns::amo_fetch<int>([](int* source, int pe) -> int {
              int fetched{};
              ishmem_int_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1477,7 +1477,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_long_atomic_fetch_nbi", [] {
-         ishmem_test::patterns::amo_fetch<long>([](long* source, int pe) -> long {
+         ishmem_testing::patterns::amo_fetch<long>([](long* source, int pe) -> long {
              long fetched{};
              ishmem_long_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1485,7 +1485,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_longlong_atomic_fetch_nbi", [] {
-         ishmem_test::patterns::amo_fetch<long long>([](long long* source, int pe) -> long long {
+         ishmem_testing::patterns::amo_fetch<long long>([](long long* source, int pe) -> long long {
              long long fetched{};
              ishmem_longlong_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1493,7 +1493,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint_atomic_fetch_nbi", [] {
-         ishmem_test::patterns::amo_fetch<unsigned int>([](unsigned int* source, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch<unsigned int>([](unsigned int* source, int pe) -> unsigned int {
              unsigned int fetched{};
              ishmem_uint_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1501,7 +1501,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_ulong_atomic_fetch_nbi", [] {
-         ishmem_test::patterns::amo_fetch<unsigned long>([](unsigned long* source, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch<unsigned long>([](unsigned long* source, int pe) -> unsigned long {
              unsigned long fetched{};
              ishmem_ulong_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1509,7 +1509,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_ulonglong_atomic_fetch_nbi", [] {
-         ishmem_test::patterns::amo_fetch<unsigned long long>([](unsigned long long* source, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch<unsigned long long>([](unsigned long long* source, int pe) -> unsigned long long {
              unsigned long long fetched{};
              ishmem_ulonglong_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1517,7 +1517,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_int32_atomic_fetch_nbi", [] {
-         ishmem_test::patterns::amo_fetch<int32_t>([](int32_t* source, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch<int32_t>([](int32_t* source, int pe) -> int32_t {
              int32_t fetched{};
              ishmem_int32_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1525,7 +1525,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_int64_atomic_fetch_nbi", [] {
-         ishmem_test::patterns::amo_fetch<int64_t>([](int64_t* source, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch<int64_t>([](int64_t* source, int pe) -> int64_t {
              int64_t fetched{};
              ishmem_int64_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1533,7 +1533,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint32_atomic_fetch_nbi", [] {
-         ishmem_test::patterns::amo_fetch<uint32_t>([](uint32_t* source, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch<uint32_t>([](uint32_t* source, int pe) -> uint32_t {
              uint32_t fetched{};
              ishmem_uint32_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1541,7 +1541,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint64_atomic_fetch_nbi", [] {
-         ishmem_test::patterns::amo_fetch<uint64_t>([](uint64_t* source, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch<uint64_t>([](uint64_t* source, int pe) -> uint64_t {
              uint64_t fetched{};
              ishmem_uint64_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1549,7 +1549,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_size_atomic_fetch_nbi", [] {
-         ishmem_test::patterns::amo_fetch<size_t>([](size_t* source, int pe) -> size_t {
+         ishmem_testing::patterns::amo_fetch<size_t>([](size_t* source, int pe) -> size_t {
              size_t fetched{};
              ishmem_size_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1557,7 +1557,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_ptrdiff_atomic_fetch_nbi", [] {
-         ishmem_test::patterns::amo_fetch<ptrdiff_t>([](ptrdiff_t* source, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::amo_fetch<ptrdiff_t>([](ptrdiff_t* source, int pe) -> ptrdiff_t {
              ptrdiff_t fetched{};
              ishmem_ptrdiff_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1565,7 +1565,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_nbi<float>", [] {
-         ishmem_test::patterns::amo_fetch<float>([](float* source, int pe) -> float {
+         ishmem_testing::patterns::amo_fetch<float>([](float* source, int pe) -> float {
              float fetched{};
              ishmem_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1573,7 +1573,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_nbi<double>", [] {
-         ishmem_test::patterns::amo_fetch<double>([](double* source, int pe) -> double {
+         ishmem_testing::patterns::amo_fetch<double>([](double* source, int pe) -> double {
              double fetched{};
              ishmem_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1581,7 +1581,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_nbi<int>", [] {
-         ishmem_test::patterns::amo_fetch<int>([](int* source, int pe) -> int {
+         ishmem_testing::patterns::amo_fetch<int>([](int* source, int pe) -> int {
              int fetched{};
              ishmem_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1589,7 +1589,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_nbi<long>", [] {
-         ishmem_test::patterns::amo_fetch<long>([](long* source, int pe) -> long {
+         ishmem_testing::patterns::amo_fetch<long>([](long* source, int pe) -> long {
              long fetched{};
              ishmem_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1597,7 +1597,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_nbi<long long>", [] {
-         ishmem_test::patterns::amo_fetch<long long>([](long long* source, int pe) -> long long {
+         ishmem_testing::patterns::amo_fetch<long long>([](long long* source, int pe) -> long long {
              long long fetched{};
              ishmem_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1605,7 +1605,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_nbi<unsigned int>", [] {
-         ishmem_test::patterns::amo_fetch<unsigned int>([](unsigned int* source, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch<unsigned int>([](unsigned int* source, int pe) -> unsigned int {
              unsigned int fetched{};
              ishmem_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1613,7 +1613,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_nbi<unsigned long>", [] {
-         ishmem_test::patterns::amo_fetch<unsigned long>([](unsigned long* source, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch<unsigned long>([](unsigned long* source, int pe) -> unsigned long {
              unsigned long fetched{};
              ishmem_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1621,7 +1621,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_nbi<unsigned long long>", [] {
-         ishmem_test::patterns::amo_fetch<unsigned long long>([](unsigned long long* source, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch<unsigned long long>([](unsigned long long* source, int pe) -> unsigned long long {
              unsigned long long fetched{};
              ishmem_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1629,7 +1629,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_nbi<int32_t>", [] {
-         ishmem_test::patterns::amo_fetch<int32_t>([](int32_t* source, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch<int32_t>([](int32_t* source, int pe) -> int32_t {
              int32_t fetched{};
              ishmem_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1637,7 +1637,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_nbi<int64_t>", [] {
-         ishmem_test::patterns::amo_fetch<int64_t>([](int64_t* source, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch<int64_t>([](int64_t* source, int pe) -> int64_t {
              int64_t fetched{};
              ishmem_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1645,7 +1645,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_nbi<uint32_t>", [] {
-         ishmem_test::patterns::amo_fetch<uint32_t>([](uint32_t* source, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch<uint32_t>([](uint32_t* source, int pe) -> uint32_t {
              uint32_t fetched{};
              ishmem_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1653,7 +1653,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_nbi<uint64_t>", [] {
-         ishmem_test::patterns::amo_fetch<uint64_t>([](uint64_t* source, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch<uint64_t>([](uint64_t* source, int pe) -> uint64_t {
              uint64_t fetched{};
              ishmem_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1661,7 +1661,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_nbi<size_t>", [] {
-         ishmem_test::patterns::amo_fetch<size_t>([](size_t* source, int pe) -> size_t {
+         ishmem_testing::patterns::amo_fetch<size_t>([](size_t* source, int pe) -> size_t {
              size_t fetched{};
              ishmem_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1669,7 +1669,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_nbi<ptrdiff_t>", [] {
-         ishmem_test::patterns::amo_fetch<ptrdiff_t>([](ptrdiff_t* source, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::amo_fetch<ptrdiff_t>([](ptrdiff_t* source, int pe) -> ptrdiff_t {
              ptrdiff_t fetched{};
              ishmem_atomic_fetch_nbi(&fetched, source, pe);
              ishmem_quiet();
@@ -1677,7 +1677,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_float_atomic_swap_nbi", [] {
-         ishmem_test::patterns::amo_swap<float>([](float* dest, float value, int pe) -> float {
+         ishmem_testing::patterns::amo_swap<float>([](float* dest, float value, int pe) -> float {
              float fetched{};
              ishmem_float_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1685,7 +1685,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_double_atomic_swap_nbi", [] {
-         ishmem_test::patterns::amo_swap<double>([](double* dest, double value, int pe) -> double {
+         ishmem_testing::patterns::amo_swap<double>([](double* dest, double value, int pe) -> double {
              double fetched{};
              ishmem_double_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1693,7 +1693,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_int_atomic_swap_nbi", [] {
-         ishmem_test::patterns::amo_swap<int>([](int* dest, int value, int pe) -> int {
+         ishmem_testing::patterns::amo_swap<int>([](int* dest, int value, int pe) -> int {
              int fetched{};
              ishmem_int_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1701,7 +1701,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_long_atomic_swap_nbi", [] {
-         ishmem_test::patterns::amo_swap<long>([](long* dest, long value, int pe) -> long {
+         ishmem_testing::patterns::amo_swap<long>([](long* dest, long value, int pe) -> long {
              long fetched{};
              ishmem_long_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1709,7 +1709,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_longlong_atomic_swap_nbi", [] {
-         ishmem_test::patterns::amo_swap<long long>([](long long* dest, long long value, int pe) -> long long {
+         ishmem_testing::patterns::amo_swap<long long>([](long long* dest, long long value, int pe) -> long long {
              long long fetched{};
              ishmem_longlong_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1717,7 +1717,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint_atomic_swap_nbi", [] {
-         ishmem_test::patterns::amo_swap<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_swap<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              unsigned int fetched{};
              ishmem_uint_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1725,7 +1725,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_ulong_atomic_swap_nbi", [] {
-         ishmem_test::patterns::amo_swap<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_swap<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              unsigned long fetched{};
              ishmem_ulong_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1733,7 +1733,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_ulonglong_atomic_swap_nbi", [] {
-         ishmem_test::patterns::amo_swap<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_swap<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              unsigned long long fetched{};
              ishmem_ulonglong_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1741,7 +1741,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_int32_atomic_swap_nbi", [] {
-         ishmem_test::patterns::amo_swap<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_swap<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              int32_t fetched{};
              ishmem_int32_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1749,7 +1749,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_int64_atomic_swap_nbi", [] {
-         ishmem_test::patterns::amo_swap<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_swap<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              int64_t fetched{};
              ishmem_int64_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1757,7 +1757,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint32_atomic_swap_nbi", [] {
-         ishmem_test::patterns::amo_swap<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_swap<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              uint32_t fetched{};
              ishmem_uint32_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1765,7 +1765,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint64_atomic_swap_nbi", [] {
-         ishmem_test::patterns::amo_swap<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_swap<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              uint64_t fetched{};
              ishmem_uint64_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1773,7 +1773,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_size_atomic_swap_nbi", [] {
-         ishmem_test::patterns::amo_swap<size_t>([](size_t* dest, size_t value, int pe) -> size_t {
+         ishmem_testing::patterns::amo_swap<size_t>([](size_t* dest, size_t value, int pe) -> size_t {
              size_t fetched{};
              ishmem_size_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1781,7 +1781,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_ptrdiff_atomic_swap_nbi", [] {
-         ishmem_test::patterns::amo_swap<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::amo_swap<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> ptrdiff_t {
              ptrdiff_t fetched{};
              ishmem_ptrdiff_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1789,7 +1789,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_swap_nbi<float>", [] {
-         ishmem_test::patterns::amo_swap<float>([](float* dest, float value, int pe) -> float {
+         ishmem_testing::patterns::amo_swap<float>([](float* dest, float value, int pe) -> float {
              float fetched{};
              ishmem_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1797,7 +1797,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_swap_nbi<double>", [] {
-         ishmem_test::patterns::amo_swap<double>([](double* dest, double value, int pe) -> double {
+         ishmem_testing::patterns::amo_swap<double>([](double* dest, double value, int pe) -> double {
              double fetched{};
              ishmem_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1805,7 +1805,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_swap_nbi<int>", [] {
-         ishmem_test::patterns::amo_swap<int>([](int* dest, int value, int pe) -> int {
+         ishmem_testing::patterns::amo_swap<int>([](int* dest, int value, int pe) -> int {
              int fetched{};
              ishmem_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1813,7 +1813,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_swap_nbi<long>", [] {
-         ishmem_test::patterns::amo_swap<long>([](long* dest, long value, int pe) -> long {
+         ishmem_testing::patterns::amo_swap<long>([](long* dest, long value, int pe) -> long {
              long fetched{};
              ishmem_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1821,7 +1821,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_swap_nbi<long long>", [] {
-         ishmem_test::patterns::amo_swap<long long>([](long long* dest, long long value, int pe) -> long long {
+         ishmem_testing::patterns::amo_swap<long long>([](long long* dest, long long value, int pe) -> long long {
              long long fetched{};
              ishmem_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1829,7 +1829,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_swap_nbi<unsigned int>", [] {
-         ishmem_test::patterns::amo_swap<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_swap<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              unsigned int fetched{};
              ishmem_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1837,7 +1837,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_swap_nbi<unsigned long>", [] {
-         ishmem_test::patterns::amo_swap<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_swap<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              unsigned long fetched{};
              ishmem_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1845,7 +1845,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_swap_nbi<unsigned long long>", [] {
-         ishmem_test::patterns::amo_swap<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_swap<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              unsigned long long fetched{};
              ishmem_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1853,7 +1853,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_swap_nbi<int32_t>", [] {
-         ishmem_test::patterns::amo_swap<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_swap<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              int32_t fetched{};
              ishmem_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1861,7 +1861,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_swap_nbi<int64_t>", [] {
-         ishmem_test::patterns::amo_swap<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_swap<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              int64_t fetched{};
              ishmem_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1869,7 +1869,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_swap_nbi<uint32_t>", [] {
-         ishmem_test::patterns::amo_swap<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_swap<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              uint32_t fetched{};
              ishmem_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1877,7 +1877,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_swap_nbi<uint64_t>", [] {
-         ishmem_test::patterns::amo_swap<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_swap<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              uint64_t fetched{};
              ishmem_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1885,7 +1885,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_swap_nbi<size_t>", [] {
-         ishmem_test::patterns::amo_swap<size_t>([](size_t* dest, size_t value, int pe) -> size_t {
+         ishmem_testing::patterns::amo_swap<size_t>([](size_t* dest, size_t value, int pe) -> size_t {
              size_t fetched{};
              ishmem_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1893,7 +1893,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_swap_nbi<ptrdiff_t>", [] {
-         ishmem_test::patterns::amo_swap<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::amo_swap<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> ptrdiff_t {
              ptrdiff_t fetched{};
              ishmem_atomic_swap_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -1901,7 +1901,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_int_atomic_compare_swap_nbi", [] {
-         ishmem_test::patterns::amo_compare_swap<int>([](int* dest, int cond, int value, int pe) -> int {
+         ishmem_testing::patterns::amo_compare_swap<int>([](int* dest, int cond, int value, int pe) -> int {
              int fetched{};
              ishmem_int_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -1909,7 +1909,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_long_atomic_compare_swap_nbi", [] {
-         ishmem_test::patterns::amo_compare_swap<long>([](long* dest, long cond, long value, int pe) -> long {
+         ishmem_testing::patterns::amo_compare_swap<long>([](long* dest, long cond, long value, int pe) -> long {
              long fetched{};
              ishmem_long_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -1917,7 +1917,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_longlong_atomic_compare_swap_nbi", [] {
-         ishmem_test::patterns::amo_compare_swap<long long>([](long long* dest, long long cond, long long value, int pe) -> long long {
+         ishmem_testing::patterns::amo_compare_swap<long long>([](long long* dest, long long cond, long long value, int pe) -> long long {
              long long fetched{};
              ishmem_longlong_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -1925,7 +1925,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint_atomic_compare_swap_nbi", [] {
-         ishmem_test::patterns::amo_compare_swap<unsigned int>([](unsigned int* dest, unsigned int cond, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_compare_swap<unsigned int>([](unsigned int* dest, unsigned int cond, unsigned int value, int pe) -> unsigned int {
              unsigned int fetched{};
              ishmem_uint_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -1933,7 +1933,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_ulong_atomic_compare_swap_nbi", [] {
-         ishmem_test::patterns::amo_compare_swap<unsigned long>([](unsigned long* dest, unsigned long cond, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_compare_swap<unsigned long>([](unsigned long* dest, unsigned long cond, unsigned long value, int pe) -> unsigned long {
              unsigned long fetched{};
              ishmem_ulong_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -1941,7 +1941,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_ulonglong_atomic_compare_swap_nbi", [] {
-         ishmem_test::patterns::amo_compare_swap<unsigned long long>([](unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_compare_swap<unsigned long long>([](unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe) -> unsigned long long {
              unsigned long long fetched{};
              ishmem_ulonglong_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -1949,7 +1949,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_int32_atomic_compare_swap_nbi", [] {
-         ishmem_test::patterns::amo_compare_swap<int32_t>([](int32_t* dest, int32_t cond, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_compare_swap<int32_t>([](int32_t* dest, int32_t cond, int32_t value, int pe) -> int32_t {
              int32_t fetched{};
              ishmem_int32_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -1957,7 +1957,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_int64_atomic_compare_swap_nbi", [] {
-         ishmem_test::patterns::amo_compare_swap<int64_t>([](int64_t* dest, int64_t cond, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_compare_swap<int64_t>([](int64_t* dest, int64_t cond, int64_t value, int pe) -> int64_t {
              int64_t fetched{};
              ishmem_int64_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -1965,7 +1965,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint32_atomic_compare_swap_nbi", [] {
-         ishmem_test::patterns::amo_compare_swap<uint32_t>([](uint32_t* dest, uint32_t cond, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_compare_swap<uint32_t>([](uint32_t* dest, uint32_t cond, uint32_t value, int pe) -> uint32_t {
              uint32_t fetched{};
              ishmem_uint32_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -1973,7 +1973,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint64_atomic_compare_swap_nbi", [] {
-         ishmem_test::patterns::amo_compare_swap<uint64_t>([](uint64_t* dest, uint64_t cond, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_compare_swap<uint64_t>([](uint64_t* dest, uint64_t cond, uint64_t value, int pe) -> uint64_t {
              uint64_t fetched{};
              ishmem_uint64_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -1981,7 +1981,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_size_atomic_compare_swap_nbi", [] {
-         ishmem_test::patterns::amo_compare_swap<size_t>([](size_t* dest, size_t cond, size_t value, int pe) -> size_t {
+         ishmem_testing::patterns::amo_compare_swap<size_t>([](size_t* dest, size_t cond, size_t value, int pe) -> size_t {
              size_t fetched{};
              ishmem_size_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -1989,7 +1989,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_ptrdiff_atomic_compare_swap_nbi", [] {
-         ishmem_test::patterns::amo_compare_swap<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t cond, ptrdiff_t value, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::amo_compare_swap<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t cond, ptrdiff_t value, int pe) -> ptrdiff_t {
              ptrdiff_t fetched{};
              ishmem_ptrdiff_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -1997,7 +1997,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_compare_swap_nbi<int>", [] {
-         ishmem_test::patterns::amo_compare_swap<int>([](int* dest, int cond, int value, int pe) -> int {
+         ishmem_testing::patterns::amo_compare_swap<int>([](int* dest, int cond, int value, int pe) -> int {
              int fetched{};
              ishmem_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -2005,7 +2005,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_compare_swap_nbi<long>", [] {
-         ishmem_test::patterns::amo_compare_swap<long>([](long* dest, long cond, long value, int pe) -> long {
+         ishmem_testing::patterns::amo_compare_swap<long>([](long* dest, long cond, long value, int pe) -> long {
              long fetched{};
              ishmem_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -2013,7 +2013,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_compare_swap_nbi<long long>", [] {
-         ishmem_test::patterns::amo_compare_swap<long long>([](long long* dest, long long cond, long long value, int pe) -> long long {
+         ishmem_testing::patterns::amo_compare_swap<long long>([](long long* dest, long long cond, long long value, int pe) -> long long {
              long long fetched{};
              ishmem_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -2021,7 +2021,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_compare_swap_nbi<unsigned int>", [] {
-         ishmem_test::patterns::amo_compare_swap<unsigned int>([](unsigned int* dest, unsigned int cond, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_compare_swap<unsigned int>([](unsigned int* dest, unsigned int cond, unsigned int value, int pe) -> unsigned int {
              unsigned int fetched{};
              ishmem_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -2029,7 +2029,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_compare_swap_nbi<unsigned long>", [] {
-         ishmem_test::patterns::amo_compare_swap<unsigned long>([](unsigned long* dest, unsigned long cond, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_compare_swap<unsigned long>([](unsigned long* dest, unsigned long cond, unsigned long value, int pe) -> unsigned long {
              unsigned long fetched{};
              ishmem_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -2037,7 +2037,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_compare_swap_nbi<unsigned long long>", [] {
-         ishmem_test::patterns::amo_compare_swap<unsigned long long>([](unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_compare_swap<unsigned long long>([](unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe) -> unsigned long long {
              unsigned long long fetched{};
              ishmem_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -2045,7 +2045,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_compare_swap_nbi<int32_t>", [] {
-         ishmem_test::patterns::amo_compare_swap<int32_t>([](int32_t* dest, int32_t cond, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_compare_swap<int32_t>([](int32_t* dest, int32_t cond, int32_t value, int pe) -> int32_t {
              int32_t fetched{};
              ishmem_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -2053,7 +2053,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_compare_swap_nbi<int64_t>", [] {
-         ishmem_test::patterns::amo_compare_swap<int64_t>([](int64_t* dest, int64_t cond, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_compare_swap<int64_t>([](int64_t* dest, int64_t cond, int64_t value, int pe) -> int64_t {
              int64_t fetched{};
              ishmem_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -2061,7 +2061,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_compare_swap_nbi<uint32_t>", [] {
-         ishmem_test::patterns::amo_compare_swap<uint32_t>([](uint32_t* dest, uint32_t cond, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_compare_swap<uint32_t>([](uint32_t* dest, uint32_t cond, uint32_t value, int pe) -> uint32_t {
              uint32_t fetched{};
              ishmem_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -2069,7 +2069,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_compare_swap_nbi<uint64_t>", [] {
-         ishmem_test::patterns::amo_compare_swap<uint64_t>([](uint64_t* dest, uint64_t cond, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_compare_swap<uint64_t>([](uint64_t* dest, uint64_t cond, uint64_t value, int pe) -> uint64_t {
              uint64_t fetched{};
              ishmem_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -2077,7 +2077,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_compare_swap_nbi<size_t>", [] {
-         ishmem_test::patterns::amo_compare_swap<size_t>([](size_t* dest, size_t cond, size_t value, int pe) -> size_t {
+         ishmem_testing::patterns::amo_compare_swap<size_t>([](size_t* dest, size_t cond, size_t value, int pe) -> size_t {
              size_t fetched{};
              ishmem_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -2085,7 +2085,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_compare_swap_nbi<ptrdiff_t>", [] {
-         ishmem_test::patterns::amo_compare_swap<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t cond, ptrdiff_t value, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::amo_compare_swap<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t cond, ptrdiff_t value, int pe) -> ptrdiff_t {
              ptrdiff_t fetched{};
              ishmem_atomic_compare_swap_nbi(&fetched, dest, cond, value, pe);
              ishmem_quiet();
@@ -2093,7 +2093,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_int_atomic_fetch_inc_nbi", [] {
-         ishmem_test::patterns::amo_fetch_inc<int>([](int* dest, int pe) -> int {
+         ishmem_testing::patterns::amo_fetch_inc<int>([](int* dest, int pe) -> int {
              int fetched{};
              ishmem_int_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2101,7 +2101,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_long_atomic_fetch_inc_nbi", [] {
-         ishmem_test::patterns::amo_fetch_inc<long>([](long* dest, int pe) -> long {
+         ishmem_testing::patterns::amo_fetch_inc<long>([](long* dest, int pe) -> long {
              long fetched{};
              ishmem_long_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2109,7 +2109,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_longlong_atomic_fetch_inc_nbi", [] {
-         ishmem_test::patterns::amo_fetch_inc<long long>([](long long* dest, int pe) -> long long {
+         ishmem_testing::patterns::amo_fetch_inc<long long>([](long long* dest, int pe) -> long long {
              long long fetched{};
              ishmem_longlong_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2117,7 +2117,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint_atomic_fetch_inc_nbi", [] {
-         ishmem_test::patterns::amo_fetch_inc<unsigned int>([](unsigned int* dest, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch_inc<unsigned int>([](unsigned int* dest, int pe) -> unsigned int {
              unsigned int fetched{};
              ishmem_uint_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2125,7 +2125,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_ulong_atomic_fetch_inc_nbi", [] {
-         ishmem_test::patterns::amo_fetch_inc<unsigned long>([](unsigned long* dest, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch_inc<unsigned long>([](unsigned long* dest, int pe) -> unsigned long {
              unsigned long fetched{};
              ishmem_ulong_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2133,7 +2133,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_ulonglong_atomic_fetch_inc_nbi", [] {
-         ishmem_test::patterns::amo_fetch_inc<unsigned long long>([](unsigned long long* dest, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch_inc<unsigned long long>([](unsigned long long* dest, int pe) -> unsigned long long {
              unsigned long long fetched{};
              ishmem_ulonglong_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2141,7 +2141,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_int32_atomic_fetch_inc_nbi", [] {
-         ishmem_test::patterns::amo_fetch_inc<int32_t>([](int32_t* dest, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch_inc<int32_t>([](int32_t* dest, int pe) -> int32_t {
              int32_t fetched{};
              ishmem_int32_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2149,7 +2149,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_int64_atomic_fetch_inc_nbi", [] {
-         ishmem_test::patterns::amo_fetch_inc<int64_t>([](int64_t* dest, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch_inc<int64_t>([](int64_t* dest, int pe) -> int64_t {
              int64_t fetched{};
              ishmem_int64_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2157,7 +2157,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint32_atomic_fetch_inc_nbi", [] {
-         ishmem_test::patterns::amo_fetch_inc<uint32_t>([](uint32_t* dest, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch_inc<uint32_t>([](uint32_t* dest, int pe) -> uint32_t {
              uint32_t fetched{};
              ishmem_uint32_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2165,7 +2165,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint64_atomic_fetch_inc_nbi", [] {
-         ishmem_test::patterns::amo_fetch_inc<uint64_t>([](uint64_t* dest, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch_inc<uint64_t>([](uint64_t* dest, int pe) -> uint64_t {
              uint64_t fetched{};
              ishmem_uint64_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2173,7 +2173,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_size_atomic_fetch_inc_nbi", [] {
-         ishmem_test::patterns::amo_fetch_inc<size_t>([](size_t* dest, int pe) -> size_t {
+         ishmem_testing::patterns::amo_fetch_inc<size_t>([](size_t* dest, int pe) -> size_t {
              size_t fetched{};
              ishmem_size_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2181,7 +2181,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_ptrdiff_atomic_fetch_inc_nbi", [] {
-         ishmem_test::patterns::amo_fetch_inc<ptrdiff_t>([](ptrdiff_t* dest, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::amo_fetch_inc<ptrdiff_t>([](ptrdiff_t* dest, int pe) -> ptrdiff_t {
              ptrdiff_t fetched{};
              ishmem_ptrdiff_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2189,7 +2189,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_inc_nbi<int>", [] {
-         ishmem_test::patterns::amo_fetch_inc<int>([](int* dest, int pe) -> int {
+         ishmem_testing::patterns::amo_fetch_inc<int>([](int* dest, int pe) -> int {
              int fetched{};
              ishmem_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2197,7 +2197,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_inc_nbi<long>", [] {
-         ishmem_test::patterns::amo_fetch_inc<long>([](long* dest, int pe) -> long {
+         ishmem_testing::patterns::amo_fetch_inc<long>([](long* dest, int pe) -> long {
              long fetched{};
              ishmem_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2205,7 +2205,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_inc_nbi<long long>", [] {
-         ishmem_test::patterns::amo_fetch_inc<long long>([](long long* dest, int pe) -> long long {
+         ishmem_testing::patterns::amo_fetch_inc<long long>([](long long* dest, int pe) -> long long {
              long long fetched{};
              ishmem_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2213,7 +2213,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_inc_nbi<unsigned int>", [] {
-         ishmem_test::patterns::amo_fetch_inc<unsigned int>([](unsigned int* dest, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch_inc<unsigned int>([](unsigned int* dest, int pe) -> unsigned int {
              unsigned int fetched{};
              ishmem_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2221,7 +2221,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_inc_nbi<unsigned long>", [] {
-         ishmem_test::patterns::amo_fetch_inc<unsigned long>([](unsigned long* dest, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch_inc<unsigned long>([](unsigned long* dest, int pe) -> unsigned long {
              unsigned long fetched{};
              ishmem_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2229,7 +2229,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_inc_nbi<unsigned long long>", [] {
-         ishmem_test::patterns::amo_fetch_inc<unsigned long long>([](unsigned long long* dest, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch_inc<unsigned long long>([](unsigned long long* dest, int pe) -> unsigned long long {
              unsigned long long fetched{};
              ishmem_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2237,7 +2237,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_inc_nbi<int32_t>", [] {
-         ishmem_test::patterns::amo_fetch_inc<int32_t>([](int32_t* dest, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch_inc<int32_t>([](int32_t* dest, int pe) -> int32_t {
              int32_t fetched{};
              ishmem_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2245,7 +2245,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_inc_nbi<int64_t>", [] {
-         ishmem_test::patterns::amo_fetch_inc<int64_t>([](int64_t* dest, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch_inc<int64_t>([](int64_t* dest, int pe) -> int64_t {
              int64_t fetched{};
              ishmem_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2253,7 +2253,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_inc_nbi<uint32_t>", [] {
-         ishmem_test::patterns::amo_fetch_inc<uint32_t>([](uint32_t* dest, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch_inc<uint32_t>([](uint32_t* dest, int pe) -> uint32_t {
              uint32_t fetched{};
              ishmem_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2261,7 +2261,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_inc_nbi<uint64_t>", [] {
-         ishmem_test::patterns::amo_fetch_inc<uint64_t>([](uint64_t* dest, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch_inc<uint64_t>([](uint64_t* dest, int pe) -> uint64_t {
              uint64_t fetched{};
              ishmem_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2269,7 +2269,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_inc_nbi<size_t>", [] {
-         ishmem_test::patterns::amo_fetch_inc<size_t>([](size_t* dest, int pe) -> size_t {
+         ishmem_testing::patterns::amo_fetch_inc<size_t>([](size_t* dest, int pe) -> size_t {
              size_t fetched{};
              ishmem_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2277,7 +2277,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_inc_nbi<ptrdiff_t>", [] {
-         ishmem_test::patterns::amo_fetch_inc<ptrdiff_t>([](ptrdiff_t* dest, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::amo_fetch_inc<ptrdiff_t>([](ptrdiff_t* dest, int pe) -> ptrdiff_t {
              ptrdiff_t fetched{};
              ishmem_atomic_fetch_inc_nbi(&fetched, dest, pe);
              ishmem_quiet();
@@ -2285,7 +2285,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_int_atomic_fetch_add_nbi", [] {
-         ishmem_test::patterns::amo_fetch_add<int>([](int* dest, int value, int pe) -> int {
+         ishmem_testing::patterns::amo_fetch_add<int>([](int* dest, int value, int pe) -> int {
              int fetched{};
              ishmem_int_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2293,7 +2293,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_long_atomic_fetch_add_nbi", [] {
-         ishmem_test::patterns::amo_fetch_add<long>([](long* dest, long value, int pe) -> long {
+         ishmem_testing::patterns::amo_fetch_add<long>([](long* dest, long value, int pe) -> long {
              long fetched{};
              ishmem_long_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2301,7 +2301,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_longlong_atomic_fetch_add_nbi", [] {
-         ishmem_test::patterns::amo_fetch_add<long long>([](long long* dest, long long value, int pe) -> long long {
+         ishmem_testing::patterns::amo_fetch_add<long long>([](long long* dest, long long value, int pe) -> long long {
              long long fetched{};
              ishmem_longlong_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2309,7 +2309,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint_atomic_fetch_add_nbi", [] {
-         ishmem_test::patterns::amo_fetch_add<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch_add<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              unsigned int fetched{};
              ishmem_uint_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2317,7 +2317,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_ulong_atomic_fetch_add_nbi", [] {
-         ishmem_test::patterns::amo_fetch_add<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch_add<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              unsigned long fetched{};
              ishmem_ulong_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2325,7 +2325,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_ulonglong_atomic_fetch_add_nbi", [] {
-         ishmem_test::patterns::amo_fetch_add<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch_add<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              unsigned long long fetched{};
              ishmem_ulonglong_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2333,7 +2333,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_int32_atomic_fetch_add_nbi", [] {
-         ishmem_test::patterns::amo_fetch_add<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch_add<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              int32_t fetched{};
              ishmem_int32_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2341,7 +2341,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_int64_atomic_fetch_add_nbi", [] {
-         ishmem_test::patterns::amo_fetch_add<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch_add<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              int64_t fetched{};
              ishmem_int64_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2349,7 +2349,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint32_atomic_fetch_add_nbi", [] {
-         ishmem_test::patterns::amo_fetch_add<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch_add<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              uint32_t fetched{};
              ishmem_uint32_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2357,7 +2357,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint64_atomic_fetch_add_nbi", [] {
-         ishmem_test::patterns::amo_fetch_add<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch_add<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              uint64_t fetched{};
              ishmem_uint64_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2365,7 +2365,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_size_atomic_fetch_add_nbi", [] {
-         ishmem_test::patterns::amo_fetch_add<size_t>([](size_t* dest, size_t value, int pe) -> size_t {
+         ishmem_testing::patterns::amo_fetch_add<size_t>([](size_t* dest, size_t value, int pe) -> size_t {
              size_t fetched{};
              ishmem_size_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2373,7 +2373,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_ptrdiff_atomic_fetch_add_nbi", [] {
-         ishmem_test::patterns::amo_fetch_add<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::amo_fetch_add<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> ptrdiff_t {
              ptrdiff_t fetched{};
              ishmem_ptrdiff_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2381,7 +2381,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_add_nbi<int>", [] {
-         ishmem_test::patterns::amo_fetch_add<int>([](int* dest, int value, int pe) -> int {
+         ishmem_testing::patterns::amo_fetch_add<int>([](int* dest, int value, int pe) -> int {
              int fetched{};
              ishmem_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2389,7 +2389,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_add_nbi<long>", [] {
-         ishmem_test::patterns::amo_fetch_add<long>([](long* dest, long value, int pe) -> long {
+         ishmem_testing::patterns::amo_fetch_add<long>([](long* dest, long value, int pe) -> long {
              long fetched{};
              ishmem_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2397,7 +2397,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_add_nbi<long long>", [] {
-         ishmem_test::patterns::amo_fetch_add<long long>([](long long* dest, long long value, int pe) -> long long {
+         ishmem_testing::patterns::amo_fetch_add<long long>([](long long* dest, long long value, int pe) -> long long {
              long long fetched{};
              ishmem_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2405,7 +2405,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_add_nbi<unsigned int>", [] {
-         ishmem_test::patterns::amo_fetch_add<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch_add<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              unsigned int fetched{};
              ishmem_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2413,7 +2413,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_add_nbi<unsigned long>", [] {
-         ishmem_test::patterns::amo_fetch_add<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch_add<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              unsigned long fetched{};
              ishmem_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2421,7 +2421,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_add_nbi<unsigned long long>", [] {
-         ishmem_test::patterns::amo_fetch_add<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch_add<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              unsigned long long fetched{};
              ishmem_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2429,7 +2429,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_add_nbi<int32_t>", [] {
-         ishmem_test::patterns::amo_fetch_add<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch_add<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              int32_t fetched{};
              ishmem_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2437,7 +2437,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_add_nbi<int64_t>", [] {
-         ishmem_test::patterns::amo_fetch_add<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch_add<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              int64_t fetched{};
              ishmem_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2445,7 +2445,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_add_nbi<uint32_t>", [] {
-         ishmem_test::patterns::amo_fetch_add<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch_add<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              uint32_t fetched{};
              ishmem_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2453,7 +2453,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_add_nbi<uint64_t>", [] {
-         ishmem_test::patterns::amo_fetch_add<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch_add<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              uint64_t fetched{};
              ishmem_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2461,7 +2461,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_add_nbi<size_t>", [] {
-         ishmem_test::patterns::amo_fetch_add<size_t>([](size_t* dest, size_t value, int pe) -> size_t {
+         ishmem_testing::patterns::amo_fetch_add<size_t>([](size_t* dest, size_t value, int pe) -> size_t {
              size_t fetched{};
              ishmem_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2469,7 +2469,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_add_nbi<ptrdiff_t>", [] {
-         ishmem_test::patterns::amo_fetch_add<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::amo_fetch_add<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> ptrdiff_t {
              ptrdiff_t fetched{};
              ishmem_atomic_fetch_add_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2477,7 +2477,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint_atomic_fetch_and_nbi", [] {
-         ishmem_test::patterns::amo_fetch_and<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch_and<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              unsigned int fetched{};
              ishmem_uint_atomic_fetch_and_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2485,7 +2485,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_ulong_atomic_fetch_and_nbi", [] {
-         ishmem_test::patterns::amo_fetch_and<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch_and<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              unsigned long fetched{};
              ishmem_ulong_atomic_fetch_and_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2493,7 +2493,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_ulonglong_atomic_fetch_and_nbi", [] {
-         ishmem_test::patterns::amo_fetch_and<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch_and<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              unsigned long long fetched{};
              ishmem_ulonglong_atomic_fetch_and_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2501,7 +2501,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_int32_atomic_fetch_and_nbi", [] {
-         ishmem_test::patterns::amo_fetch_and<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch_and<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              int32_t fetched{};
              ishmem_int32_atomic_fetch_and_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2509,7 +2509,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_int64_atomic_fetch_and_nbi", [] {
-         ishmem_test::patterns::amo_fetch_and<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch_and<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              int64_t fetched{};
              ishmem_int64_atomic_fetch_and_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2517,7 +2517,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint32_atomic_fetch_and_nbi", [] {
-         ishmem_test::patterns::amo_fetch_and<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch_and<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              uint32_t fetched{};
              ishmem_uint32_atomic_fetch_and_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2525,7 +2525,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint64_atomic_fetch_and_nbi", [] {
-         ishmem_test::patterns::amo_fetch_and<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch_and<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              uint64_t fetched{};
              ishmem_uint64_atomic_fetch_and_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2533,7 +2533,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_and_nbi<unsigned int>", [] {
-         ishmem_test::patterns::amo_fetch_and<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch_and<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              unsigned int fetched{};
              ishmem_atomic_fetch_and_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2541,7 +2541,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_and_nbi<unsigned long>", [] {
-         ishmem_test::patterns::amo_fetch_and<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch_and<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              unsigned long fetched{};
              ishmem_atomic_fetch_and_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2549,7 +2549,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_and_nbi<unsigned long long>", [] {
-         ishmem_test::patterns::amo_fetch_and<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch_and<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              unsigned long long fetched{};
              ishmem_atomic_fetch_and_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2557,7 +2557,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_and_nbi<int32_t>", [] {
-         ishmem_test::patterns::amo_fetch_and<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch_and<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              int32_t fetched{};
              ishmem_atomic_fetch_and_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2565,7 +2565,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_and_nbi<int64_t>", [] {
-         ishmem_test::patterns::amo_fetch_and<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch_and<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              int64_t fetched{};
              ishmem_atomic_fetch_and_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2573,7 +2573,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_and_nbi<uint32_t>", [] {
-         ishmem_test::patterns::amo_fetch_and<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch_and<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              uint32_t fetched{};
              ishmem_atomic_fetch_and_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2581,7 +2581,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_and_nbi<uint64_t>", [] {
-         ishmem_test::patterns::amo_fetch_and<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch_and<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              uint64_t fetched{};
              ishmem_atomic_fetch_and_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2589,7 +2589,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint_atomic_fetch_or_nbi", [] {
-         ishmem_test::patterns::amo_fetch_or<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch_or<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              unsigned int fetched{};
              ishmem_uint_atomic_fetch_or_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2597,7 +2597,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_ulong_atomic_fetch_or_nbi", [] {
-         ishmem_test::patterns::amo_fetch_or<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch_or<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              unsigned long fetched{};
              ishmem_ulong_atomic_fetch_or_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2605,7 +2605,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_ulonglong_atomic_fetch_or_nbi", [] {
-         ishmem_test::patterns::amo_fetch_or<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch_or<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              unsigned long long fetched{};
              ishmem_ulonglong_atomic_fetch_or_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2613,7 +2613,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_int32_atomic_fetch_or_nbi", [] {
-         ishmem_test::patterns::amo_fetch_or<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch_or<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              int32_t fetched{};
              ishmem_int32_atomic_fetch_or_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2621,7 +2621,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_int64_atomic_fetch_or_nbi", [] {
-         ishmem_test::patterns::amo_fetch_or<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch_or<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              int64_t fetched{};
              ishmem_int64_atomic_fetch_or_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2629,7 +2629,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint32_atomic_fetch_or_nbi", [] {
-         ishmem_test::patterns::amo_fetch_or<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch_or<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              uint32_t fetched{};
              ishmem_uint32_atomic_fetch_or_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2637,7 +2637,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint64_atomic_fetch_or_nbi", [] {
-         ishmem_test::patterns::amo_fetch_or<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch_or<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              uint64_t fetched{};
              ishmem_uint64_atomic_fetch_or_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2645,7 +2645,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_or_nbi<unsigned int>", [] {
-         ishmem_test::patterns::amo_fetch_or<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch_or<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              unsigned int fetched{};
              ishmem_atomic_fetch_or_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2653,7 +2653,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_or_nbi<unsigned long>", [] {
-         ishmem_test::patterns::amo_fetch_or<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch_or<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              unsigned long fetched{};
              ishmem_atomic_fetch_or_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2661,7 +2661,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_or_nbi<unsigned long long>", [] {
-         ishmem_test::patterns::amo_fetch_or<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch_or<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              unsigned long long fetched{};
              ishmem_atomic_fetch_or_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2669,7 +2669,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_or_nbi<int32_t>", [] {
-         ishmem_test::patterns::amo_fetch_or<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch_or<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              int32_t fetched{};
              ishmem_atomic_fetch_or_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2677,7 +2677,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_or_nbi<int64_t>", [] {
-         ishmem_test::patterns::amo_fetch_or<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch_or<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              int64_t fetched{};
              ishmem_atomic_fetch_or_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2685,7 +2685,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_or_nbi<uint32_t>", [] {
-         ishmem_test::patterns::amo_fetch_or<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch_or<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              uint32_t fetched{};
              ishmem_atomic_fetch_or_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2693,7 +2693,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_or_nbi<uint64_t>", [] {
-         ishmem_test::patterns::amo_fetch_or<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch_or<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              uint64_t fetched{};
              ishmem_atomic_fetch_or_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2701,7 +2701,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint_atomic_fetch_xor_nbi", [] {
-         ishmem_test::patterns::amo_fetch_xor<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch_xor<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              unsigned int fetched{};
              ishmem_uint_atomic_fetch_xor_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2709,7 +2709,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_ulong_atomic_fetch_xor_nbi", [] {
-         ishmem_test::patterns::amo_fetch_xor<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch_xor<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              unsigned long fetched{};
              ishmem_ulong_atomic_fetch_xor_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2717,7 +2717,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_ulonglong_atomic_fetch_xor_nbi", [] {
-         ishmem_test::patterns::amo_fetch_xor<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch_xor<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              unsigned long long fetched{};
              ishmem_ulonglong_atomic_fetch_xor_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2725,7 +2725,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_int32_atomic_fetch_xor_nbi", [] {
-         ishmem_test::patterns::amo_fetch_xor<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch_xor<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              int32_t fetched{};
              ishmem_int32_atomic_fetch_xor_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2733,7 +2733,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_int64_atomic_fetch_xor_nbi", [] {
-         ishmem_test::patterns::amo_fetch_xor<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch_xor<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              int64_t fetched{};
              ishmem_int64_atomic_fetch_xor_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2741,7 +2741,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint32_atomic_fetch_xor_nbi", [] {
-         ishmem_test::patterns::amo_fetch_xor<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch_xor<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              uint32_t fetched{};
              ishmem_uint32_atomic_fetch_xor_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2749,7 +2749,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_uint64_atomic_fetch_xor_nbi", [] {
-         ishmem_test::patterns::amo_fetch_xor<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch_xor<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              uint64_t fetched{};
              ishmem_uint64_atomic_fetch_xor_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2757,7 +2757,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_xor_nbi<unsigned int>", [] {
-         ishmem_test::patterns::amo_fetch_xor<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
+         ishmem_testing::patterns::amo_fetch_xor<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> unsigned int {
              unsigned int fetched{};
              ishmem_atomic_fetch_xor_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2765,7 +2765,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_xor_nbi<unsigned long>", [] {
-         ishmem_test::patterns::amo_fetch_xor<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
+         ishmem_testing::patterns::amo_fetch_xor<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> unsigned long {
              unsigned long fetched{};
              ishmem_atomic_fetch_xor_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2773,7 +2773,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_xor_nbi<unsigned long long>", [] {
-         ishmem_test::patterns::amo_fetch_xor<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
+         ishmem_testing::patterns::amo_fetch_xor<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> unsigned long long {
              unsigned long long fetched{};
              ishmem_atomic_fetch_xor_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2781,7 +2781,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_xor_nbi<int32_t>", [] {
-         ishmem_test::patterns::amo_fetch_xor<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
+         ishmem_testing::patterns::amo_fetch_xor<int32_t>([](int32_t* dest, int32_t value, int pe) -> int32_t {
              int32_t fetched{};
              ishmem_atomic_fetch_xor_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2789,7 +2789,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_xor_nbi<int64_t>", [] {
-         ishmem_test::patterns::amo_fetch_xor<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
+         ishmem_testing::patterns::amo_fetch_xor<int64_t>([](int64_t* dest, int64_t value, int pe) -> int64_t {
              int64_t fetched{};
              ishmem_atomic_fetch_xor_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2797,7 +2797,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_xor_nbi<uint32_t>", [] {
-         ishmem_test::patterns::amo_fetch_xor<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
+         ishmem_testing::patterns::amo_fetch_xor<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> uint32_t {
              uint32_t fetched{};
              ishmem_atomic_fetch_xor_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2805,7 +2805,7 @@ const ishmem_test::GeneratedCase cases[] = {
          });
      }},
     {"ishmem_atomic_fetch_xor_nbi<uint64_t>", [] {
-         ishmem_test::patterns::amo_fetch_xor<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
+         ishmem_testing::patterns::amo_fetch_xor<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> uint64_t {
              uint64_t fetched{};
              ishmem_atomic_fetch_xor_nbi(&fetched, dest, value, pe);
              ishmem_quiet();
@@ -2816,9 +2816,9 @@ const ishmem_test::GeneratedCase cases[] = {
 
 }  // namespace
 
-class Generated_amo : public ::testing::TestWithParam<ishmem_test::GeneratedCase> {};
+class Generated_amo : public ::testing::TestWithParam<ishmem_testing::GeneratedCase> {};
 
 TEST_P(Generated_amo, Run) { GetParam().run(); }
 
 INSTANTIATE_TEST_SUITE_P(Spec, Generated_amo, ::testing::ValuesIn(cases),
-                         ishmem_test::GeneratedCaseName());
+                         ishmem_testing::GeneratedCaseName());

@@ -11,46 +11,46 @@
 
 namespace {
 
-const ishmem_test::GeneratedCase cases[] = {
+const ishmem_testing::GeneratedCase cases[] = {
     {"ishmem_barrier_all", [] {
-         ishmem_test::patterns::sync_barrier([]() -> void {
+         ishmem_testing::patterns::sync_barrier([]() -> void {
              ishmem_barrier_all();
          });
      }},
     {"ishmemx_barrier_all_on_queue", [] {
-         ishmem_test::patterns::sync_barrier([]() -> void {
+         ishmem_testing::patterns::sync_barrier([]() -> void {
              ishmem::queue q;
              ishmemx_barrier_all_on_queue(q).wait();
          });
      }},
     {"ishmemx_barrier_all_work_group", [] {
-         ishmem_test::patterns::sync_barrier([]() -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_barrier_all_work_group(group); });
+         ishmem_testing::patterns::sync_barrier([]() -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_barrier_all_work_group(group); });
          });
      }},
     {"ishmem_sync_all", [] {
-         ishmem_test::patterns::sync_barrier([]() -> void {
+         ishmem_testing::patterns::sync_barrier([]() -> void {
              ishmem_sync_all();
          });
      }},
     {"ishmemx_sync_all_on_queue", [] {
-         ishmem_test::patterns::sync_barrier([]() -> void {
+         ishmem_testing::patterns::sync_barrier([]() -> void {
              ishmem::queue q;
              ishmemx_sync_all_on_queue(q).wait();
          });
      }},
     {"ishmemx_sync_all_work_group", [] {
-         ishmem_test::patterns::sync_barrier([]() -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_sync_all_work_group(group); });
+         ishmem_testing::patterns::sync_barrier([]() -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_sync_all_work_group(group); });
          });
      }},
 };
 
 }  // namespace
 
-class Generated_collectives : public ::testing::TestWithParam<ishmem_test::GeneratedCase> {};
+class Generated_collectives : public ::testing::TestWithParam<ishmem_testing::GeneratedCase> {};
 
 TEST_P(Generated_collectives, Run) { GetParam().run(); }
 
 INSTANTIATE_TEST_SUITE_P(Spec, Generated_collectives, ::testing::ValuesIn(cases),
-                         ishmem_test::GeneratedCaseName());
+                         ishmem_testing::GeneratedCaseName());

@@ -11,24 +11,24 @@
 
 namespace {
 
-const ishmem_test::GeneratedCase cases[] = {
+const ishmem_testing::GeneratedCase cases[] = {
     {"ishmem_malloc", [] {
-         ishmem_test::patterns::memory_malloc([](size_t size) -> void* {
+         ishmem_testing::patterns::memory_malloc([](size_t size) -> void* {
              return ishmem_malloc(size);
          });
      }},
     {"ishmem_align", [] {
-         ishmem_test::patterns::memory_align([](size_t alignment, size_t size) -> void* {
+         ishmem_testing::patterns::memory_align([](size_t alignment, size_t size) -> void* {
              return ishmem_align(alignment, size);
          });
      }},
     {"ishmem_calloc", [] {
-         ishmem_test::patterns::memory_calloc([](size_t count, size_t size) -> void* {
+         ishmem_testing::patterns::memory_calloc([](size_t count, size_t size) -> void* {
              return ishmem_calloc(count, size);
          });
      }},
     {"ishmem_free", [] {
-         ishmem_test::patterns::memory_free([](void* ptr) -> void {
+         ishmem_testing::patterns::memory_free([](void* ptr) -> void {
              ishmem_free(ptr);
          });
      }},
@@ -36,9 +36,9 @@ const ishmem_test::GeneratedCase cases[] = {
 
 }  // namespace
 
-class Generated_memory : public ::testing::TestWithParam<ishmem_test::GeneratedCase> {};
+class Generated_memory : public ::testing::TestWithParam<ishmem_testing::GeneratedCase> {};
 
 TEST_P(Generated_memory, Run) { GetParam().run(); }
 
 INSTANTIATE_TEST_SUITE_P(Spec, Generated_memory, ::testing::ValuesIn(cases),
-                         ishmem_test::GeneratedCaseName());
+                         ishmem_testing::GeneratedCaseName());

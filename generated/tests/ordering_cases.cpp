@@ -11,40 +11,40 @@
 
 namespace {
 
-const ishmem_test::GeneratedCase cases[] = {
+const ishmem_testing::GeneratedCase cases[] = {
     {"ishmem_fence", [] {
-         ishmem_test::patterns::ordering_fence([]() -> void {
+         ishmem_testing::patterns::ordering_fence([]() -> void {
              ishmem_fence();
          });
      }},
     {"ishmemx_fence_work_group", [] {
-         ishmem_test::patterns::ordering_fence([]() -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_fence_work_group(group); });
+         ishmem_testing::patterns::ordering_fence([]() -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_fence_work_group(group); });
          });
      }},
     {"ishmem_quiet", [] {
-         ishmem_test::patterns::ordering_quiet([]() -> void {
+         ishmem_testing::patterns::ordering_quiet([]() -> void {
              ishmem_quiet();
          });
      }},
     {"ishmemx_quiet_on_queue", [] {
-         ishmem_test::patterns::ordering_quiet([]() -> void {
+         ishmem_testing::patterns::ordering_quiet([]() -> void {
              ishmem::queue q;
              ishmemx_quiet_on_queue(q).wait();
          });
      }},
     {"ishmemx_quiet_work_group", [] {
-         ishmem_test::patterns::ordering_quiet([]() -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_quiet_work_group(group); });
+         ishmem_testing::patterns::ordering_quiet([]() -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_quiet_work_group(group); });
          });
      }},
 };
 
 }  // namespace
 
-class Generated_ordering : public ::testing::TestWithParam<ishmem_test::GeneratedCase> {};
+class Generated_ordering : public ::testing::TestWithParam<ishmem_testing::GeneratedCase> {};
 
 TEST_P(Generated_ordering, Run) { GetParam().run(); }
 
 INSTANTIATE_TEST_SUITE_P(Spec, Generated_ordering, ::testing::ValuesIn(cases),
-                         ishmem_test::GeneratedCaseName());
+                         ishmem_testing::GeneratedCaseName());

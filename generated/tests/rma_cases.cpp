@@ -11,7066 +11,7066 @@
 
 namespace {
 
-const ishmem_test::GeneratedCase cases[] = {
+const ishmem_testing::GeneratedCase cases[] = {
     {"ishmem_float_put", [] {
-         ishmem_test::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
              ishmem_float_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_float_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_float_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_float_put_work_group", [] {
-         ishmem_test::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_float_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_float_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_double_put", [] {
-         ishmem_test::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
              ishmem_double_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_double_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_double_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_double_put_work_group", [] {
-         ishmem_test::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_double_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_double_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_char_put", [] {
-         ishmem_test::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
              ishmem_char_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_char_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_char_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_char_put_work_group", [] {
-         ishmem_test::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_char_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_char_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_schar_put", [] {
-         ishmem_test::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
              ishmem_schar_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_schar_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_schar_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_schar_put_work_group", [] {
-         ishmem_test::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_schar_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_schar_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_short_put", [] {
-         ishmem_test::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
              ishmem_short_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_short_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_short_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_short_put_work_group", [] {
-         ishmem_test::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_short_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_short_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_int_put", [] {
-         ishmem_test::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
              ishmem_int_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_int_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int_put_work_group", [] {
-         ishmem_test::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_long_put", [] {
-         ishmem_test::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
              ishmem_long_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_long_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_long_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_long_put_work_group", [] {
-         ishmem_test::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_long_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_long_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_longlong_put", [] {
-         ishmem_test::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
              ishmem_longlong_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_longlong_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_longlong_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_longlong_put_work_group", [] {
-         ishmem_test::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_longlong_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_longlong_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uchar_put", [] {
-         ishmem_test::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
              ishmem_uchar_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uchar_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uchar_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uchar_put_work_group", [] {
-         ishmem_test::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uchar_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uchar_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_ushort_put", [] {
-         ishmem_test::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
              ishmem_ushort_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_ushort_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ushort_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ushort_put_work_group", [] {
-         ishmem_test::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ushort_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ushort_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uint_put", [] {
-         ishmem_test::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
              ishmem_uint_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uint_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint_put_work_group", [] {
-         ishmem_test::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_ulong_put", [] {
-         ishmem_test::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
              ishmem_ulong_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_ulong_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ulong_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ulong_put_work_group", [] {
-         ishmem_test::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ulong_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ulong_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_ulonglong_put", [] {
-         ishmem_test::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
              ishmem_ulonglong_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_ulonglong_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ulonglong_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ulonglong_put_work_group", [] {
-         ishmem_test::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ulonglong_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ulonglong_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_int8_put", [] {
-         ishmem_test::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
              ishmem_int8_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_int8_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int8_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int8_put_work_group", [] {
-         ishmem_test::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int8_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int8_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_int16_put", [] {
-         ishmem_test::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
              ishmem_int16_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_int16_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int16_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int16_put_work_group", [] {
-         ishmem_test::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int16_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int16_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_int32_put", [] {
-         ishmem_test::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
              ishmem_int32_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_int32_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int32_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int32_put_work_group", [] {
-         ishmem_test::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int32_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int32_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_int64_put", [] {
-         ishmem_test::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
              ishmem_int64_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_int64_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int64_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int64_put_work_group", [] {
-         ishmem_test::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int64_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int64_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uint8_put", [] {
-         ishmem_test::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem_uint8_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uint8_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint8_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint8_put_work_group", [] {
-         ishmem_test::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint8_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint8_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uint16_put", [] {
-         ishmem_test::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
              ishmem_uint16_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uint16_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint16_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint16_put_work_group", [] {
-         ishmem_test::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint16_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint16_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uint32_put", [] {
-         ishmem_test::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
              ishmem_uint32_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uint32_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint32_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint32_put_work_group", [] {
-         ishmem_test::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint32_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint32_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uint64_put", [] {
-         ishmem_test::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
              ishmem_uint64_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uint64_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint64_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint64_put_work_group", [] {
-         ishmem_test::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint64_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint64_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_size_put", [] {
-         ishmem_test::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
              ishmem_size_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_size_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_size_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_size_put_work_group", [] {
-         ishmem_test::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_size_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_size_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_ptrdiff_put", [] {
-         ishmem_test::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
              ishmem_ptrdiff_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_ptrdiff_put_on_queue", [] {
-         ishmem_test::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ptrdiff_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ptrdiff_put_work_group", [] {
-         ishmem_test::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ptrdiff_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ptrdiff_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_put8", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
              ishmem_put8(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_put8_on_queue", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put8_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put8_work_group", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put8_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put8_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_put16", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
              ishmem_put16(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_put16_on_queue", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put16_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put16_work_group", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put16_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put16_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_put32", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
              ishmem_put32(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_put32_on_queue", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put32_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put32_work_group", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put32_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put32_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_put64", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
              ishmem_put64(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_put64_on_queue", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put64_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put64_work_group", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put64_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put64_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_put128", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
              ishmem_put128(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_put128_on_queue", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put128_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put128_work_group", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put128_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put128_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_putmem", [] {
-         ishmem_test::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem_putmem(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_putmem_on_queue", [] {
-         ishmem_test::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_putmem_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_putmem_work_group", [] {
-         ishmem_test::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_putmem_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_putmem_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_put<float>", [] {
-         ishmem_test::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<double>", [] {
-         ishmem_test::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<char>", [] {
-         ishmem_test::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<signed char>", [] {
-         ishmem_test::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<short>", [] {
-         ishmem_test::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<int>", [] {
-         ishmem_test::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<long>", [] {
-         ishmem_test::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<long long>", [] {
-         ishmem_test::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<unsigned char>", [] {
-         ishmem_test::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<unsigned short>", [] {
-         ishmem_test::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<unsigned int>", [] {
-         ishmem_test::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<unsigned long>", [] {
-         ishmem_test::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<unsigned long long>", [] {
-         ishmem_test::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<int8_t>", [] {
-         ishmem_test::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<int16_t>", [] {
-         ishmem_test::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<int32_t>", [] {
-         ishmem_test::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<int64_t>", [] {
-         ishmem_test::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<uint8_t>", [] {
-         ishmem_test::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<uint16_t>", [] {
-         ishmem_test::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<uint32_t>", [] {
-         ishmem_test::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<uint64_t>", [] {
-         ishmem_test::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<size_t>", [] {
-         ishmem_test::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
              ishmem_put(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_put_on_queue<float>", [] {
-         ishmem_test::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<double>", [] {
-         ishmem_test::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<char>", [] {
-         ishmem_test::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<signed char>", [] {
-         ishmem_test::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<short>", [] {
-         ishmem_test::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<int>", [] {
-         ishmem_test::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<long>", [] {
-         ishmem_test::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<long long>", [] {
-         ishmem_test::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<unsigned char>", [] {
-         ishmem_test::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<unsigned short>", [] {
-         ishmem_test::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<unsigned int>", [] {
-         ishmem_test::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<unsigned long>", [] {
-         ishmem_test::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<unsigned long long>", [] {
-         ishmem_test::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<int8_t>", [] {
-         ishmem_test::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<int16_t>", [] {
-         ishmem_test::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<int32_t>", [] {
-         ishmem_test::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<int64_t>", [] {
-         ishmem_test::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<uint8_t>", [] {
-         ishmem_test::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<uint16_t>", [] {
-         ishmem_test::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<uint32_t>", [] {
-         ishmem_test::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<uint64_t>", [] {
-         ishmem_test::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<size_t>", [] {
-         ishmem_test::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_on_queue<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_work_group<float>", [] {
-         ishmem_test::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<double>", [] {
-         ishmem_test::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<char>", [] {
-         ishmem_test::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<signed char>", [] {
-         ishmem_test::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<short>", [] {
-         ishmem_test::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<int>", [] {
-         ishmem_test::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<long>", [] {
-         ishmem_test::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<long long>", [] {
-         ishmem_test::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<unsigned char>", [] {
-         ishmem_test::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<unsigned short>", [] {
-         ishmem_test::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<unsigned int>", [] {
-         ishmem_test::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<unsigned long>", [] {
-         ishmem_test::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<unsigned long long>", [] {
-         ishmem_test::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<int8_t>", [] {
-         ishmem_test::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<int16_t>", [] {
-         ishmem_test::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<int32_t>", [] {
-         ishmem_test::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<int64_t>", [] {
-         ishmem_test::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<uint8_t>", [] {
-         ishmem_test::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<uint16_t>", [] {
-         ishmem_test::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<uint32_t>", [] {
-         ishmem_test::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<uint64_t>", [] {
-         ishmem_test::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<size_t>", [] {
-         ishmem_test::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_work_group<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_float_get", [] {
-         ishmem_test::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
              ishmem_float_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_float_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_float_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_float_get_work_group", [] {
-         ishmem_test::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_float_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_float_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_double_get", [] {
-         ishmem_test::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
              ishmem_double_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_double_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_double_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_double_get_work_group", [] {
-         ishmem_test::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_double_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_double_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_char_get", [] {
-         ishmem_test::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
              ishmem_char_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_char_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_char_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_char_get_work_group", [] {
-         ishmem_test::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_char_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_char_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_schar_get", [] {
-         ishmem_test::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
              ishmem_schar_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_schar_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_schar_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_schar_get_work_group", [] {
-         ishmem_test::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_schar_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_schar_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_short_get", [] {
-         ishmem_test::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
              ishmem_short_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_short_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_short_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_short_get_work_group", [] {
-         ishmem_test::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_short_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_short_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_int_get", [] {
-         ishmem_test::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
              ishmem_int_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_int_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int_get_work_group", [] {
-         ishmem_test::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_long_get", [] {
-         ishmem_test::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
              ishmem_long_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_long_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_long_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_long_get_work_group", [] {
-         ishmem_test::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_long_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_long_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_longlong_get", [] {
-         ishmem_test::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
              ishmem_longlong_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_longlong_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_longlong_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_longlong_get_work_group", [] {
-         ishmem_test::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_longlong_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_longlong_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uchar_get", [] {
-         ishmem_test::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
              ishmem_uchar_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uchar_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uchar_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uchar_get_work_group", [] {
-         ishmem_test::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uchar_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uchar_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_ushort_get", [] {
-         ishmem_test::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
              ishmem_ushort_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_ushort_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ushort_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ushort_get_work_group", [] {
-         ishmem_test::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ushort_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ushort_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uint_get", [] {
-         ishmem_test::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
              ishmem_uint_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uint_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint_get_work_group", [] {
-         ishmem_test::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_ulong_get", [] {
-         ishmem_test::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
              ishmem_ulong_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_ulong_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ulong_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ulong_get_work_group", [] {
-         ishmem_test::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ulong_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ulong_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_ulonglong_get", [] {
-         ishmem_test::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
              ishmem_ulonglong_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_ulonglong_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ulonglong_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ulonglong_get_work_group", [] {
-         ishmem_test::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ulonglong_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ulonglong_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_int8_get", [] {
-         ishmem_test::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
              ishmem_int8_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_int8_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int8_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int8_get_work_group", [] {
-         ishmem_test::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int8_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int8_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_int16_get", [] {
-         ishmem_test::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
              ishmem_int16_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_int16_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int16_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int16_get_work_group", [] {
-         ishmem_test::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int16_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int16_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_int32_get", [] {
-         ishmem_test::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
              ishmem_int32_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_int32_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int32_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int32_get_work_group", [] {
-         ishmem_test::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int32_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int32_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_int64_get", [] {
-         ishmem_test::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
              ishmem_int64_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_int64_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int64_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int64_get_work_group", [] {
-         ishmem_test::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int64_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int64_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uint8_get", [] {
-         ishmem_test::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem_uint8_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uint8_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint8_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint8_get_work_group", [] {
-         ishmem_test::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint8_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint8_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uint16_get", [] {
-         ishmem_test::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
              ishmem_uint16_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uint16_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint16_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint16_get_work_group", [] {
-         ishmem_test::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint16_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint16_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uint32_get", [] {
-         ishmem_test::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
              ishmem_uint32_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uint32_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint32_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint32_get_work_group", [] {
-         ishmem_test::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint32_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint32_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uint64_get", [] {
-         ishmem_test::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
              ishmem_uint64_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uint64_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint64_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint64_get_work_group", [] {
-         ishmem_test::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint64_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint64_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_size_get", [] {
-         ishmem_test::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
              ishmem_size_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_size_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_size_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_size_get_work_group", [] {
-         ishmem_test::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_size_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_size_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_ptrdiff_get", [] {
-         ishmem_test::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
              ishmem_ptrdiff_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_ptrdiff_get_on_queue", [] {
-         ishmem_test::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ptrdiff_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ptrdiff_get_work_group", [] {
-         ishmem_test::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ptrdiff_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ptrdiff_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_get8", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
              ishmem_get8(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_get8_on_queue", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get8_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get8_work_group", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get8_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get8_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_get16", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
              ishmem_get16(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_get16_on_queue", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get16_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get16_work_group", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get16_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get16_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_get32", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
              ishmem_get32(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_get32_on_queue", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get32_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get32_work_group", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get32_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get32_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_get64", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
              ishmem_get64(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_get64_on_queue", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get64_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get64_work_group", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get64_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get64_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_get128", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
              ishmem_get128(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_get128_on_queue", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get128_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get128_work_group", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get128_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get128_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_getmem", [] {
-         ishmem_test::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem_getmem(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_getmem_on_queue", [] {
-         ishmem_test::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_getmem_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_getmem_work_group", [] {
-         ishmem_test::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_getmem_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_getmem_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_get<float>", [] {
-         ishmem_test::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<double>", [] {
-         ishmem_test::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<char>", [] {
-         ishmem_test::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<signed char>", [] {
-         ishmem_test::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<short>", [] {
-         ishmem_test::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<int>", [] {
-         ishmem_test::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<long>", [] {
-         ishmem_test::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<long long>", [] {
-         ishmem_test::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<unsigned char>", [] {
-         ishmem_test::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<unsigned short>", [] {
-         ishmem_test::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<unsigned int>", [] {
-         ishmem_test::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<unsigned long>", [] {
-         ishmem_test::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<unsigned long long>", [] {
-         ishmem_test::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<int8_t>", [] {
-         ishmem_test::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<int16_t>", [] {
-         ishmem_test::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<int32_t>", [] {
-         ishmem_test::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<int64_t>", [] {
-         ishmem_test::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<uint8_t>", [] {
-         ishmem_test::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<uint16_t>", [] {
-         ishmem_test::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<uint32_t>", [] {
-         ishmem_test::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<uint64_t>", [] {
-         ishmem_test::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<size_t>", [] {
-         ishmem_test::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
              ishmem_get(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_get_on_queue<float>", [] {
-         ishmem_test::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<double>", [] {
-         ishmem_test::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<char>", [] {
-         ishmem_test::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<signed char>", [] {
-         ishmem_test::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<short>", [] {
-         ishmem_test::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<int>", [] {
-         ishmem_test::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<long>", [] {
-         ishmem_test::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<long long>", [] {
-         ishmem_test::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<unsigned char>", [] {
-         ishmem_test::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<unsigned short>", [] {
-         ishmem_test::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<unsigned int>", [] {
-         ishmem_test::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<unsigned long>", [] {
-         ishmem_test::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<unsigned long long>", [] {
-         ishmem_test::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<int8_t>", [] {
-         ishmem_test::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<int16_t>", [] {
-         ishmem_test::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<int32_t>", [] {
-         ishmem_test::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<int64_t>", [] {
-         ishmem_test::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<uint8_t>", [] {
-         ishmem_test::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<uint16_t>", [] {
-         ishmem_test::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<uint32_t>", [] {
-         ishmem_test::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<uint64_t>", [] {
-         ishmem_test::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<size_t>", [] {
-         ishmem_test::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_on_queue<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_work_group<float>", [] {
-         ishmem_test::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<double>", [] {
-         ishmem_test::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<char>", [] {
-         ishmem_test::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<signed char>", [] {
-         ishmem_test::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<short>", [] {
-         ishmem_test::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<int>", [] {
-         ishmem_test::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<long>", [] {
-         ishmem_test::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<long long>", [] {
-         ishmem_test::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<unsigned char>", [] {
-         ishmem_test::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<unsigned short>", [] {
-         ishmem_test::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<unsigned int>", [] {
-         ishmem_test::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<unsigned long>", [] {
-         ishmem_test::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<unsigned long long>", [] {
-         ishmem_test::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<int8_t>", [] {
-         ishmem_test::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<int16_t>", [] {
-         ishmem_test::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<int32_t>", [] {
-         ishmem_test::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<int64_t>", [] {
-         ishmem_test::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<uint8_t>", [] {
-         ishmem_test::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<uint16_t>", [] {
-         ishmem_test::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<uint32_t>", [] {
-         ishmem_test::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<uint64_t>", [] {
-         ishmem_test::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<size_t>", [] {
-         ishmem_test::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_work_group<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_float_iput", [] {
-         ishmem_test::patterns::rma_iput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_float_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_float_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_float_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_float_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_float_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_float_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_double_iput", [] {
-         ishmem_test::patterns::rma_iput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_double_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_double_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_double_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_double_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_double_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_double_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_char_iput", [] {
-         ishmem_test::patterns::rma_iput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_char_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_char_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_char_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_char_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_char_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_char_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_schar_iput", [] {
-         ishmem_test::patterns::rma_iput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_schar_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_schar_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_schar_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_schar_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_schar_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_schar_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_short_iput", [] {
-         ishmem_test::patterns::rma_iput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_short_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_short_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_short_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_short_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_short_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_short_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_int_iput", [] {
-         ishmem_test::patterns::rma_iput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_int_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_int_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_long_iput", [] {
-         ishmem_test::patterns::rma_iput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_long_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_long_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_long_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_long_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_long_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_long_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_longlong_iput", [] {
-         ishmem_test::patterns::rma_iput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_longlong_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_longlong_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_longlong_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_longlong_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_longlong_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_longlong_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_uchar_iput", [] {
-         ishmem_test::patterns::rma_iput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_uchar_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_uchar_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uchar_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uchar_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uchar_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uchar_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_ushort_iput", [] {
-         ishmem_test::patterns::rma_iput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_ushort_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_ushort_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ushort_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ushort_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ushort_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ushort_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_uint_iput", [] {
-         ishmem_test::patterns::rma_iput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_uint_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_uint_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_ulong_iput", [] {
-         ishmem_test::patterns::rma_iput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_ulong_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_ulong_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ulong_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ulong_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ulong_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ulong_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_ulonglong_iput", [] {
-         ishmem_test::patterns::rma_iput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_ulonglong_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_ulonglong_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ulonglong_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ulonglong_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ulonglong_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ulonglong_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_int8_iput", [] {
-         ishmem_test::patterns::rma_iput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_int8_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_int8_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int8_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int8_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int8_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int8_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_int16_iput", [] {
-         ishmem_test::patterns::rma_iput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_int16_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_int16_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int16_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int16_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int16_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int16_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_int32_iput", [] {
-         ishmem_test::patterns::rma_iput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_int32_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_int32_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int32_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int32_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int32_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int32_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_int64_iput", [] {
-         ishmem_test::patterns::rma_iput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_int64_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_int64_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int64_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int64_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int64_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int64_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_uint8_iput", [] {
-         ishmem_test::patterns::rma_iput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_uint8_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_uint8_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint8_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint8_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint8_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint8_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_uint16_iput", [] {
-         ishmem_test::patterns::rma_iput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_uint16_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_uint16_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint16_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint16_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint16_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint16_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_uint32_iput", [] {
-         ishmem_test::patterns::rma_iput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_uint32_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_uint32_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint32_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint32_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint32_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint32_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_uint64_iput", [] {
-         ishmem_test::patterns::rma_iput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_uint64_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_uint64_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint64_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint64_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint64_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint64_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_size_iput", [] {
-         ishmem_test::patterns::rma_iput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_size_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_size_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_size_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_size_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_size_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_size_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_ptrdiff_iput", [] {
-         ishmem_test::patterns::rma_iput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_ptrdiff_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_ptrdiff_iput_on_queue", [] {
-         ishmem_test::patterns::rma_iput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ptrdiff_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ptrdiff_iput_work_group", [] {
-         ishmem_test::patterns::rma_iput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ptrdiff_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ptrdiff_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_iput8", [] {
-         ishmem_test::patterns::rma_iput<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput8(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_iput8_on_queue", [] {
-         ishmem_test::patterns::rma_iput<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput8_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput8_work_group", [] {
-         ishmem_test::patterns::rma_iput<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput8_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput8_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_iput16", [] {
-         ishmem_test::patterns::rma_iput<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput16(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_iput16_on_queue", [] {
-         ishmem_test::patterns::rma_iput<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput16_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput16_work_group", [] {
-         ishmem_test::patterns::rma_iput<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput16_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput16_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_iput32", [] {
-         ishmem_test::patterns::rma_iput<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput32(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_iput32_on_queue", [] {
-         ishmem_test::patterns::rma_iput<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput32_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput32_work_group", [] {
-         ishmem_test::patterns::rma_iput<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput32_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput32_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_iput64", [] {
-         ishmem_test::patterns::rma_iput<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput64(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_iput64_on_queue", [] {
-         ishmem_test::patterns::rma_iput<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput64_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput64_work_group", [] {
-         ishmem_test::patterns::rma_iput<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput64_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput64_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_iput128", [] {
-         ishmem_test::patterns::rma_iput<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput128(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_iput128_on_queue", [] {
-         ishmem_test::patterns::rma_iput<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput128_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput128_work_group", [] {
-         ishmem_test::patterns::rma_iput<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput128_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput128_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_iput<float>", [] {
-         ishmem_test::patterns::rma_iput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<double>", [] {
-         ishmem_test::patterns::rma_iput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<char>", [] {
-         ishmem_test::patterns::rma_iput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<signed char>", [] {
-         ishmem_test::patterns::rma_iput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<short>", [] {
-         ishmem_test::patterns::rma_iput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<int>", [] {
-         ishmem_test::patterns::rma_iput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<long>", [] {
-         ishmem_test::patterns::rma_iput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<long long>", [] {
-         ishmem_test::patterns::rma_iput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<unsigned char>", [] {
-         ishmem_test::patterns::rma_iput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<unsigned short>", [] {
-         ishmem_test::patterns::rma_iput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<unsigned int>", [] {
-         ishmem_test::patterns::rma_iput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<unsigned long>", [] {
-         ishmem_test::patterns::rma_iput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<unsigned long long>", [] {
-         ishmem_test::patterns::rma_iput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<int8_t>", [] {
-         ishmem_test::patterns::rma_iput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<int16_t>", [] {
-         ishmem_test::patterns::rma_iput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<int32_t>", [] {
-         ishmem_test::patterns::rma_iput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<int64_t>", [] {
-         ishmem_test::patterns::rma_iput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<uint8_t>", [] {
-         ishmem_test::patterns::rma_iput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<uint16_t>", [] {
-         ishmem_test::patterns::rma_iput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<uint32_t>", [] {
-         ishmem_test::patterns::rma_iput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<uint64_t>", [] {
-         ishmem_test::patterns::rma_iput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<size_t>", [] {
-         ishmem_test::patterns::rma_iput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iput<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_iput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iput(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_iput_on_queue<float>", [] {
-         ishmem_test::patterns::rma_iput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<double>", [] {
-         ishmem_test::patterns::rma_iput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<char>", [] {
-         ishmem_test::patterns::rma_iput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<signed char>", [] {
-         ishmem_test::patterns::rma_iput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<short>", [] {
-         ishmem_test::patterns::rma_iput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<int>", [] {
-         ishmem_test::patterns::rma_iput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<long>", [] {
-         ishmem_test::patterns::rma_iput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<long long>", [] {
-         ishmem_test::patterns::rma_iput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<unsigned char>", [] {
-         ishmem_test::patterns::rma_iput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<unsigned short>", [] {
-         ishmem_test::patterns::rma_iput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<unsigned int>", [] {
-         ishmem_test::patterns::rma_iput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<unsigned long>", [] {
-         ishmem_test::patterns::rma_iput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<unsigned long long>", [] {
-         ishmem_test::patterns::rma_iput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<int8_t>", [] {
-         ishmem_test::patterns::rma_iput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<int16_t>", [] {
-         ishmem_test::patterns::rma_iput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<int32_t>", [] {
-         ishmem_test::patterns::rma_iput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<int64_t>", [] {
-         ishmem_test::patterns::rma_iput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<uint8_t>", [] {
-         ishmem_test::patterns::rma_iput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<uint16_t>", [] {
-         ishmem_test::patterns::rma_iput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<uint32_t>", [] {
-         ishmem_test::patterns::rma_iput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<uint64_t>", [] {
-         ishmem_test::patterns::rma_iput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<size_t>", [] {
-         ishmem_test::patterns::rma_iput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_on_queue<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_iput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iput_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iput_work_group<float>", [] {
-         ishmem_test::patterns::rma_iput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<double>", [] {
-         ishmem_test::patterns::rma_iput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<char>", [] {
-         ishmem_test::patterns::rma_iput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<signed char>", [] {
-         ishmem_test::patterns::rma_iput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<short>", [] {
-         ishmem_test::patterns::rma_iput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<int>", [] {
-         ishmem_test::patterns::rma_iput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<long>", [] {
-         ishmem_test::patterns::rma_iput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<long long>", [] {
-         ishmem_test::patterns::rma_iput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<unsigned char>", [] {
-         ishmem_test::patterns::rma_iput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<unsigned short>", [] {
-         ishmem_test::patterns::rma_iput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<unsigned int>", [] {
-         ishmem_test::patterns::rma_iput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<unsigned long>", [] {
-         ishmem_test::patterns::rma_iput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<unsigned long long>", [] {
-         ishmem_test::patterns::rma_iput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<int8_t>", [] {
-         ishmem_test::patterns::rma_iput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<int16_t>", [] {
-         ishmem_test::patterns::rma_iput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<int32_t>", [] {
-         ishmem_test::patterns::rma_iput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<int64_t>", [] {
-         ishmem_test::patterns::rma_iput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<uint8_t>", [] {
-         ishmem_test::patterns::rma_iput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<uint16_t>", [] {
-         ishmem_test::patterns::rma_iput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<uint32_t>", [] {
-         ishmem_test::patterns::rma_iput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<uint64_t>", [] {
-         ishmem_test::patterns::rma_iput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<size_t>", [] {
-         ishmem_test::patterns::rma_iput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iput_work_group<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_iput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iput_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_float_iget", [] {
-         ishmem_test::patterns::rma_iget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_float_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_float_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_float_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_float_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_float_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_float_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_double_iget", [] {
-         ishmem_test::patterns::rma_iget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_double_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_double_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_double_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_double_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_double_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_double_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_char_iget", [] {
-         ishmem_test::patterns::rma_iget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_char_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_char_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_char_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_char_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_char_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_char_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_schar_iget", [] {
-         ishmem_test::patterns::rma_iget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_schar_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_schar_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_schar_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_schar_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_schar_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_schar_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_short_iget", [] {
-         ishmem_test::patterns::rma_iget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_short_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_short_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_short_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_short_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_short_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_short_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_int_iget", [] {
-         ishmem_test::patterns::rma_iget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_int_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_int_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_long_iget", [] {
-         ishmem_test::patterns::rma_iget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_long_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_long_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_long_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_long_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_long_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_long_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_longlong_iget", [] {
-         ishmem_test::patterns::rma_iget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_longlong_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_longlong_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_longlong_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_longlong_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_longlong_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_longlong_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_uchar_iget", [] {
-         ishmem_test::patterns::rma_iget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_uchar_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_uchar_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uchar_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uchar_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uchar_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uchar_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_ushort_iget", [] {
-         ishmem_test::patterns::rma_iget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_ushort_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_ushort_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ushort_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ushort_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ushort_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ushort_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_uint_iget", [] {
-         ishmem_test::patterns::rma_iget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_uint_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_uint_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_ulong_iget", [] {
-         ishmem_test::patterns::rma_iget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_ulong_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_ulong_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ulong_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ulong_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ulong_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ulong_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_ulonglong_iget", [] {
-         ishmem_test::patterns::rma_iget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_ulonglong_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_ulonglong_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ulonglong_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ulonglong_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ulonglong_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ulonglong_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_int8_iget", [] {
-         ishmem_test::patterns::rma_iget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_int8_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_int8_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int8_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int8_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int8_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int8_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_int16_iget", [] {
-         ishmem_test::patterns::rma_iget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_int16_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_int16_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int16_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int16_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int16_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int16_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_int32_iget", [] {
-         ishmem_test::patterns::rma_iget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_int32_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_int32_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int32_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int32_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int32_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int32_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_int64_iget", [] {
-         ishmem_test::patterns::rma_iget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_int64_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_int64_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int64_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int64_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int64_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int64_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_uint8_iget", [] {
-         ishmem_test::patterns::rma_iget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_uint8_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_uint8_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint8_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint8_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint8_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint8_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_uint16_iget", [] {
-         ishmem_test::patterns::rma_iget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_uint16_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_uint16_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint16_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint16_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint16_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint16_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_uint32_iget", [] {
-         ishmem_test::patterns::rma_iget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_uint32_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_uint32_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint32_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint32_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint32_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint32_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_uint64_iget", [] {
-         ishmem_test::patterns::rma_iget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_uint64_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_uint64_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint64_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint64_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint64_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint64_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_size_iget", [] {
-         ishmem_test::patterns::rma_iget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_size_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_size_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_size_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_size_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_size_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_size_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_ptrdiff_iget", [] {
-         ishmem_test::patterns::rma_iget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_ptrdiff_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_ptrdiff_iget_on_queue", [] {
-         ishmem_test::patterns::rma_iget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ptrdiff_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ptrdiff_iget_work_group", [] {
-         ishmem_test::patterns::rma_iget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ptrdiff_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ptrdiff_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_iget8", [] {
-         ishmem_test::patterns::rma_iget<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget8(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_iget8_on_queue", [] {
-         ishmem_test::patterns::rma_iget<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget8_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget8_work_group", [] {
-         ishmem_test::patterns::rma_iget<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget8_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget8_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_iget16", [] {
-         ishmem_test::patterns::rma_iget<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget16(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_iget16_on_queue", [] {
-         ishmem_test::patterns::rma_iget<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget16_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget16_work_group", [] {
-         ishmem_test::patterns::rma_iget<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget16_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget16_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_iget32", [] {
-         ishmem_test::patterns::rma_iget<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget32(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_iget32_on_queue", [] {
-         ishmem_test::patterns::rma_iget<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget32_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget32_work_group", [] {
-         ishmem_test::patterns::rma_iget<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget32_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget32_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_iget64", [] {
-         ishmem_test::patterns::rma_iget<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget64(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_iget64_on_queue", [] {
-         ishmem_test::patterns::rma_iget<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget64_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget64_work_group", [] {
-         ishmem_test::patterns::rma_iget<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget64_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget64_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_iget128", [] {
-         ishmem_test::patterns::rma_iget<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget128(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_iget128_on_queue", [] {
-         ishmem_test::patterns::rma_iget<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget128_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget128_work_group", [] {
-         ishmem_test::patterns::rma_iget<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget128_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget128_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmem_iget<float>", [] {
-         ishmem_test::patterns::rma_iget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<double>", [] {
-         ishmem_test::patterns::rma_iget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<char>", [] {
-         ishmem_test::patterns::rma_iget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<signed char>", [] {
-         ishmem_test::patterns::rma_iget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<short>", [] {
-         ishmem_test::patterns::rma_iget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<int>", [] {
-         ishmem_test::patterns::rma_iget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<long>", [] {
-         ishmem_test::patterns::rma_iget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<long long>", [] {
-         ishmem_test::patterns::rma_iget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<unsigned char>", [] {
-         ishmem_test::patterns::rma_iget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<unsigned short>", [] {
-         ishmem_test::patterns::rma_iget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<unsigned int>", [] {
-         ishmem_test::patterns::rma_iget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<unsigned long>", [] {
-         ishmem_test::patterns::rma_iget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<unsigned long long>", [] {
-         ishmem_test::patterns::rma_iget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<int8_t>", [] {
-         ishmem_test::patterns::rma_iget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<int16_t>", [] {
-         ishmem_test::patterns::rma_iget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<int32_t>", [] {
-         ishmem_test::patterns::rma_iget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<int64_t>", [] {
-         ishmem_test::patterns::rma_iget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<uint8_t>", [] {
-         ishmem_test::patterns::rma_iget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<uint16_t>", [] {
-         ishmem_test::patterns::rma_iget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<uint32_t>", [] {
-         ishmem_test::patterns::rma_iget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<uint64_t>", [] {
-         ishmem_test::patterns::rma_iget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<size_t>", [] {
-         ishmem_test::patterns::rma_iget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmem_iget<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_iget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem_iget(dest, source, dst, sst, nelems, pe);
          });
      }},
     {"ishmemx_iget_on_queue<float>", [] {
-         ishmem_test::patterns::rma_iget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<double>", [] {
-         ishmem_test::patterns::rma_iget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<char>", [] {
-         ishmem_test::patterns::rma_iget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<signed char>", [] {
-         ishmem_test::patterns::rma_iget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<short>", [] {
-         ishmem_test::patterns::rma_iget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<int>", [] {
-         ishmem_test::patterns::rma_iget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<long>", [] {
-         ishmem_test::patterns::rma_iget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<long long>", [] {
-         ishmem_test::patterns::rma_iget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<unsigned char>", [] {
-         ishmem_test::patterns::rma_iget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<unsigned short>", [] {
-         ishmem_test::patterns::rma_iget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<unsigned int>", [] {
-         ishmem_test::patterns::rma_iget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<unsigned long>", [] {
-         ishmem_test::patterns::rma_iget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<unsigned long long>", [] {
-         ishmem_test::patterns::rma_iget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<int8_t>", [] {
-         ishmem_test::patterns::rma_iget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<int16_t>", [] {
-         ishmem_test::patterns::rma_iget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<int32_t>", [] {
-         ishmem_test::patterns::rma_iget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<int64_t>", [] {
-         ishmem_test::patterns::rma_iget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<uint8_t>", [] {
-         ishmem_test::patterns::rma_iget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<uint16_t>", [] {
-         ishmem_test::patterns::rma_iget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<uint32_t>", [] {
-         ishmem_test::patterns::rma_iget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<uint64_t>", [] {
-         ishmem_test::patterns::rma_iget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<size_t>", [] {
-         ishmem_test::patterns::rma_iget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_on_queue<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_iget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_iget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_iget_on_queue(dest, source, dst, sst, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_iget_work_group<float>", [] {
-         ishmem_test::patterns::rma_iget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<double>", [] {
-         ishmem_test::patterns::rma_iget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<char>", [] {
-         ishmem_test::patterns::rma_iget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<signed char>", [] {
-         ishmem_test::patterns::rma_iget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<short>", [] {
-         ishmem_test::patterns::rma_iget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<int>", [] {
-         ishmem_test::patterns::rma_iget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<long>", [] {
-         ishmem_test::patterns::rma_iget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<long long>", [] {
-         ishmem_test::patterns::rma_iget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<unsigned char>", [] {
-         ishmem_test::patterns::rma_iget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<unsigned short>", [] {
-         ishmem_test::patterns::rma_iget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<unsigned int>", [] {
-         ishmem_test::patterns::rma_iget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<unsigned long>", [] {
-         ishmem_test::patterns::rma_iget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<unsigned long long>", [] {
-         ishmem_test::patterns::rma_iget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<int8_t>", [] {
-         ishmem_test::patterns::rma_iget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<int16_t>", [] {
-         ishmem_test::patterns::rma_iget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<int32_t>", [] {
-         ishmem_test::patterns::rma_iget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<int64_t>", [] {
-         ishmem_test::patterns::rma_iget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<uint8_t>", [] {
-         ishmem_test::patterns::rma_iget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<uint16_t>", [] {
-         ishmem_test::patterns::rma_iget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<uint32_t>", [] {
-         ishmem_test::patterns::rma_iget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<uint64_t>", [] {
-         ishmem_test::patterns::rma_iget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<size_t>", [] {
-         ishmem_test::patterns::rma_iget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_iget_work_group<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_iget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
+         ishmem_testing::patterns::rma_iget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_iget_work_group(dest, source, dst, sst, nelems, pe, group); });
          });
      }},
     {"ishmemx_float_ibput", [] {
-         ishmem_test::patterns::rma_ibput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_float_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_float_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_float_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_float_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_float_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_float_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_double_ibput", [] {
-         ishmem_test::patterns::rma_ibput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_double_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_double_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_double_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_double_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_double_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_double_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_char_ibput", [] {
-         ishmem_test::patterns::rma_ibput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_char_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_char_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_char_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_char_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_char_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_char_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_schar_ibput", [] {
-         ishmem_test::patterns::rma_ibput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_schar_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_schar_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_schar_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_schar_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_schar_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_schar_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_short_ibput", [] {
-         ishmem_test::patterns::rma_ibput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_short_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_short_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_short_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_short_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_short_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_short_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_int_ibput", [] {
-         ishmem_test::patterns::rma_ibput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_int_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_int_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_int_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_int_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_long_ibput", [] {
-         ishmem_test::patterns::rma_ibput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_long_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_long_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_long_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_long_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_long_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_long_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_longlong_ibput", [] {
-         ishmem_test::patterns::rma_ibput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_longlong_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_longlong_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_longlong_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_longlong_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_longlong_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_longlong_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_uchar_ibput", [] {
-         ishmem_test::patterns::rma_ibput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_uchar_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_uchar_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_uchar_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_uchar_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uchar_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uchar_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ushort_ibput", [] {
-         ishmem_test::patterns::rma_ibput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ushort_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ushort_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ushort_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ushort_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ushort_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ushort_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_uint_ibput", [] {
-         ishmem_test::patterns::rma_ibput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_uint_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_uint_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_uint_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ulong_ibput", [] {
-         ishmem_test::patterns::rma_ibput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ulong_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ulong_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ulong_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ulong_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ulong_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ulong_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ulonglong_ibput", [] {
-         ishmem_test::patterns::rma_ibput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ulonglong_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ulonglong_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ulonglong_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ulonglong_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ulonglong_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ulonglong_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_int8_ibput", [] {
-         ishmem_test::patterns::rma_ibput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_int8_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_int8_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_int8_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_int8_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int8_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int8_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_int16_ibput", [] {
-         ishmem_test::patterns::rma_ibput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_int16_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_int16_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_int16_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_int16_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int16_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int16_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_int32_ibput", [] {
-         ishmem_test::patterns::rma_ibput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_int32_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_int32_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_int32_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_int32_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int32_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int32_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_int64_ibput", [] {
-         ishmem_test::patterns::rma_ibput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_int64_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_int64_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_int64_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_int64_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int64_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int64_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_uint8_ibput", [] {
-         ishmem_test::patterns::rma_ibput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_uint8_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_uint8_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint8_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_uint8_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint8_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint8_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_uint16_ibput", [] {
-         ishmem_test::patterns::rma_ibput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_uint16_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_uint16_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint16_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_uint16_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint16_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint16_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_uint32_ibput", [] {
-         ishmem_test::patterns::rma_ibput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_uint32_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_uint32_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint32_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_uint32_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint32_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint32_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_uint64_ibput", [] {
-         ishmem_test::patterns::rma_ibput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_uint64_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_uint64_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint64_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_uint64_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint64_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint64_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_size_ibput", [] {
-         ishmem_test::patterns::rma_ibput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_size_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_size_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_size_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_size_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_size_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_size_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ptrdiff_ibput", [] {
-         ishmem_test::patterns::rma_ibput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ptrdiff_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ptrdiff_ibput_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ptrdiff_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ptrdiff_ibput_work_group", [] {
-         ishmem_test::patterns::rma_ibput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ptrdiff_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ptrdiff_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput8", [] {
-         ishmem_test::patterns::rma_ibput<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput8(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput8_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput8_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput8_work_group", [] {
-         ishmem_test::patterns::rma_ibput<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput8_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput8_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput16", [] {
-         ishmem_test::patterns::rma_ibput<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput16(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput16_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput16_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput16_work_group", [] {
-         ishmem_test::patterns::rma_ibput<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput16_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput16_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput32", [] {
-         ishmem_test::patterns::rma_ibput<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput32(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput32_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput32_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput32_work_group", [] {
-         ishmem_test::patterns::rma_ibput<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput32_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput32_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput64", [] {
-         ishmem_test::patterns::rma_ibput<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput64(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput64_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput64_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput64_work_group", [] {
-         ishmem_test::patterns::rma_ibput<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput64_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput64_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput128", [] {
-         ishmem_test::patterns::rma_ibput<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput128(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput128_on_queue", [] {
-         ishmem_test::patterns::rma_ibput<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput128_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput128_work_group", [] {
-         ishmem_test::patterns::rma_ibput<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput128_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput128_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput<float>", [] {
-         ishmem_test::patterns::rma_ibput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<double>", [] {
-         ishmem_test::patterns::rma_ibput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<char>", [] {
-         ishmem_test::patterns::rma_ibput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<signed char>", [] {
-         ishmem_test::patterns::rma_ibput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<short>", [] {
-         ishmem_test::patterns::rma_ibput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<int>", [] {
-         ishmem_test::patterns::rma_ibput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<long>", [] {
-         ishmem_test::patterns::rma_ibput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<long long>", [] {
-         ishmem_test::patterns::rma_ibput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<unsigned char>", [] {
-         ishmem_test::patterns::rma_ibput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<unsigned short>", [] {
-         ishmem_test::patterns::rma_ibput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<unsigned int>", [] {
-         ishmem_test::patterns::rma_ibput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<unsigned long>", [] {
-         ishmem_test::patterns::rma_ibput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<unsigned long long>", [] {
-         ishmem_test::patterns::rma_ibput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<int8_t>", [] {
-         ishmem_test::patterns::rma_ibput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<int16_t>", [] {
-         ishmem_test::patterns::rma_ibput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<int32_t>", [] {
-         ishmem_test::patterns::rma_ibput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<int64_t>", [] {
-         ishmem_test::patterns::rma_ibput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<uint8_t>", [] {
-         ishmem_test::patterns::rma_ibput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<uint16_t>", [] {
-         ishmem_test::patterns::rma_ibput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<uint32_t>", [] {
-         ishmem_test::patterns::rma_ibput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<uint64_t>", [] {
-         ishmem_test::patterns::rma_ibput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<size_t>", [] {
-         ishmem_test::patterns::rma_ibput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_ibput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibput(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibput_on_queue<float>", [] {
-         ishmem_test::patterns::rma_ibput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<double>", [] {
-         ishmem_test::patterns::rma_ibput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<char>", [] {
-         ishmem_test::patterns::rma_ibput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<signed char>", [] {
-         ishmem_test::patterns::rma_ibput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<short>", [] {
-         ishmem_test::patterns::rma_ibput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<int>", [] {
-         ishmem_test::patterns::rma_ibput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<long>", [] {
-         ishmem_test::patterns::rma_ibput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<long long>", [] {
-         ishmem_test::patterns::rma_ibput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<unsigned char>", [] {
-         ishmem_test::patterns::rma_ibput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<unsigned short>", [] {
-         ishmem_test::patterns::rma_ibput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<unsigned int>", [] {
-         ishmem_test::patterns::rma_ibput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<unsigned long>", [] {
-         ishmem_test::patterns::rma_ibput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<unsigned long long>", [] {
-         ishmem_test::patterns::rma_ibput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<int8_t>", [] {
-         ishmem_test::patterns::rma_ibput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<int16_t>", [] {
-         ishmem_test::patterns::rma_ibput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<int32_t>", [] {
-         ishmem_test::patterns::rma_ibput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<int64_t>", [] {
-         ishmem_test::patterns::rma_ibput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<uint8_t>", [] {
-         ishmem_test::patterns::rma_ibput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<uint16_t>", [] {
-         ishmem_test::patterns::rma_ibput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<uint32_t>", [] {
-         ishmem_test::patterns::rma_ibput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<uint64_t>", [] {
-         ishmem_test::patterns::rma_ibput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<size_t>", [] {
-         ishmem_test::patterns::rma_ibput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_on_queue<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_ibput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibput_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibput_work_group<float>", [] {
-         ishmem_test::patterns::rma_ibput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<double>", [] {
-         ishmem_test::patterns::rma_ibput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<char>", [] {
-         ishmem_test::patterns::rma_ibput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<signed char>", [] {
-         ishmem_test::patterns::rma_ibput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<short>", [] {
-         ishmem_test::patterns::rma_ibput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<int>", [] {
-         ishmem_test::patterns::rma_ibput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<long>", [] {
-         ishmem_test::patterns::rma_ibput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<long long>", [] {
-         ishmem_test::patterns::rma_ibput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<unsigned char>", [] {
-         ishmem_test::patterns::rma_ibput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<unsigned short>", [] {
-         ishmem_test::patterns::rma_ibput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<unsigned int>", [] {
-         ishmem_test::patterns::rma_ibput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<unsigned long>", [] {
-         ishmem_test::patterns::rma_ibput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<unsigned long long>", [] {
-         ishmem_test::patterns::rma_ibput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<int8_t>", [] {
-         ishmem_test::patterns::rma_ibput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<int16_t>", [] {
-         ishmem_test::patterns::rma_ibput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<int32_t>", [] {
-         ishmem_test::patterns::rma_ibput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<int64_t>", [] {
-         ishmem_test::patterns::rma_ibput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<uint8_t>", [] {
-         ishmem_test::patterns::rma_ibput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<uint16_t>", [] {
-         ishmem_test::patterns::rma_ibput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<uint32_t>", [] {
-         ishmem_test::patterns::rma_ibput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<uint64_t>", [] {
-         ishmem_test::patterns::rma_ibput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<size_t>", [] {
-         ishmem_test::patterns::rma_ibput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibput_work_group<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_ibput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibput<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibput_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_float_ibget", [] {
-         ishmem_test::patterns::rma_ibget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_float_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_float_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_float_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_float_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_float_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_float_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_double_ibget", [] {
-         ishmem_test::patterns::rma_ibget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_double_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_double_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_double_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_double_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_double_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_double_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_char_ibget", [] {
-         ishmem_test::patterns::rma_ibget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_char_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_char_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_char_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_char_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_char_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_char_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_schar_ibget", [] {
-         ishmem_test::patterns::rma_ibget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_schar_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_schar_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_schar_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_schar_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_schar_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_schar_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_short_ibget", [] {
-         ishmem_test::patterns::rma_ibget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_short_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_short_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_short_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_short_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_short_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_short_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_int_ibget", [] {
-         ishmem_test::patterns::rma_ibget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_int_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_int_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_int_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_int_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_long_ibget", [] {
-         ishmem_test::patterns::rma_ibget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_long_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_long_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_long_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_long_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_long_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_long_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_longlong_ibget", [] {
-         ishmem_test::patterns::rma_ibget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_longlong_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_longlong_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_longlong_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_longlong_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_longlong_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_longlong_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_uchar_ibget", [] {
-         ishmem_test::patterns::rma_ibget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_uchar_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_uchar_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_uchar_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_uchar_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uchar_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uchar_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ushort_ibget", [] {
-         ishmem_test::patterns::rma_ibget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ushort_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ushort_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ushort_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ushort_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ushort_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ushort_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_uint_ibget", [] {
-         ishmem_test::patterns::rma_ibget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_uint_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_uint_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_uint_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ulong_ibget", [] {
-         ishmem_test::patterns::rma_ibget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ulong_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ulong_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ulong_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ulong_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ulong_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ulong_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ulonglong_ibget", [] {
-         ishmem_test::patterns::rma_ibget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ulonglong_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ulonglong_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ulonglong_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ulonglong_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ulonglong_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ulonglong_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_int8_ibget", [] {
-         ishmem_test::patterns::rma_ibget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_int8_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_int8_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_int8_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_int8_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int8_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int8_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_int16_ibget", [] {
-         ishmem_test::patterns::rma_ibget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_int16_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_int16_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_int16_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_int16_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int16_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int16_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_int32_ibget", [] {
-         ishmem_test::patterns::rma_ibget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_int32_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_int32_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_int32_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_int32_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int32_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int32_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_int64_ibget", [] {
-         ishmem_test::patterns::rma_ibget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_int64_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_int64_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_int64_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_int64_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int64_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int64_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_uint8_ibget", [] {
-         ishmem_test::patterns::rma_ibget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_uint8_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_uint8_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint8_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_uint8_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint8_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint8_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_uint16_ibget", [] {
-         ishmem_test::patterns::rma_ibget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_uint16_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_uint16_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint16_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_uint16_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint16_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint16_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_uint32_ibget", [] {
-         ishmem_test::patterns::rma_ibget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_uint32_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_uint32_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint32_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_uint32_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint32_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint32_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_uint64_ibget", [] {
-         ishmem_test::patterns::rma_ibget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_uint64_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_uint64_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint64_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_uint64_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint64_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint64_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_size_ibget", [] {
-         ishmem_test::patterns::rma_ibget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_size_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_size_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_size_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_size_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_size_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_size_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ptrdiff_ibget", [] {
-         ishmem_test::patterns::rma_ibget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ptrdiff_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ptrdiff_ibget_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ptrdiff_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ptrdiff_ibget_work_group", [] {
-         ishmem_test::patterns::rma_ibget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ptrdiff_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ptrdiff_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget8", [] {
-         ishmem_test::patterns::rma_ibget<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget8(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget8_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget8_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget8_work_group", [] {
-         ishmem_test::patterns::rma_ibget<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget8_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget8_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget16", [] {
-         ishmem_test::patterns::rma_ibget<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget16(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget16_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget16_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget16_work_group", [] {
-         ishmem_test::patterns::rma_ibget<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget16_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget16_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget32", [] {
-         ishmem_test::patterns::rma_ibget<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget32(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget32_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget32_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget32_work_group", [] {
-         ishmem_test::patterns::rma_ibget<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget32_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget32_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget64", [] {
-         ishmem_test::patterns::rma_ibget<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget64(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget64_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget64_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget64_work_group", [] {
-         ishmem_test::patterns::rma_ibget<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget64_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget64_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget128", [] {
-         ishmem_test::patterns::rma_ibget<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget128(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget128_on_queue", [] {
-         ishmem_test::patterns::rma_ibget<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget128_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget128_work_group", [] {
-         ishmem_test::patterns::rma_ibget<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget128_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget128_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget<float>", [] {
-         ishmem_test::patterns::rma_ibget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<double>", [] {
-         ishmem_test::patterns::rma_ibget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<char>", [] {
-         ishmem_test::patterns::rma_ibget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<signed char>", [] {
-         ishmem_test::patterns::rma_ibget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<short>", [] {
-         ishmem_test::patterns::rma_ibget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<int>", [] {
-         ishmem_test::patterns::rma_ibget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<long>", [] {
-         ishmem_test::patterns::rma_ibget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<long long>", [] {
-         ishmem_test::patterns::rma_ibget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<unsigned char>", [] {
-         ishmem_test::patterns::rma_ibget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<unsigned short>", [] {
-         ishmem_test::patterns::rma_ibget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<unsigned int>", [] {
-         ishmem_test::patterns::rma_ibget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<unsigned long>", [] {
-         ishmem_test::patterns::rma_ibget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<unsigned long long>", [] {
-         ishmem_test::patterns::rma_ibget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<int8_t>", [] {
-         ishmem_test::patterns::rma_ibget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<int16_t>", [] {
-         ishmem_test::patterns::rma_ibget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<int32_t>", [] {
-         ishmem_test::patterns::rma_ibget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<int64_t>", [] {
-         ishmem_test::patterns::rma_ibget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<uint8_t>", [] {
-         ishmem_test::patterns::rma_ibget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<uint16_t>", [] {
-         ishmem_test::patterns::rma_ibget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<uint32_t>", [] {
-         ishmem_test::patterns::rma_ibget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<uint64_t>", [] {
-         ishmem_test::patterns::rma_ibget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<size_t>", [] {
-         ishmem_test::patterns::rma_ibget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_ibget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmemx_ibget(dest, source, dst, sst, bsize, nblocks, pe);
          });
      }},
     {"ishmemx_ibget_on_queue<float>", [] {
-         ishmem_test::patterns::rma_ibget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<double>", [] {
-         ishmem_test::patterns::rma_ibget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<char>", [] {
-         ishmem_test::patterns::rma_ibget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<signed char>", [] {
-         ishmem_test::patterns::rma_ibget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<short>", [] {
-         ishmem_test::patterns::rma_ibget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<int>", [] {
-         ishmem_test::patterns::rma_ibget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<long>", [] {
-         ishmem_test::patterns::rma_ibget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<long long>", [] {
-         ishmem_test::patterns::rma_ibget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<unsigned char>", [] {
-         ishmem_test::patterns::rma_ibget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<unsigned short>", [] {
-         ishmem_test::patterns::rma_ibget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<unsigned int>", [] {
-         ishmem_test::patterns::rma_ibget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<unsigned long>", [] {
-         ishmem_test::patterns::rma_ibget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<unsigned long long>", [] {
-         ishmem_test::patterns::rma_ibget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<int8_t>", [] {
-         ishmem_test::patterns::rma_ibget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<int16_t>", [] {
-         ishmem_test::patterns::rma_ibget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<int32_t>", [] {
-         ishmem_test::patterns::rma_ibget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<int64_t>", [] {
-         ishmem_test::patterns::rma_ibget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<uint8_t>", [] {
-         ishmem_test::patterns::rma_ibget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<uint16_t>", [] {
-         ishmem_test::patterns::rma_ibget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<uint32_t>", [] {
-         ishmem_test::patterns::rma_ibget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<uint64_t>", [] {
-         ishmem_test::patterns::rma_ibget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<size_t>", [] {
-         ishmem_test::patterns::rma_ibget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_on_queue<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_ibget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+         ishmem_testing::patterns::rma_ibget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
              ishmem::queue q;
              ishmemx_ibget_on_queue(dest, source, dst, sst, bsize, nblocks, pe, q).wait();
          });
      }},
     {"ishmemx_ibget_work_group<float>", [] {
-         ishmem_test::patterns::rma_ibget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<double>", [] {
-         ishmem_test::patterns::rma_ibget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<char>", [] {
-         ishmem_test::patterns::rma_ibget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<signed char>", [] {
-         ishmem_test::patterns::rma_ibget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<short>", [] {
-         ishmem_test::patterns::rma_ibget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<int>", [] {
-         ishmem_test::patterns::rma_ibget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<long>", [] {
-         ishmem_test::patterns::rma_ibget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<long long>", [] {
-         ishmem_test::patterns::rma_ibget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<unsigned char>", [] {
-         ishmem_test::patterns::rma_ibget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<unsigned short>", [] {
-         ishmem_test::patterns::rma_ibget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<unsigned int>", [] {
-         ishmem_test::patterns::rma_ibget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<unsigned long>", [] {
-         ishmem_test::patterns::rma_ibget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<unsigned long long>", [] {
-         ishmem_test::patterns::rma_ibget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<int8_t>", [] {
-         ishmem_test::patterns::rma_ibget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<int16_t>", [] {
-         ishmem_test::patterns::rma_ibget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<int32_t>", [] {
-         ishmem_test::patterns::rma_ibget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<int64_t>", [] {
-         ishmem_test::patterns::rma_ibget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<uint8_t>", [] {
-         ishmem_test::patterns::rma_ibget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<uint16_t>", [] {
-         ishmem_test::patterns::rma_ibget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<uint32_t>", [] {
-         ishmem_test::patterns::rma_ibget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<uint64_t>", [] {
-         ishmem_test::patterns::rma_ibget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<size_t>", [] {
-         ishmem_test::patterns::rma_ibget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmemx_ibget_work_group<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_ibget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
+         ishmem_testing::patterns::rma_ibget<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ibget_work_group(dest, source, dst, sst, bsize, nblocks, pe, group); });
          });
      }},
     {"ishmem_float_p", [] {
-         ishmem_test::patterns::rma_p<float>([](float* dest, float value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<float>([](float* dest, float value, int pe) -> void {
              ishmem_float_p(dest, value, pe);
          });
      }},
     {"ishmem_double_p", [] {
-         ishmem_test::patterns::rma_p<double>([](double* dest, double value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<double>([](double* dest, double value, int pe) -> void {
              ishmem_double_p(dest, value, pe);
          });
      }},
     {"ishmem_char_p", [] {
-         ishmem_test::patterns::rma_p<char>([](char* dest, char value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<char>([](char* dest, char value, int pe) -> void {
              ishmem_char_p(dest, value, pe);
          });
      }},
     {"ishmem_schar_p", [] {
-         ishmem_test::patterns::rma_p<signed char>([](signed char* dest, signed char value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<signed char>([](signed char* dest, signed char value, int pe) -> void {
              ishmem_schar_p(dest, value, pe);
          });
      }},
     {"ishmem_short_p", [] {
-         ishmem_test::patterns::rma_p<short>([](short* dest, short value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<short>([](short* dest, short value, int pe) -> void {
              ishmem_short_p(dest, value, pe);
          });
      }},
     {"ishmem_int_p", [] {
-         ishmem_test::patterns::rma_p<int>([](int* dest, int value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<int>([](int* dest, int value, int pe) -> void {
              ishmem_int_p(dest, value, pe);
          });
      }},
     {"ishmem_long_p", [] {
-         ishmem_test::patterns::rma_p<long>([](long* dest, long value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<long>([](long* dest, long value, int pe) -> void {
              ishmem_long_p(dest, value, pe);
          });
      }},
     {"ishmem_longlong_p", [] {
-         ishmem_test::patterns::rma_p<long long>([](long long* dest, long long value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<long long>([](long long* dest, long long value, int pe) -> void {
              ishmem_longlong_p(dest, value, pe);
          });
      }},
     {"ishmem_uchar_p", [] {
-         ishmem_test::patterns::rma_p<unsigned char>([](unsigned char* dest, unsigned char value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<unsigned char>([](unsigned char* dest, unsigned char value, int pe) -> void {
              ishmem_uchar_p(dest, value, pe);
          });
      }},
     {"ishmem_ushort_p", [] {
-         ishmem_test::patterns::rma_p<unsigned short>([](unsigned short* dest, unsigned short value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<unsigned short>([](unsigned short* dest, unsigned short value, int pe) -> void {
              ishmem_ushort_p(dest, value, pe);
          });
      }},
     {"ishmem_uint_p", [] {
-         ishmem_test::patterns::rma_p<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
              ishmem_uint_p(dest, value, pe);
          });
      }},
     {"ishmem_ulong_p", [] {
-         ishmem_test::patterns::rma_p<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
              ishmem_ulong_p(dest, value, pe);
          });
      }},
     {"ishmem_ulonglong_p", [] {
-         ishmem_test::patterns::rma_p<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
              ishmem_ulonglong_p(dest, value, pe);
          });
      }},
     {"ishmem_int8_p", [] {
-         ishmem_test::patterns::rma_p<int8_t>([](int8_t* dest, int8_t value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<int8_t>([](int8_t* dest, int8_t value, int pe) -> void {
              ishmem_int8_p(dest, value, pe);
          });
      }},
     {"ishmem_int16_p", [] {
-         ishmem_test::patterns::rma_p<int16_t>([](int16_t* dest, int16_t value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<int16_t>([](int16_t* dest, int16_t value, int pe) -> void {
              ishmem_int16_p(dest, value, pe);
          });
      }},
     {"ishmem_int32_p", [] {
-         ishmem_test::patterns::rma_p<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
              ishmem_int32_p(dest, value, pe);
          });
      }},
     {"ishmem_int64_p", [] {
-         ishmem_test::patterns::rma_p<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
              ishmem_int64_p(dest, value, pe);
          });
      }},
     {"ishmem_uint8_p", [] {
-         ishmem_test::patterns::rma_p<uint8_t>([](uint8_t* dest, uint8_t value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<uint8_t>([](uint8_t* dest, uint8_t value, int pe) -> void {
              ishmem_uint8_p(dest, value, pe);
          });
      }},
     {"ishmem_uint16_p", [] {
-         ishmem_test::patterns::rma_p<uint16_t>([](uint16_t* dest, uint16_t value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<uint16_t>([](uint16_t* dest, uint16_t value, int pe) -> void {
              ishmem_uint16_p(dest, value, pe);
          });
      }},
     {"ishmem_uint32_p", [] {
-         ishmem_test::patterns::rma_p<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
              ishmem_uint32_p(dest, value, pe);
          });
      }},
     {"ishmem_uint64_p", [] {
-         ishmem_test::patterns::rma_p<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
              ishmem_uint64_p(dest, value, pe);
          });
      }},
     {"ishmem_size_p", [] {
-         ishmem_test::patterns::rma_p<size_t>([](size_t* dest, size_t value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<size_t>([](size_t* dest, size_t value, int pe) -> void {
              ishmem_size_p(dest, value, pe);
          });
      }},
     {"ishmem_ptrdiff_p", [] {
-         ishmem_test::patterns::rma_p<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> void {
              ishmem_ptrdiff_p(dest, value, pe);
          });
      }},
     {"ishmem_p<float>", [] {
-         ishmem_test::patterns::rma_p<float>([](float* dest, float value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<float>([](float* dest, float value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<double>", [] {
-         ishmem_test::patterns::rma_p<double>([](double* dest, double value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<double>([](double* dest, double value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<char>", [] {
-         ishmem_test::patterns::rma_p<char>([](char* dest, char value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<char>([](char* dest, char value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<signed char>", [] {
-         ishmem_test::patterns::rma_p<signed char>([](signed char* dest, signed char value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<signed char>([](signed char* dest, signed char value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<short>", [] {
-         ishmem_test::patterns::rma_p<short>([](short* dest, short value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<short>([](short* dest, short value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<int>", [] {
-         ishmem_test::patterns::rma_p<int>([](int* dest, int value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<int>([](int* dest, int value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<long>", [] {
-         ishmem_test::patterns::rma_p<long>([](long* dest, long value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<long>([](long* dest, long value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<long long>", [] {
-         ishmem_test::patterns::rma_p<long long>([](long long* dest, long long value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<long long>([](long long* dest, long long value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<unsigned char>", [] {
-         ishmem_test::patterns::rma_p<unsigned char>([](unsigned char* dest, unsigned char value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<unsigned char>([](unsigned char* dest, unsigned char value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<unsigned short>", [] {
-         ishmem_test::patterns::rma_p<unsigned short>([](unsigned short* dest, unsigned short value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<unsigned short>([](unsigned short* dest, unsigned short value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<unsigned int>", [] {
-         ishmem_test::patterns::rma_p<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<unsigned int>([](unsigned int* dest, unsigned int value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<unsigned long>", [] {
-         ishmem_test::patterns::rma_p<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<unsigned long>([](unsigned long* dest, unsigned long value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<unsigned long long>", [] {
-         ishmem_test::patterns::rma_p<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<unsigned long long>([](unsigned long long* dest, unsigned long long value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<int8_t>", [] {
-         ishmem_test::patterns::rma_p<int8_t>([](int8_t* dest, int8_t value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<int8_t>([](int8_t* dest, int8_t value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<int16_t>", [] {
-         ishmem_test::patterns::rma_p<int16_t>([](int16_t* dest, int16_t value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<int16_t>([](int16_t* dest, int16_t value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<int32_t>", [] {
-         ishmem_test::patterns::rma_p<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<int32_t>([](int32_t* dest, int32_t value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<int64_t>", [] {
-         ishmem_test::patterns::rma_p<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<int64_t>([](int64_t* dest, int64_t value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<uint8_t>", [] {
-         ishmem_test::patterns::rma_p<uint8_t>([](uint8_t* dest, uint8_t value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<uint8_t>([](uint8_t* dest, uint8_t value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<uint16_t>", [] {
-         ishmem_test::patterns::rma_p<uint16_t>([](uint16_t* dest, uint16_t value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<uint16_t>([](uint16_t* dest, uint16_t value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<uint32_t>", [] {
-         ishmem_test::patterns::rma_p<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<uint32_t>([](uint32_t* dest, uint32_t value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<uint64_t>", [] {
-         ishmem_test::patterns::rma_p<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<uint64_t>([](uint64_t* dest, uint64_t value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<size_t>", [] {
-         ishmem_test::patterns::rma_p<size_t>([](size_t* dest, size_t value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<size_t>([](size_t* dest, size_t value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_p<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_p<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> void {
+         ishmem_testing::patterns::rma_p<ptrdiff_t>([](ptrdiff_t* dest, ptrdiff_t value, int pe) -> void {
              ishmem_p(dest, value, pe);
          });
      }},
     {"ishmem_float_g", [] {
-         ishmem_test::patterns::rma_g<float>([](const float* source, int pe) -> float {
+         ishmem_testing::patterns::rma_g<float>([](const float* source, int pe) -> float {
              return ishmem_float_g(source, pe);
          });
      }},
     {"ishmem_double_g", [] {
-         ishmem_test::patterns::rma_g<double>([](const double* source, int pe) -> double {
+         ishmem_testing::patterns::rma_g<double>([](const double* source, int pe) -> double {
              return ishmem_double_g(source, pe);
          });
      }},
     {"ishmem_char_g", [] {
-         ishmem_test::patterns::rma_g<char>([](const char* source, int pe) -> char {
+         ishmem_testing::patterns::rma_g<char>([](const char* source, int pe) -> char {
              return ishmem_char_g(source, pe);
          });
      }},
     {"ishmem_schar_g", [] {
-         ishmem_test::patterns::rma_g<signed char>([](const signed char* source, int pe) -> signed char {
+         ishmem_testing::patterns::rma_g<signed char>([](const signed char* source, int pe) -> signed char {
              return ishmem_schar_g(source, pe);
          });
      }},
     {"ishmem_short_g", [] {
-         ishmem_test::patterns::rma_g<short>([](const short* source, int pe) -> short {
+         ishmem_testing::patterns::rma_g<short>([](const short* source, int pe) -> short {
              return ishmem_short_g(source, pe);
          });
      }},
     {"ishmem_int_g", [] {
-         ishmem_test::patterns::rma_g<int>([](const int* source, int pe) -> int {
+         ishmem_testing::patterns::rma_g<int>([](const int* source, int pe) -> int {
              return ishmem_int_g(source, pe);
          });
      }},
     {"ishmem_long_g", [] {
-         ishmem_test::patterns::rma_g<long>([](const long* source, int pe) -> long {
+         ishmem_testing::patterns::rma_g<long>([](const long* source, int pe) -> long {
              return ishmem_long_g(source, pe);
          });
      }},
     {"ishmem_longlong_g", [] {
-         ishmem_test::patterns::rma_g<long long>([](const long long* source, int pe) -> long long {
+         ishmem_testing::patterns::rma_g<long long>([](const long long* source, int pe) -> long long {
              return ishmem_longlong_g(source, pe);
          });
      }},
     {"ishmem_uchar_g", [] {
-         ishmem_test::patterns::rma_g<unsigned char>([](const unsigned char* source, int pe) -> unsigned char {
+         ishmem_testing::patterns::rma_g<unsigned char>([](const unsigned char* source, int pe) -> unsigned char {
              return ishmem_uchar_g(source, pe);
          });
      }},
     {"ishmem_ushort_g", [] {
-         ishmem_test::patterns::rma_g<unsigned short>([](const unsigned short* source, int pe) -> unsigned short {
+         ishmem_testing::patterns::rma_g<unsigned short>([](const unsigned short* source, int pe) -> unsigned short {
              return ishmem_ushort_g(source, pe);
          });
      }},
     {"ishmem_uint_g", [] {
-         ishmem_test::patterns::rma_g<unsigned int>([](const unsigned int* source, int pe) -> unsigned int {
+         ishmem_testing::patterns::rma_g<unsigned int>([](const unsigned int* source, int pe) -> unsigned int {
              return ishmem_uint_g(source, pe);
          });
      }},
     {"ishmem_ulong_g", [] {
-         ishmem_test::patterns::rma_g<unsigned long>([](const unsigned long* source, int pe) -> unsigned long {
+         ishmem_testing::patterns::rma_g<unsigned long>([](const unsigned long* source, int pe) -> unsigned long {
              return ishmem_ulong_g(source, pe);
          });
      }},
     {"ishmem_ulonglong_g", [] {
-         ishmem_test::patterns::rma_g<unsigned long long>([](const unsigned long long* source, int pe) -> unsigned long long {
+         ishmem_testing::patterns::rma_g<unsigned long long>([](const unsigned long long* source, int pe) -> unsigned long long {
              return ishmem_ulonglong_g(source, pe);
          });
      }},
     {"ishmem_int8_g", [] {
-         ishmem_test::patterns::rma_g<int8_t>([](const int8_t* source, int pe) -> int8_t {
+         ishmem_testing::patterns::rma_g<int8_t>([](const int8_t* source, int pe) -> int8_t {
              return ishmem_int8_g(source, pe);
          });
      }},
     {"ishmem_int16_g", [] {
-         ishmem_test::patterns::rma_g<int16_t>([](const int16_t* source, int pe) -> int16_t {
+         ishmem_testing::patterns::rma_g<int16_t>([](const int16_t* source, int pe) -> int16_t {
              return ishmem_int16_g(source, pe);
          });
      }},
     {"ishmem_int32_g", [] {
-         ishmem_test::patterns::rma_g<int32_t>([](const int32_t* source, int pe) -> int32_t {
+         ishmem_testing::patterns::rma_g<int32_t>([](const int32_t* source, int pe) -> int32_t {
              return ishmem_int32_g(source, pe);
          });
      }},
     {"ishmem_int64_g", [] {
-         ishmem_test::patterns::rma_g<int64_t>([](const int64_t* source, int pe) -> int64_t {
+         ishmem_testing::patterns::rma_g<int64_t>([](const int64_t* source, int pe) -> int64_t {
              return ishmem_int64_g(source, pe);
          });
      }},
     {"ishmem_uint8_g", [] {
-         ishmem_test::patterns::rma_g<uint8_t>([](const uint8_t* source, int pe) -> uint8_t {
+         ishmem_testing::patterns::rma_g<uint8_t>([](const uint8_t* source, int pe) -> uint8_t {
              return ishmem_uint8_g(source, pe);
          });
      }},
     {"ishmem_uint16_g", [] {
-         ishmem_test::patterns::rma_g<uint16_t>([](const uint16_t* source, int pe) -> uint16_t {
+         ishmem_testing::patterns::rma_g<uint16_t>([](const uint16_t* source, int pe) -> uint16_t {
              return ishmem_uint16_g(source, pe);
          });
      }},
     {"ishmem_uint32_g", [] {
-         ishmem_test::patterns::rma_g<uint32_t>([](const uint32_t* source, int pe) -> uint32_t {
+         ishmem_testing::patterns::rma_g<uint32_t>([](const uint32_t* source, int pe) -> uint32_t {
              return ishmem_uint32_g(source, pe);
          });
      }},
     {"ishmem_uint64_g", [] {
-         ishmem_test::patterns::rma_g<uint64_t>([](const uint64_t* source, int pe) -> uint64_t {
+         ishmem_testing::patterns::rma_g<uint64_t>([](const uint64_t* source, int pe) -> uint64_t {
              return ishmem_uint64_g(source, pe);
          });
      }},
     {"ishmem_size_g", [] {
-         ishmem_test::patterns::rma_g<size_t>([](const size_t* source, int pe) -> size_t {
+         ishmem_testing::patterns::rma_g<size_t>([](const size_t* source, int pe) -> size_t {
              return ishmem_size_g(source, pe);
          });
      }},
     {"ishmem_ptrdiff_g", [] {
-         ishmem_test::patterns::rma_g<ptrdiff_t>([](const ptrdiff_t* source, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::rma_g<ptrdiff_t>([](const ptrdiff_t* source, int pe) -> ptrdiff_t {
              return ishmem_ptrdiff_g(source, pe);
          });
      }},
     {"ishmem_g<float>", [] {
-         ishmem_test::patterns::rma_g<float>([](const float* source, int pe) -> float {
+         ishmem_testing::patterns::rma_g<float>([](const float* source, int pe) -> float {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<double>", [] {
-         ishmem_test::patterns::rma_g<double>([](const double* source, int pe) -> double {
+         ishmem_testing::patterns::rma_g<double>([](const double* source, int pe) -> double {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<char>", [] {
-         ishmem_test::patterns::rma_g<char>([](const char* source, int pe) -> char {
+         ishmem_testing::patterns::rma_g<char>([](const char* source, int pe) -> char {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<signed char>", [] {
-         ishmem_test::patterns::rma_g<signed char>([](const signed char* source, int pe) -> signed char {
+         ishmem_testing::patterns::rma_g<signed char>([](const signed char* source, int pe) -> signed char {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<short>", [] {
-         ishmem_test::patterns::rma_g<short>([](const short* source, int pe) -> short {
+         ishmem_testing::patterns::rma_g<short>([](const short* source, int pe) -> short {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<int>", [] {
-         ishmem_test::patterns::rma_g<int>([](const int* source, int pe) -> int {
+         ishmem_testing::patterns::rma_g<int>([](const int* source, int pe) -> int {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<long>", [] {
-         ishmem_test::patterns::rma_g<long>([](const long* source, int pe) -> long {
+         ishmem_testing::patterns::rma_g<long>([](const long* source, int pe) -> long {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<long long>", [] {
-         ishmem_test::patterns::rma_g<long long>([](const long long* source, int pe) -> long long {
+         ishmem_testing::patterns::rma_g<long long>([](const long long* source, int pe) -> long long {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<unsigned char>", [] {
-         ishmem_test::patterns::rma_g<unsigned char>([](const unsigned char* source, int pe) -> unsigned char {
+         ishmem_testing::patterns::rma_g<unsigned char>([](const unsigned char* source, int pe) -> unsigned char {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<unsigned short>", [] {
-         ishmem_test::patterns::rma_g<unsigned short>([](const unsigned short* source, int pe) -> unsigned short {
+         ishmem_testing::patterns::rma_g<unsigned short>([](const unsigned short* source, int pe) -> unsigned short {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<unsigned int>", [] {
-         ishmem_test::patterns::rma_g<unsigned int>([](const unsigned int* source, int pe) -> unsigned int {
+         ishmem_testing::patterns::rma_g<unsigned int>([](const unsigned int* source, int pe) -> unsigned int {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<unsigned long>", [] {
-         ishmem_test::patterns::rma_g<unsigned long>([](const unsigned long* source, int pe) -> unsigned long {
+         ishmem_testing::patterns::rma_g<unsigned long>([](const unsigned long* source, int pe) -> unsigned long {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<unsigned long long>", [] {
-         ishmem_test::patterns::rma_g<unsigned long long>([](const unsigned long long* source, int pe) -> unsigned long long {
+         ishmem_testing::patterns::rma_g<unsigned long long>([](const unsigned long long* source, int pe) -> unsigned long long {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<int8_t>", [] {
-         ishmem_test::patterns::rma_g<int8_t>([](const int8_t* source, int pe) -> int8_t {
+         ishmem_testing::patterns::rma_g<int8_t>([](const int8_t* source, int pe) -> int8_t {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<int16_t>", [] {
-         ishmem_test::patterns::rma_g<int16_t>([](const int16_t* source, int pe) -> int16_t {
+         ishmem_testing::patterns::rma_g<int16_t>([](const int16_t* source, int pe) -> int16_t {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<int32_t>", [] {
-         ishmem_test::patterns::rma_g<int32_t>([](const int32_t* source, int pe) -> int32_t {
+         ishmem_testing::patterns::rma_g<int32_t>([](const int32_t* source, int pe) -> int32_t {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<int64_t>", [] {
-         ishmem_test::patterns::rma_g<int64_t>([](const int64_t* source, int pe) -> int64_t {
+         ishmem_testing::patterns::rma_g<int64_t>([](const int64_t* source, int pe) -> int64_t {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<uint8_t>", [] {
-         ishmem_test::patterns::rma_g<uint8_t>([](const uint8_t* source, int pe) -> uint8_t {
+         ishmem_testing::patterns::rma_g<uint8_t>([](const uint8_t* source, int pe) -> uint8_t {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<uint16_t>", [] {
-         ishmem_test::patterns::rma_g<uint16_t>([](const uint16_t* source, int pe) -> uint16_t {
+         ishmem_testing::patterns::rma_g<uint16_t>([](const uint16_t* source, int pe) -> uint16_t {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<uint32_t>", [] {
-         ishmem_test::patterns::rma_g<uint32_t>([](const uint32_t* source, int pe) -> uint32_t {
+         ishmem_testing::patterns::rma_g<uint32_t>([](const uint32_t* source, int pe) -> uint32_t {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<uint64_t>", [] {
-         ishmem_test::patterns::rma_g<uint64_t>([](const uint64_t* source, int pe) -> uint64_t {
+         ishmem_testing::patterns::rma_g<uint64_t>([](const uint64_t* source, int pe) -> uint64_t {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<size_t>", [] {
-         ishmem_test::patterns::rma_g<size_t>([](const size_t* source, int pe) -> size_t {
+         ishmem_testing::patterns::rma_g<size_t>([](const size_t* source, int pe) -> size_t {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_g<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_g<ptrdiff_t>([](const ptrdiff_t* source, int pe) -> ptrdiff_t {
+         ishmem_testing::patterns::rma_g<ptrdiff_t>([](const ptrdiff_t* source, int pe) -> ptrdiff_t {
              return ishmem_g(source, pe);
          });
      }},
     {"ishmem_float_put_nbi", [] {
-         ishmem_test::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
              ishmem_float_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_float_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_float_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_float_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_float_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_float_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_double_put_nbi", [] {
-         ishmem_test::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
              ishmem_double_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_double_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_double_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_double_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_double_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_double_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_char_put_nbi", [] {
-         ishmem_test::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
              ishmem_char_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_char_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_char_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_char_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_char_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_char_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_schar_put_nbi", [] {
-         ishmem_test::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
              ishmem_schar_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_schar_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_schar_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_schar_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_schar_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_schar_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_short_put_nbi", [] {
-         ishmem_test::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
              ishmem_short_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_short_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_short_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_short_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_short_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_short_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_int_put_nbi", [] {
-         ishmem_test::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
              ishmem_int_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_int_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_long_put_nbi", [] {
-         ishmem_test::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
              ishmem_long_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_long_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_long_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_long_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_long_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_long_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_longlong_put_nbi", [] {
-         ishmem_test::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
              ishmem_longlong_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_longlong_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_longlong_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_longlong_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_longlong_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_longlong_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uchar_put_nbi", [] {
-         ishmem_test::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
              ishmem_uchar_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uchar_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uchar_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uchar_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uchar_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uchar_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_ushort_put_nbi", [] {
-         ishmem_test::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
              ishmem_ushort_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_ushort_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ushort_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ushort_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ushort_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ushort_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uint_put_nbi", [] {
-         ishmem_test::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
              ishmem_uint_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uint_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_ulong_put_nbi", [] {
-         ishmem_test::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
              ishmem_ulong_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_ulong_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ulong_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ulong_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ulong_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ulong_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_ulonglong_put_nbi", [] {
-         ishmem_test::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
              ishmem_ulonglong_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_ulonglong_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ulonglong_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ulonglong_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ulonglong_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ulonglong_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_int8_put_nbi", [] {
-         ishmem_test::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
              ishmem_int8_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_int8_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int8_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int8_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int8_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int8_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_int16_put_nbi", [] {
-         ishmem_test::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
              ishmem_int16_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_int16_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int16_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int16_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int16_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int16_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_int32_put_nbi", [] {
-         ishmem_test::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
              ishmem_int32_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_int32_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int32_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int32_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int32_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int32_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_int64_put_nbi", [] {
-         ishmem_test::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
              ishmem_int64_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_int64_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int64_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int64_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int64_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int64_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uint8_put_nbi", [] {
-         ishmem_test::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem_uint8_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uint8_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint8_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint8_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint8_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint8_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uint16_put_nbi", [] {
-         ishmem_test::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
              ishmem_uint16_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uint16_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint16_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint16_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint16_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint16_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uint32_put_nbi", [] {
-         ishmem_test::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
              ishmem_uint32_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uint32_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint32_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint32_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint32_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint32_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uint64_put_nbi", [] {
-         ishmem_test::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
              ishmem_uint64_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uint64_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint64_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint64_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint64_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint64_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_size_put_nbi", [] {
-         ishmem_test::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
              ishmem_size_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_size_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_size_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_size_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_size_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_size_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_ptrdiff_put_nbi", [] {
-         ishmem_test::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
              ishmem_ptrdiff_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_ptrdiff_put_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ptrdiff_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ptrdiff_put_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ptrdiff_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ptrdiff_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_put8_nbi", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
              ishmem_put8_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_put8_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put8_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put8_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put8_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put8_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_put16_nbi", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
              ishmem_put16_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_put16_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put16_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put16_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put16_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put16_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_put32_nbi", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
              ishmem_put32_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_put32_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put32_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put32_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put32_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put32_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_put64_nbi", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
              ishmem_put64_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_put64_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put64_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put64_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put64_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put64_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_put128_nbi", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
              ishmem_put128_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_put128_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put128_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put128_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put128_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put128_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_putmem_nbi", [] {
-         ishmem_test::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem_putmem_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_putmem_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_putmem_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_putmem_nbi_work_group", [] {
-         ishmem_test::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_putmem_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_putmem_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_put_nbi<float>", [] {
-         ishmem_test::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<double>", [] {
-         ishmem_test::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<char>", [] {
-         ishmem_test::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<signed char>", [] {
-         ishmem_test::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<short>", [] {
-         ishmem_test::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<int>", [] {
-         ishmem_test::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<long>", [] {
-         ishmem_test::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<long long>", [] {
-         ishmem_test::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<unsigned char>", [] {
-         ishmem_test::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<unsigned short>", [] {
-         ishmem_test::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<unsigned int>", [] {
-         ishmem_test::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<unsigned long>", [] {
-         ishmem_test::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<unsigned long long>", [] {
-         ishmem_test::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<int8_t>", [] {
-         ishmem_test::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<int16_t>", [] {
-         ishmem_test::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<int32_t>", [] {
-         ishmem_test::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<int64_t>", [] {
-         ishmem_test::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<uint8_t>", [] {
-         ishmem_test::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<uint16_t>", [] {
-         ishmem_test::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<uint32_t>", [] {
-         ishmem_test::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<uint64_t>", [] {
-         ishmem_test::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<size_t>", [] {
-         ishmem_test::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_put_nbi<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
              ishmem_put_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_put_nbi_on_queue<float>", [] {
-         ishmem_test::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<double>", [] {
-         ishmem_test::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<char>", [] {
-         ishmem_test::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<signed char>", [] {
-         ishmem_test::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<short>", [] {
-         ishmem_test::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<int>", [] {
-         ishmem_test::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<long>", [] {
-         ishmem_test::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<long long>", [] {
-         ishmem_test::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<unsigned char>", [] {
-         ishmem_test::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<unsigned short>", [] {
-         ishmem_test::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<unsigned int>", [] {
-         ishmem_test::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<unsigned long>", [] {
-         ishmem_test::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<unsigned long long>", [] {
-         ishmem_test::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<int8_t>", [] {
-         ishmem_test::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<int16_t>", [] {
-         ishmem_test::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<int32_t>", [] {
-         ishmem_test::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<int64_t>", [] {
-         ishmem_test::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<uint8_t>", [] {
-         ishmem_test::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<uint16_t>", [] {
-         ishmem_test::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<uint32_t>", [] {
-         ishmem_test::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<uint64_t>", [] {
-         ishmem_test::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<size_t>", [] {
-         ishmem_test::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_on_queue<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_put_nbi_work_group<float>", [] {
-         ishmem_test::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<double>", [] {
-         ishmem_test::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<char>", [] {
-         ishmem_test::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<signed char>", [] {
-         ishmem_test::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<short>", [] {
-         ishmem_test::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<int>", [] {
-         ishmem_test::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<long>", [] {
-         ishmem_test::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<long long>", [] {
-         ishmem_test::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<unsigned char>", [] {
-         ishmem_test::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<unsigned short>", [] {
-         ishmem_test::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<unsigned int>", [] {
-         ishmem_test::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<unsigned long>", [] {
-         ishmem_test::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<unsigned long long>", [] {
-         ishmem_test::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<int8_t>", [] {
-         ishmem_test::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<int16_t>", [] {
-         ishmem_test::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<int32_t>", [] {
-         ishmem_test::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<int64_t>", [] {
-         ishmem_test::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<uint8_t>", [] {
-         ishmem_test::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<uint16_t>", [] {
-         ishmem_test::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<uint32_t>", [] {
-         ishmem_test::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<uint64_t>", [] {
-         ishmem_test::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<size_t>", [] {
-         ishmem_test::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_put_nbi_work_group<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_put<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_float_get_nbi", [] {
-         ishmem_test::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
              ishmem_float_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_float_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_float_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_float_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_float_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_float_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_double_get_nbi", [] {
-         ishmem_test::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
              ishmem_double_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_double_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_double_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_double_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_double_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_double_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_char_get_nbi", [] {
-         ishmem_test::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
              ishmem_char_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_char_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_char_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_char_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_char_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_char_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_schar_get_nbi", [] {
-         ishmem_test::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
              ishmem_schar_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_schar_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_schar_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_schar_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_schar_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_schar_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_short_get_nbi", [] {
-         ishmem_test::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
              ishmem_short_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_short_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_short_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_short_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_short_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_short_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_int_get_nbi", [] {
-         ishmem_test::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
              ishmem_int_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_int_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_long_get_nbi", [] {
-         ishmem_test::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
              ishmem_long_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_long_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_long_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_long_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_long_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_long_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_longlong_get_nbi", [] {
-         ishmem_test::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
              ishmem_longlong_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_longlong_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_longlong_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_longlong_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_longlong_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_longlong_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uchar_get_nbi", [] {
-         ishmem_test::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
              ishmem_uchar_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uchar_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uchar_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uchar_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uchar_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uchar_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_ushort_get_nbi", [] {
-         ishmem_test::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
              ishmem_ushort_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_ushort_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ushort_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ushort_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ushort_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ushort_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uint_get_nbi", [] {
-         ishmem_test::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
              ishmem_uint_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uint_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_ulong_get_nbi", [] {
-         ishmem_test::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
              ishmem_ulong_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_ulong_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ulong_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ulong_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ulong_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ulong_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_ulonglong_get_nbi", [] {
-         ishmem_test::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
              ishmem_ulonglong_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_ulonglong_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ulonglong_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ulonglong_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ulonglong_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ulonglong_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_int8_get_nbi", [] {
-         ishmem_test::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
              ishmem_int8_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_int8_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int8_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int8_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int8_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int8_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_int16_get_nbi", [] {
-         ishmem_test::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
              ishmem_int16_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_int16_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int16_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int16_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int16_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int16_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_int32_get_nbi", [] {
-         ishmem_test::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
              ishmem_int32_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_int32_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int32_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int32_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int32_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int32_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_int64_get_nbi", [] {
-         ishmem_test::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
              ishmem_int64_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_int64_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_int64_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_int64_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int64_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int64_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uint8_get_nbi", [] {
-         ishmem_test::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem_uint8_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uint8_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint8_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint8_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint8_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint8_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uint16_get_nbi", [] {
-         ishmem_test::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
              ishmem_uint16_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uint16_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint16_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint16_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint16_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint16_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uint32_get_nbi", [] {
-         ishmem_test::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
              ishmem_uint32_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uint32_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint32_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint32_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint32_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint32_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_uint64_get_nbi", [] {
-         ishmem_test::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
              ishmem_uint64_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_uint64_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint64_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_uint64_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint64_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint64_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_size_get_nbi", [] {
-         ishmem_test::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
              ishmem_size_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_size_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_size_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_size_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_size_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_size_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_ptrdiff_get_nbi", [] {
-         ishmem_test::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
              ishmem_ptrdiff_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_ptrdiff_get_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_ptrdiff_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_ptrdiff_get_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ptrdiff_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ptrdiff_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_get8_nbi", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
              ishmem_get8_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_get8_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get8_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get8_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get8_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get8_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_get16_nbi", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
              ishmem_get16_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_get16_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get16_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get16_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get16_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get16_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_get32_nbi", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
              ishmem_get32_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_get32_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get32_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get32_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get32_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get32_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_get64_nbi", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
              ishmem_get64_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_get64_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get64_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get64_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get64_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get64_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_get128_nbi", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
              ishmem_get128_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_get128_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get128_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get128_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get128_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get128_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_getmem_nbi", [] {
-         ishmem_test::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem_getmem_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_getmem_nbi_on_queue", [] {
-         ishmem_test::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_getmem_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_getmem_nbi_work_group", [] {
-         ishmem_test::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_getmem_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_getmem_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmem_get_nbi<float>", [] {
-         ishmem_test::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<double>", [] {
-         ishmem_test::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<char>", [] {
-         ishmem_test::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<signed char>", [] {
-         ishmem_test::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<short>", [] {
-         ishmem_test::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<int>", [] {
-         ishmem_test::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<long>", [] {
-         ishmem_test::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<long long>", [] {
-         ishmem_test::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<unsigned char>", [] {
-         ishmem_test::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<unsigned short>", [] {
-         ishmem_test::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<unsigned int>", [] {
-         ishmem_test::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<unsigned long>", [] {
-         ishmem_test::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<unsigned long long>", [] {
-         ishmem_test::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<int8_t>", [] {
-         ishmem_test::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<int16_t>", [] {
-         ishmem_test::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<int32_t>", [] {
-         ishmem_test::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<int64_t>", [] {
-         ishmem_test::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<uint8_t>", [] {
-         ishmem_test::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<uint16_t>", [] {
-         ishmem_test::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<uint32_t>", [] {
-         ishmem_test::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<uint64_t>", [] {
-         ishmem_test::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<size_t>", [] {
-         ishmem_test::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmem_get_nbi<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
              ishmem_get_nbi(dest, source, nelems, pe);
          });
      }},
     {"ishmemx_get_nbi_on_queue<float>", [] {
-         ishmem_test::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<double>", [] {
-         ishmem_test::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<char>", [] {
-         ishmem_test::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<signed char>", [] {
-         ishmem_test::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<short>", [] {
-         ishmem_test::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<int>", [] {
-         ishmem_test::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<long>", [] {
-         ishmem_test::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<long long>", [] {
-         ishmem_test::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<unsigned char>", [] {
-         ishmem_test::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<unsigned short>", [] {
-         ishmem_test::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<unsigned int>", [] {
-         ishmem_test::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<unsigned long>", [] {
-         ishmem_test::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<unsigned long long>", [] {
-         ishmem_test::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<int8_t>", [] {
-         ishmem_test::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<int16_t>", [] {
-         ishmem_test::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<int32_t>", [] {
-         ishmem_test::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<int64_t>", [] {
-         ishmem_test::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<uint8_t>", [] {
-         ishmem_test::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<uint16_t>", [] {
-         ishmem_test::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<uint32_t>", [] {
-         ishmem_test::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<uint64_t>", [] {
-         ishmem_test::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<size_t>", [] {
-         ishmem_test::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_on_queue<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+         ishmem_testing::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
              ishmem::queue q;
              ishmemx_get_nbi_on_queue(dest, source, nelems, pe, q).wait();
          });
      }},
     {"ishmemx_get_nbi_work_group<float>", [] {
-         ishmem_test::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<float>([](float* dest, const float* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<double>", [] {
-         ishmem_test::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<double>([](double* dest, const double* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<char>", [] {
-         ishmem_test::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<char>([](char* dest, const char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<signed char>", [] {
-         ishmem_test::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<signed char>([](signed char* dest, const signed char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<short>", [] {
-         ishmem_test::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<short>([](short* dest, const short* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<int>", [] {
-         ishmem_test::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<int>([](int* dest, const int* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<long>", [] {
-         ishmem_test::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<long>([](long* dest, const long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<long long>", [] {
-         ishmem_test::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<long long>([](long long* dest, const long long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<unsigned char>", [] {
-         ishmem_test::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<unsigned short>", [] {
-         ishmem_test::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<unsigned int>", [] {
-         ishmem_test::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<unsigned long>", [] {
-         ishmem_test::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<unsigned long long>", [] {
-         ishmem_test::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<int8_t>", [] {
-         ishmem_test::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<int16_t>", [] {
-         ishmem_test::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<int32_t>", [] {
-         ishmem_test::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<int64_t>", [] {
-         ishmem_test::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<uint8_t>", [] {
-         ishmem_test::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<uint16_t>", [] {
-         ishmem_test::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<uint32_t>", [] {
-         ishmem_test::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<uint64_t>", [] {
-         ishmem_test::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<size_t>", [] {
-         ishmem_test::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<size_t>([](size_t* dest, const size_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
     {"ishmemx_get_nbi_work_group<ptrdiff_t>", [] {
-         ishmem_test::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
+         ishmem_testing::patterns::rma_get<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_get_nbi_work_group(dest, source, nelems, pe, group); });
          });
      }},
 };
 
 }  // namespace
 
-class Generated_rma : public ::testing::TestWithParam<ishmem_test::GeneratedCase> {};
+class Generated_rma : public ::testing::TestWithParam<ishmem_testing::GeneratedCase> {};
 
 TEST_P(Generated_rma, Run) { GetParam().run(); }
 
 INSTANTIATE_TEST_SUITE_P(Spec, Generated_rma, ::testing::ValuesIn(cases),
-                         ishmem_test::GeneratedCaseName());
+                         ishmem_testing::GeneratedCaseName());

@@ -11,59 +11,59 @@
 
 namespace {
 
-const ishmem_test::GeneratedCase cases[] = {
+const ishmem_testing::GeneratedCase cases[] = {
     {"ishmem_init", [] {
-         ishmem_test::patterns::setup_init([]() -> void {
+         ishmem_testing::patterns::setup_init([]() -> void {
              ishmem_init();
          });
      }},
     {"ishmemx_init_attr", [] {
-         ishmem_test::patterns::setup_init_attr([](ishmemx_attr_t* attr) -> void {
+         ishmem_testing::patterns::setup_init_attr([](ishmemx_attr_t* attr) -> void {
              ishmemx_init_attr(attr);
          });
      }},
     {"ishmem_init_thread", [] {
-         ishmem_test::patterns::setup_init_thread([](int requested, int* provided) -> int {
+         ishmem_testing::patterns::setup_init_thread([](int requested, int* provided) -> int {
              return ishmem_init_thread(requested, provided);
          });
      }},
     {"ishmem_query_thread", [] {
-         ishmem_test::patterns::setup_query_thread([](int* provided) -> void {
+         ishmem_testing::patterns::setup_query_thread([](int* provided) -> void {
              ishmem_query_thread(provided);
          });
      }},
     {"ishmemx_query_initialized", [] {
-         ishmem_test::patterns::setup_query_initialized([](int* initialized) -> void {
+         ishmem_testing::patterns::setup_query_initialized([](int* initialized) -> void {
              ishmemx_query_initialized(initialized);
          });
      }},
     {"ishmemx_runtime_get_type", [] {
-         ishmem_test::patterns::setup_runtime_get_type([]() -> ishmemx_runtime_type_t {
+         ishmem_testing::patterns::setup_runtime_get_type([]() -> ishmemx_runtime_type_t {
              return ishmemx_runtime_get_type();
          });
      }},
     {"ishmem_my_pe", [] {
-         ishmem_test::patterns::setup_my_pe([]() -> int {
+         ishmem_testing::patterns::setup_my_pe([]() -> int {
              return ishmem_my_pe();
          });
      }},
     {"ishmem_n_pes", [] {
-         ishmem_test::patterns::setup_n_pes([]() -> int {
+         ishmem_testing::patterns::setup_n_pes([]() -> int {
              return ishmem_n_pes();
          });
      }},
     {"ishmem_ptr", [] {
-         ishmem_test::patterns::setup_ptr([](const void* dest, int pe) -> void* {
+         ishmem_testing::patterns::setup_ptr([](const void* dest, int pe) -> void* {
              return ishmem_ptr(dest, pe);
          });
      }},
     {"ishmem_info_get_version", [] {
-         ishmem_test::patterns::setup_info_get_version([](int* major, int* minor) -> void {
+         ishmem_testing::patterns::setup_info_get_version([](int* major, int* minor) -> void {
              ishmem_info_get_version(major, minor);
          });
      }},
     {"ishmem_info_get_name", [] {
-         ishmem_test::patterns::setup_info_get_name([](char* name) -> void {
+         ishmem_testing::patterns::setup_info_get_name([](char* name) -> void {
              ishmem_info_get_name(name);
          });
      }},
@@ -71,9 +71,9 @@ const ishmem_test::GeneratedCase cases[] = {
 
 }  // namespace
 
-class Generated_setup : public ::testing::TestWithParam<ishmem_test::GeneratedCase> {};
+class Generated_setup : public ::testing::TestWithParam<ishmem_testing::GeneratedCase> {};
 
 TEST_P(Generated_setup, Run) { GetParam().run(); }
 
 INSTANTIATE_TEST_SUITE_P(Spec, Generated_setup, ::testing::ValuesIn(cases),
-                         ishmem_test::GeneratedCaseName());
+                         ishmem_testing::GeneratedCaseName());

@@ -11,1683 +11,1683 @@
 
 namespace {
 
-const ishmem_test::GeneratedCase cases[] = {
+const ishmem_testing::GeneratedCase cases[] = {
     {"ishmem_float_put_signal", [] {
-         ishmem_test::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_float_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_float_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_float_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_float_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_float_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_float_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_double_put_signal", [] {
-         ishmem_test::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_double_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_double_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_double_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_double_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_double_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_double_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_char_put_signal", [] {
-         ishmem_test::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_char_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_char_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_char_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_char_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_char_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_char_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_schar_put_signal", [] {
-         ishmem_test::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_schar_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_schar_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_schar_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_schar_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_schar_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_schar_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_short_put_signal", [] {
-         ishmem_test::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_short_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_short_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_short_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_short_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_short_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_short_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_int_put_signal", [] {
-         ishmem_test::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_int_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_int_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_int_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_int_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_long_put_signal", [] {
-         ishmem_test::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_long_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_long_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_long_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_long_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_long_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_long_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_longlong_put_signal", [] {
-         ishmem_test::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_longlong_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_longlong_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_longlong_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_longlong_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_longlong_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_longlong_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_uchar_put_signal", [] {
-         ishmem_test::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_uchar_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_uchar_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_uchar_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_uchar_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uchar_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uchar_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_ushort_put_signal", [] {
-         ishmem_test::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_ushort_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_ushort_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_ushort_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_ushort_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ushort_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ushort_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_uint_put_signal", [] {
-         ishmem_test::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_uint_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_uint_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_uint_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_ulong_put_signal", [] {
-         ishmem_test::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_ulong_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_ulong_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_ulong_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_ulong_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ulong_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ulong_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_ulonglong_put_signal", [] {
-         ishmem_test::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_ulonglong_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_ulonglong_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_ulonglong_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_ulonglong_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ulonglong_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ulonglong_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_int8_put_signal", [] {
-         ishmem_test::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_int8_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_int8_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_int8_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_int8_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int8_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int8_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_int16_put_signal", [] {
-         ishmem_test::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_int16_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_int16_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_int16_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_int16_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int16_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int16_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_int32_put_signal", [] {
-         ishmem_test::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_int32_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_int32_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_int32_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_int32_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int32_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int32_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_int64_put_signal", [] {
-         ishmem_test::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_int64_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_int64_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_int64_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_int64_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int64_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int64_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_uint8_put_signal", [] {
-         ishmem_test::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_uint8_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_uint8_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint8_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_uint8_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint8_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint8_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_uint16_put_signal", [] {
-         ishmem_test::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_uint16_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_uint16_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint16_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_uint16_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint16_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint16_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_uint32_put_signal", [] {
-         ishmem_test::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_uint32_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_uint32_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint32_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_uint32_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint32_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint32_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_uint64_put_signal", [] {
-         ishmem_test::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_uint64_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_uint64_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint64_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_uint64_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint64_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint64_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_size_put_signal", [] {
-         ishmem_test::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_size_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_size_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_size_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_size_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_size_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_size_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_ptrdiff_put_signal", [] {
-         ishmem_test::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_ptrdiff_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_ptrdiff_put_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_ptrdiff_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_ptrdiff_put_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ptrdiff_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ptrdiff_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_put8_signal", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put8_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_put8_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put8_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put8_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put8_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put8_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_put16_signal", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put16_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_put16_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put16_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put16_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put16_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put16_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_put32_signal", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put32_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_put32_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put32_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put32_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put32_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put32_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_put64_signal", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put64_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_put64_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put64_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put64_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put64_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put64_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_put128_signal", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put128_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_put128_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put128_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put128_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put128_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put128_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_putmem_signal", [] {
-         ishmem_test::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_putmem_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_putmem_signal_on_queue", [] {
-         ishmem_test::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_putmem_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_putmem_signal_work_group", [] {
-         ishmem_test::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_putmem_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_putmem_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_put_signal<float>", [] {
-         ishmem_test::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<double>", [] {
-         ishmem_test::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<char>", [] {
-         ishmem_test::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<signed char>", [] {
-         ishmem_test::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<short>", [] {
-         ishmem_test::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<int>", [] {
-         ishmem_test::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<long>", [] {
-         ishmem_test::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<long long>", [] {
-         ishmem_test::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<unsigned char>", [] {
-         ishmem_test::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<unsigned short>", [] {
-         ishmem_test::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<unsigned int>", [] {
-         ishmem_test::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<unsigned long>", [] {
-         ishmem_test::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<unsigned long long>", [] {
-         ishmem_test::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<int8_t>", [] {
-         ishmem_test::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<int16_t>", [] {
-         ishmem_test::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<int32_t>", [] {
-         ishmem_test::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<int64_t>", [] {
-         ishmem_test::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<uint8_t>", [] {
-         ishmem_test::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<uint16_t>", [] {
-         ishmem_test::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<uint32_t>", [] {
-         ishmem_test::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<uint64_t>", [] {
-         ishmem_test::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<size_t>", [] {
-         ishmem_test::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal<ptrdiff_t>", [] {
-         ishmem_test::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_put_signal_on_queue<float>", [] {
-         ishmem_test::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<double>", [] {
-         ishmem_test::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<char>", [] {
-         ishmem_test::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<signed char>", [] {
-         ishmem_test::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<short>", [] {
-         ishmem_test::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<int>", [] {
-         ishmem_test::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<long>", [] {
-         ishmem_test::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<long long>", [] {
-         ishmem_test::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<unsigned char>", [] {
-         ishmem_test::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<unsigned short>", [] {
-         ishmem_test::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<unsigned int>", [] {
-         ishmem_test::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<unsigned long>", [] {
-         ishmem_test::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<unsigned long long>", [] {
-         ishmem_test::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<int8_t>", [] {
-         ishmem_test::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<int16_t>", [] {
-         ishmem_test::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<int32_t>", [] {
-         ishmem_test::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<int64_t>", [] {
-         ishmem_test::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<uint8_t>", [] {
-         ishmem_test::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<uint16_t>", [] {
-         ishmem_test::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<uint32_t>", [] {
-         ishmem_test::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<uint64_t>", [] {
-         ishmem_test::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<size_t>", [] {
-         ishmem_test::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_on_queue<ptrdiff_t>", [] {
-         ishmem_test::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_work_group<float>", [] {
-         ishmem_test::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<double>", [] {
-         ishmem_test::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<char>", [] {
-         ishmem_test::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<signed char>", [] {
-         ishmem_test::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<short>", [] {
-         ishmem_test::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<int>", [] {
-         ishmem_test::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<long>", [] {
-         ishmem_test::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<long long>", [] {
-         ishmem_test::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<unsigned char>", [] {
-         ishmem_test::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<unsigned short>", [] {
-         ishmem_test::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<unsigned int>", [] {
-         ishmem_test::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<unsigned long>", [] {
-         ishmem_test::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<unsigned long long>", [] {
-         ishmem_test::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<int8_t>", [] {
-         ishmem_test::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<int16_t>", [] {
-         ishmem_test::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<int32_t>", [] {
-         ishmem_test::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<int64_t>", [] {
-         ishmem_test::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<uint8_t>", [] {
-         ishmem_test::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<uint16_t>", [] {
-         ishmem_test::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<uint32_t>", [] {
-         ishmem_test::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<uint64_t>", [] {
-         ishmem_test::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<size_t>", [] {
-         ishmem_test::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_work_group<ptrdiff_t>", [] {
-         ishmem_test::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_float_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_float_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_float_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_float_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_float_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_float_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_float_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_double_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_double_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_double_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_double_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_double_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_double_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_double_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_char_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_char_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_char_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_char_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_char_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_char_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_char_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_schar_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_schar_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_schar_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_schar_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_schar_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_schar_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_schar_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_short_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_short_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_short_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_short_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_short_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_short_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_short_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_int_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_int_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_int_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_int_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_int_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_long_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_long_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_long_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_long_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_long_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_long_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_long_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_longlong_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_longlong_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_longlong_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_longlong_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_longlong_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_longlong_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_longlong_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_uchar_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_uchar_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_uchar_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_uchar_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_uchar_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uchar_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uchar_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_ushort_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_ushort_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_ushort_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_ushort_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_ushort_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ushort_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ushort_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_uint_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_uint_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_uint_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_uint_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_ulong_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_ulong_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_ulong_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_ulong_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_ulong_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ulong_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ulong_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_ulonglong_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_ulonglong_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_ulonglong_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_ulonglong_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_ulonglong_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ulonglong_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ulonglong_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_int8_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_int8_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_int8_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_int8_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_int8_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int8_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int8_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_int16_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_int16_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_int16_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_int16_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_int16_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int16_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int16_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_int32_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_int32_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_int32_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_int32_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_int32_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int32_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int32_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_int64_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_int64_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_int64_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_int64_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_int64_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_int64_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_int64_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_uint8_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_uint8_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_uint8_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint8_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_uint8_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint8_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint8_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_uint16_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_uint16_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_uint16_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint16_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_uint16_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint16_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint16_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_uint32_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_uint32_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_uint32_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint32_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_uint32_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint32_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint32_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_uint64_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_uint64_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_uint64_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_uint64_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_uint64_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_uint64_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_uint64_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_size_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_size_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_size_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_size_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_size_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_size_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_size_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_ptrdiff_put_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_ptrdiff_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_ptrdiff_put_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_ptrdiff_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_ptrdiff_put_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_ptrdiff_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_ptrdiff_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_put8_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put8_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_put8_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put8_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put8_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put8_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<8>>([](ishmemi::sized_t<8>* dest, const ishmemi::sized_t<8>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put8_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_put16_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put16_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_put16_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put16_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put16_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put16_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<16>>([](ishmemi::sized_t<16>* dest, const ishmemi::sized_t<16>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put16_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_put32_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put32_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_put32_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put32_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put32_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put32_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<32>>([](ishmemi::sized_t<32>* dest, const ishmemi::sized_t<32>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put32_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_put64_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put64_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_put64_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put64_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put64_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put64_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<64>>([](ishmemi::sized_t<64>* dest, const ishmemi::sized_t<64>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put64_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_put128_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put128_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_put128_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put128_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put128_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put128_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<ishmemi::sized_t<128>>([](ishmemi::sized_t<128>* dest, const ishmemi::sized_t<128>* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put128_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_putmem_signal_nbi", [] {
-         ishmem_test::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_putmem_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_putmem_signal_nbi_on_queue", [] {
-         ishmem_test::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_putmem_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_putmem_signal_nbi_work_group", [] {
-         ishmem_test::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_putmem_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_putmem_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_put_signal_nbi<float>", [] {
-         ishmem_test::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<double>", [] {
-         ishmem_test::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<char>", [] {
-         ishmem_test::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<signed char>", [] {
-         ishmem_test::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<short>", [] {
-         ishmem_test::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<int>", [] {
-         ishmem_test::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<long>", [] {
-         ishmem_test::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<long long>", [] {
-         ishmem_test::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<unsigned char>", [] {
-         ishmem_test::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<unsigned short>", [] {
-         ishmem_test::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<unsigned int>", [] {
-         ishmem_test::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<unsigned long>", [] {
-         ishmem_test::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<unsigned long long>", [] {
-         ishmem_test::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<int8_t>", [] {
-         ishmem_test::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<int16_t>", [] {
-         ishmem_test::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<int32_t>", [] {
-         ishmem_test::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<int64_t>", [] {
-         ishmem_test::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<uint8_t>", [] {
-         ishmem_test::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<uint16_t>", [] {
-         ishmem_test::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<uint32_t>", [] {
-         ishmem_test::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<uint64_t>", [] {
-         ishmem_test::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<size_t>", [] {
-         ishmem_test::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmem_put_signal_nbi<ptrdiff_t>", [] {
-         ishmem_test::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe);
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<float>", [] {
-         ishmem_test::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<double>", [] {
-         ishmem_test::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<char>", [] {
-         ishmem_test::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<signed char>", [] {
-         ishmem_test::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<short>", [] {
-         ishmem_test::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<int>", [] {
-         ishmem_test::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<long>", [] {
-         ishmem_test::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<long long>", [] {
-         ishmem_test::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<unsigned char>", [] {
-         ishmem_test::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<unsigned short>", [] {
-         ishmem_test::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<unsigned int>", [] {
-         ishmem_test::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<unsigned long>", [] {
-         ishmem_test::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<unsigned long long>", [] {
-         ishmem_test::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<int8_t>", [] {
-         ishmem_test::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<int16_t>", [] {
-         ishmem_test::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<int32_t>", [] {
-         ishmem_test::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<int64_t>", [] {
-         ishmem_test::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<uint8_t>", [] {
-         ishmem_test::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<uint16_t>", [] {
-         ishmem_test::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<uint32_t>", [] {
-         ishmem_test::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<uint64_t>", [] {
-         ishmem_test::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<size_t>", [] {
-         ishmem_test::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_on_queue<ptrdiff_t>", [] {
-         ishmem_test::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+         ishmem_testing::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
              ishmem::queue q;
              ishmemx_put_signal_nbi_on_queue(dest, source, nelems, sig_addr, signal, sig_op, pe, q).wait();
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<float>", [] {
-         ishmem_test::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<float>([](float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<double>", [] {
-         ishmem_test::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<double>([](double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<char>", [] {
-         ishmem_test::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<char>([](char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<signed char>", [] {
-         ishmem_test::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<signed char>([](signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<short>", [] {
-         ishmem_test::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<short>([](short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<int>", [] {
-         ishmem_test::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<int>([](int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<long>", [] {
-         ishmem_test::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<long>([](long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<long long>", [] {
-         ishmem_test::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<long long>([](long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<unsigned char>", [] {
-         ishmem_test::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<unsigned short>", [] {
-         ishmem_test::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<unsigned int>", [] {
-         ishmem_test::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<unsigned long>", [] {
-         ishmem_test::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<unsigned long long>", [] {
-         ishmem_test::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<int8_t>", [] {
-         ishmem_test::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<int16_t>", [] {
-         ishmem_test::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<int32_t>", [] {
-         ishmem_test::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<int64_t>", [] {
-         ishmem_test::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<uint8_t>", [] {
-         ishmem_test::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<uint16_t>", [] {
-         ishmem_test::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<uint32_t>", [] {
-         ishmem_test::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<uint64_t>", [] {
-         ishmem_test::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<size_t>", [] {
-         ishmem_test::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<size_t>([](size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmemx_put_signal_nbi_work_group<ptrdiff_t>", [] {
-         ishmem_test::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
-             ishmem_test::run_in_group(ishmem_test::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
+         ishmem_testing::patterns::put_signal<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) -> void {
+             ishmem_testing::run_in_group(ishmem_testing::group_size_for_tests, [&](const auto& group) { ishmemx_put_signal_nbi_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, group); });
          });
      }},
     {"ishmem_signal_fetch", [] {
-         ishmem_test::patterns::signal_fetch([](uint64_t* sig_addr) -> uint64_t {
+         ishmem_testing::patterns::signal_fetch([](uint64_t* sig_addr) -> uint64_t {
              return ishmem_signal_fetch(sig_addr);
          });
      }},
     {"ishmemx_signal_add", [] {
-         ishmem_test::patterns::signal_add([](uint64_t* sig_addr, uint64_t signal, int pe) -> void {
+         ishmem_testing::patterns::signal_add([](uint64_t* sig_addr, uint64_t signal, int pe) -> void {
              ishmemx_signal_add(sig_addr, signal, pe);
          });
      }},
     {"ishmemx_signal_set", [] {
-         ishmem_test::patterns::signal_set([](uint64_t* sig_addr, uint64_t signal, int pe) -> void {
+         ishmem_testing::patterns::signal_set([](uint64_t* sig_addr, uint64_t signal, int pe) -> void {
              ishmemx_signal_set(sig_addr, signal, pe);
          });
      }},
@@ -1695,9 +1695,9 @@ const ishmem_test::GeneratedCase cases[] = {
 
 }  // namespace
 
-class Generated_signal : public ::testing::TestWithParam<ishmem_test::GeneratedCase> {};
+class Generated_signal : public ::testing::TestWithParam<ishmem_testing::GeneratedCase> {};
 
 TEST_P(Generated_signal, Run) { GetParam().run(); }
 
 INSTANTIATE_TEST_SUITE_P(Spec, Generated_signal, ::testing::ValuesIn(cases),
-                         ishmem_test::GeneratedCaseName());
+                         ishmem_testing::GeneratedCaseName());

@@ -13,8 +13,9 @@ extern char** environ;
 
 namespace ishmemi {
 
-config_t config = {size_t{512} << 20, "512M", false, 64, 4};
+config_t config = {size_t{512} << 20, "512M", false, 64, 4, 4096};
 unsigned spin_limit = 4;
+unsigned wait_spin_limit = 4096;
 
 namespace {
 
@@ -103,6 +104,12 @@ void load_config(bool warn_unknown) {
         fatal(routine, "ISHMEM_BARRIER_SPINS=%s is not a non-negative integer", spins_text);
     config.barrier_spins = static_cast<unsigned>(v);
     spin_limit = config.barrier_spins;
+
+    const char* wait_text = value_of("ISHMEM_WAIT_SPINS");
+    if (!parse_long(wait_text, 0, INT_MAX, &v))
+        fatal(routine, "ISHMEM_WAIT_SPINS=%s is not a non-negative integer", wait_text);
+    config.wait_spins = static_cast<unsigned>(v);
+    wait_spin_limit = config.wait_spins;
 
     if (!warn_unknown) return;
     for (char** e = environ; *e; ++e) {

@@ -11,6 +11,7 @@ struct config_t {
     bool debug;                  // ISHMEM_DEBUG
     int teams_max;               // ISHMEM_TEAMS_MAX
     unsigned barrier_spins;      // ISHMEM_BARRIER_SPINS
+    unsigned wait_spins;         // ISHMEM_WAIT_SPINS
 };
 extern config_t config;
 

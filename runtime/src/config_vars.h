@@ -18,8 +18,12 @@ inline constexpr config_var config_vars[] = {
      "Read by the test suite only: seconds one test may run before it fails as hung."},
     {"ISHMEM_TEAMS_MAX", "64", "Most teams (the predefined ones included) that may exist at once on a PE."},
     {"ISHMEM_BARRIER_SPINS", "4",
-     "Polls of a wait loop (barriers, point-to-point waits) before it starts yielding the core; "
-     "0 yields at once, which suits more PEs than cores."},
+     "Polls of a barrier's wait loop before it starts yielding the core; 0 yields at once, which "
+     "suits more PEs than cores."},
+    {"ISHMEM_WAIT_SPINS", "4096",
+     "Polls (each with one CPU pause, some 10-40 ns) of a point-to-point wait (wait_until, "
+     "signal_wait_until, ...) before it starts yielding the core: spinning reacts fastest to an "
+     "update, yielding lets other PEs on the same core run. 0 yields at once."},
 };
 
 }  // namespace ishmemi

@@ -8,6 +8,8 @@
 
 namespace ishmemi {
 
+std::atomic<size_t> any_scan_table[size_t{1} << any_scan_table_bits];
+
 namespace {
 
 barrier_slot* slot_at(int pe, size_t offset) {

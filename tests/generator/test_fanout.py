@@ -38,6 +38,12 @@ def test_type_tables_match_the_reference(api):
     ("atomic_fetch_and_nbi", 8), ("atomic_fetch_or_nbi", 8), ("atomic_fetch_xor_nbi", 8),
     ("signal_fetch", 1), ("signal_add", 1), ("signal_set", 1),
     ("fence", 2), ("quiet", 3), ("barrier_all", 3), ("sync_all", 3),
+    # point-to-point: 3 variants x (12 typed + 1 template) for waits, 2 variants for tests
+    ("wait_until", 39), ("wait_until_all", 39), ("wait_until_any", 39), ("wait_until_some", 39),
+    ("wait_until_all_vector", 39), ("wait_until_any_vector", 39), ("wait_until_some_vector", 39),
+    ("test", 26), ("test_all", 26), ("test_any", 26), ("test_some", 26),
+    ("test_all_vector", 26), ("test_any_vector", 26), ("test_some_vector", 26),
+    ("signal_wait_until", 3), ("wait", 39),
 ])
 def test_family_fanout(api, family, expected):
     assert count(api, family) == expected
@@ -45,8 +51,10 @@ def test_family_fanout(api, family, expected):
 
 def test_chapter_totals(api):
     totals = Counter(ep.family.chapter for ep in api.entry_points)
-    # reference §4.4 RMA 756, §4.5 AMO 251, §4.6 signaling 183, §4.7 ordering 5, §4.1 12, §4.2 4
-    assert totals == {"rma": 756, "amo": 251, "signal": 183, "ordering": 5, "setup": 12, "memory": 4, "collectives": 6}
+    # reference §4.4 RMA 756, §4.5 AMO 251, §4.6 signaling 183, §4.7 ordering 5, §4.1 12, §4.2 4,
+    # §4.8 point-to-point 458 (+ 39 of the ishmemx_wait extension)
+    assert totals == {"rma": 756, "amo": 251, "signal": 183, "ordering": 5, "setup": 12, "memory": 4,
+                      "p2p": 458 + 39, "collectives": 6}
 
 
 def test_names_and_signatures(api):

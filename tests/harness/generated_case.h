@@ -5,7 +5,7 @@
 #include <cctype>
 #include <string>
 
-namespace ishmem_test {
+namespace ishmem_testing {
 
 // One generated case: the entry point it covers and a function that runs the family's pattern on it.
 struct GeneratedCase {
@@ -28,4 +28,4 @@ struct GeneratedCaseName {
 // Threads per work-group when a generated case calls a _work_group entry point.
 inline constexpr size_t group_size_for_tests = 7;
 
-}  // namespace ishmem_test
+}  // namespace ishmem_testing

@@ -13,15 +13,16 @@
 #include <thread>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "ishmem/host/exec.h"
 
-namespace ishmem_test {
+namespace ishmem_testing {
 
 // A deterministic test value for element i on PE pe. Always in [1, 31]: exact in every arithmetic
 // type (char and float included), nonzero, and a sum over up to 4 PEs still fits in int8_t.
 template <class T> T value(int pe, std::size_t i) {
-    static_assert(std::is_arithmetic_v<T>, "ishmem_test::value needs an arithmetic type");
+    static_assert(std::is_arithmetic_v<T>, "ishmem_testing::value needs an arithmetic type");
     return static_cast<T>(1 + (static_cast<std::size_t>(pe) * 13 + i * 5) % 31);
 }
 
@@ -73,6 +74,19 @@ template <class K> void run_in_group(std::size_t nthreads, K&& kernel) {
     }
 }
 
+// Like run_in_group for a kernel(group) that returns a value: every work-item must return the same
+// one (a _work_group routine's contract); a work-item that differs fails the test. Returns the
+// value of work-item 0.
+template <class K> auto run_in_group_returning(std::size_t nthreads, K&& kernel) {
+    using R = std::decay_t<decltype(kernel(std::declval<ishmem::group<1>>()))>;
+    std::vector<R> results(nthreads);
+    run_in_group(nthreads, [&results, &kernel](ishmem::group<1> g) { results[g.get_local_linear_id()] = kernel(g); });
+    for (std::size_t i = 1; i < nthreads; ++i)
+        EXPECT_EQ(results[i], results[0]) << "work-item " << i << " of a group of " << nthreads
+                                          << " returned another value than work-item 0";
+    return results[0];
+}
+
 // For EXPECT_ISHMEM_ERROR: the process ended by exit with a nonzero status (not by a signal).
 inline bool exited_with_error(int status) { return WIFEXITED(status) && WEXITSTATUS(status) != 0; }
 
@@ -80,13 +94,13 @@ inline bool exited_with_error(int status) { return WIFEXITED(status) && WEXITSTA
 // `what` (a POSIX extended regex).
 inline std::string error_line(const std::string& what) { return "ishmem: PE [0-9?]+: [^\n]*" + what; }
 
-}  // namespace ishmem_test
+}  // namespace ishmem_testing
 
 // Expects `statement` to stop the process with the runtime's one-line error matching `regex`.
 // A death test: the statement runs in a fork()ed copy of this PE ("fast" style, set by main.cpp);
 // the "threadsafe" style would re-execute the binary, which would then try to join the job as a new
 // PE. So the statement must not need the other PEs: it should fail in its argument checks.
 #define EXPECT_ISHMEM_ERROR(statement, regex) \
-    EXPECT_EXIT(statement, ::ishmem_test::exited_with_error, ::ishmem_test::error_line(regex))
+    EXPECT_EXIT(statement, ::ishmem_testing::exited_with_error, ::ishmem_testing::error_line(regex))
 #define ASSERT_ISHMEM_ERROR(statement, regex) \
-    ASSERT_EXIT(statement, ::ishmem_test::exited_with_error, ::ishmem_test::error_line(regex))
+    ASSERT_EXIT(statement, ::ishmem_testing::exited_with_error, ::ishmem_testing::error_line(regex))

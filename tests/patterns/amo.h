@@ -14,7 +14,7 @@
 
 #include "patterns/common.h"
 
-namespace ishmem_test::patterns {
+namespace ishmem_testing::patterns {
 
 namespace amo_detail {
 
@@ -306,4 +306,4 @@ template <class T, class Op> void amo_and(Op op) { amo_detail::bitwise<T, false>
 template <class T, class Op> void amo_or(Op op) { amo_detail::bitwise<T, false>(amo_detail::bitop::or_, op); }
 template <class T, class Op> void amo_xor(Op op) { amo_detail::bitwise<T, false>(amo_detail::bitop::xor_, op); }
 
-}  // namespace ishmem_test::patterns
+}  // namespace ishmem_testing::patterns

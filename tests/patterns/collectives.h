@@ -7,7 +7,7 @@
 
 #include "patterns/common.h"
 
-namespace ishmem_test::patterns {
+namespace ishmem_testing::patterns {
 
 // sync_barrier: each round, every PE increments a counter on every PE (one PE, changing with the
 // round, after a short delay, so that a barrier that does not wait is caught), quiets (sync_all
@@ -32,4 +32,4 @@ template <class Barrier> void sync_barrier(Barrier barrier) {
     }
 }
 
-}  // namespace ishmem_test::patterns
+}  // namespace ishmem_testing::patterns

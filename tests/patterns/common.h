@@ -19,7 +19,7 @@
 #include "ishmem.h"
 #include "patterns/values.h"
 
-namespace ishmem_test::patterns {
+namespace ishmem_testing::patterns {
 
 // How long a PE waits for a word that another PE updates before the test fails.
 inline constexpr int wait_timeout_ms = 5000;
@@ -56,7 +56,7 @@ template <class T> T load_acquire(T* p) { return std::atomic_ref<T>(*p).load(std
 
 // Polls until *word == expected; fails the test (without hanging) after timeout_ms.
 template <class T> bool wait_equal(T* word, T expected, const std::string& what, int timeout_ms = wait_timeout_ms) {
-    const bool ok = ishmem_test::wait_for([&] { return load_acquire(word) == expected; }, timeout_ms, what);
+    const bool ok = ishmem_testing::wait_for([&] { return load_acquire(word) == expected; }, timeout_ms, what);
     if (!ok) ADD_FAILURE() << what << ": last value " << show(load_acquire(word)) << ", expected " << show(expected);
     return ok;
 }
@@ -122,4 +122,4 @@ void expect_linearizable(T init, const std::vector<std::pair<T, T>>& ops, T fina
                                          << show(cur);
 }
 
-}  // namespace ishmem_test::patterns
+}  // namespace ishmem_testing::patterns

@@ -12,7 +12,7 @@
 
 #include "patterns/common.h"
 
-namespace ishmem_test::patterns {
+namespace ishmem_testing::patterns {
 
 namespace memory_detail {
 
@@ -161,4 +161,4 @@ template <class Free> void memory_free(Free free_) {
     free_(merged);
 }
 
-}  // namespace ishmem_test::patterns
+}  // namespace ishmem_testing::patterns

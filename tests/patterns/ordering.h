@@ -8,7 +8,7 @@
 
 #include "patterns/common.h"
 
-namespace ishmem_test::patterns {
+namespace ishmem_testing::patterns {
 
 namespace ordering_detail {
 inline constexpr std::size_t data_elems = 4096;
@@ -74,4 +74,4 @@ template <class Quiet> void ordering_quiet(Quiet quiet) {
     }
 }
 
-}  // namespace ishmem_test::patterns
+}  // namespace ishmem_testing::patterns

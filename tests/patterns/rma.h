@@ -12,7 +12,7 @@
 
 #include "patterns/common.h"
 
-namespace ishmem_test::patterns {
+namespace ishmem_testing::patterns {
 
 namespace rma_detail {
 
@@ -237,4 +237,4 @@ template <class T, class G> void rma_g(G g) {
     ishmem_barrier_all();
 }
 
-}  // namespace ishmem_test::patterns
+}  // namespace ishmem_testing::patterns

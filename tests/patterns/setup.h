@@ -10,7 +10,7 @@
 
 #include "patterns/common.h"
 
-namespace ishmem_test::patterns {
+namespace ishmem_testing::patterns {
 
 namespace setup_detail {
 
@@ -177,4 +177,4 @@ template <class GetName> void setup_info_get_name(GetName get_name) {
     for (std::size_t i = ISHMEM_MAX_NAME_LEN; i < sizeof name; ++i) EXPECT_EQ(name[i], 'x') << "wrote past the buffer";
 }
 
-}  // namespace ishmem_test::patterns
+}  // namespace ishmem_testing::patterns

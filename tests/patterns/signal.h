@@ -11,7 +11,7 @@
 
 #include "patterns/common.h"
 
-namespace ishmem_test::patterns {
+namespace ishmem_testing::patterns {
 
 // put_signal: in each round every PE puts data and a signal (SET or ADD) to its right neighbour.
 // The receiver waits for the signal value it expects (with a timeout), and then, without any
@@ -82,7 +82,7 @@ template <class Fetch> void signal_fetch(Fetch fetch) {
     ishmem_quiet();
     uint64_t last = base;
     bool monotonic = true;
-    ishmem_test::wait_for(
+    ishmem_testing::wait_for(
         [&] {
             const uint64_t v = fetch(sig.get());
             monotonic = monotonic && v >= last;
@@ -134,4 +134,4 @@ template <class Set> void signal_set(Set set) {
     EXPECT_EQ(sig[w.n], 0u) << "signal_set touched the word after the last PE's";
 }
 
-}  // namespace ishmem_test::patterns
+}  // namespace ishmem_testing::patterns

@@ -12,7 +12,7 @@
 
 #include "ishmem.h"
 
-namespace ishmem_test::patterns {
+namespace ishmem_testing::patterns {
 
 template <class T>
 inline constexpr bool is_uint128_v = std::is_same_v<T, ishmemi::uint128_t>;
@@ -81,4 +81,4 @@ template <class T> std::string show(const T& v) {
     return os.str();
 }
 
-}  // namespace ishmem_test::patterns
+}  // namespace ishmem_testing::patterns

@@ -10,3 +10,4 @@
 #include "ishmem/impl/signal.h"
 #include "ishmem/impl/ordering.h"
 #include "ishmem/impl/sync.h"
+#include "ishmem/impl/p2p.h"

@@ -2,6 +2,7 @@
 // stub and every operation template needs.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -23,6 +24,11 @@ extern ISHMEM_API state_t state;
 
 // Spins (polls with a CPU pause) before a wait loop starts yielding the core (ISHMEM_BARRIER_SPINS).
 extern ISHMEM_API unsigned spin_limit;
+// Polls of a point-to-point wait before it starts yielding the core (ISHMEM_WAIT_SPINS).
+extern ISHMEM_API unsigned wait_spin_limit;
+// Start indices of the _any scans (see any_scan_start in p2p.h): 2^any_scan_table_bits slots.
+inline constexpr unsigned any_scan_table_bits = 6;
+extern ISHMEM_API std::atomic<size_t> any_scan_table[size_t{1} << any_scan_table_bits];
 
 // ---- errors -----------------------------------------------------------------------------------
 
@@ -53,11 +59,12 @@ inline void check_pe(const char* routine, int pe) {
     if (__builtin_expect(static_cast<unsigned>(pe) >= static_cast<unsigned>(state.n_pes), 0)) fail_pe(routine, pe);
 }
 
-// [addr, addr + bytes) must lie in the user heap; with bytes == 0 only addr in [base, base + size].
+// [addr, addr + bytes) must lie in the user heap; with bytes == 0 only addr in [base, base + size],
+// or a null addr (an empty range, e.g. an empty wait set, may be passed as null).
 inline void check_symmetric(const char* routine, const char* param, const void* addr, size_t bytes) {
     uintptr_t off = reinterpret_cast<uintptr_t>(addr) - reinterpret_cast<uintptr_t>(state.heap_base);
     if (__builtin_expect(off > state.heap_size || bytes > state.heap_size - off, 0))
-        fail_symmetric(routine, param, addr, bytes);
+        if (bytes != 0 || addr != nullptr) fail_symmetric(routine, param, addr, bytes);
 }
 
 inline void check_nonnull(const char* routine, const char* param, const void* p, size_t count) {

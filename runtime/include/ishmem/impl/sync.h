@@ -35,6 +35,20 @@ struct backoff {
     }
 };
 
+// Polling for the point-to-point waits: wait_spin_limit polls with one pause each (a waiter reacts
+// within a pause of the update), then one sched_yield per poll.
+struct wait_backoff {
+    unsigned polls = 0;
+    void pause() {
+        if (polls < wait_spin_limit) {
+            cpu_relax();
+            ++polls;
+        } else {
+            sched_yield();
+        }
+    }
+};
+
 // A set of barrier counters in the internal region of every member PE. Counters only grow, so
 // consecutive barriers need no reset; a slot must be all zeros on every member before its first use.
 struct barrier_slot {

@@ -1,0 +1,135 @@
+"""The generated declarations against the signature lines of the API pages (../shared/seeds).
+
+Every declaration a normative page shows (template line included) must be one the model produces
+for that chapter, and every family of the chapter must appear on the page, except our documented
+extensions. Both sides are compared with TYPE/TYPENAME left as placeholders, after spelling
+differences that carry no meaning (whitespace, `sycl::` for our `ishmem::` types, default
+arguments, `(void)`) and the page slips the seeds README lists are normalised away.
+"""
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from generator.__main__ import ROOT
+from generator.loader import load_spec
+from generator.model import build_api, family_synopsis
+
+SEEDS = Path(os.environ.get("ISHMEM_SEEDS", ROOT.parent / "shared" / "seeds"))
+
+# chapter -> (normative page, families of the chapter that are our extensions and not on it)
+PAGES = {
+    "p2p": ("000_9fa050510db77db5.txt", {"wait"}),
+}
+
+# Known slips of the pages (seeds/README.md): (wrong text, right text).
+PAGE_SLIPS = [
+    ("_wait_until_all_on_vector_queue(", "_wait_until_all_vector_on_queue("),
+    ("_wait_until_some_vector_(", "_wait_until_some_vector("),
+]
+
+SIGNATURE = re.compile(r"^(template\s*<.*>|(void|int|size_t|uint64_t|sycl::event)\s+ishmemx?_\w+\s*\(.*\))#?\s*$")
+
+
+def canonical(decl: str) -> str:
+    """One spelling per declaration: no whitespace around punctuation, no defaults, TYPE for T."""
+    d = decl.strip().rstrip(";").rstrip("#")
+    d = d.replace("sycl::", "ishmem::").replace("(void)", "()")
+    d = re.sub(r"\s*=\s*\{\}", "", d)
+    d = re.sub(r"\s+", " ", d)
+    d = re.sub(r"\s*([*&(),<>])\s*", r"\1", d)
+    d = re.sub(r"\bT\b", "TYPE", d)
+    return d
+
+
+def split_names(decl: str) -> tuple[str, tuple[str, ...]]:
+    """(declaration with parameter names removed, the names)."""
+    head, params = decl.split("(", 1)
+    params = params.rsplit(")", 1)[0]
+    if not params:
+        return decl, ()
+    types, names = [], []
+    for p in params.split(","):
+        m = re.match(r"(.*?[*&>]|.*\s)(\w+)$", p) or re.match(r"(.*[^\w])(\w+)$", p)
+        types.append(m.group(1).strip() if m else p)
+        names.append(m.group(2) if m else "")
+    return f"{head}({','.join(types)})", tuple(names)
+
+
+def page_declarations(page: str) -> dict[str, tuple[str, ...]]:
+    """{template line + declaration without names: parameter names} of the page's signature lines."""
+    text = (SEEDS / page).read_text(encoding="utf-8")
+    for wrong, right in PAGE_SLIPS:
+        text = text.replace(wrong, right)
+    out, template = {}, ""
+    for line in text.splitlines():
+        m = SIGNATURE.match(line.strip())
+        if not m:
+            continue
+        d = canonical(m.group(1))
+        if d.startswith("template"):
+            template = d
+            continue
+        if not template and "Group&group" in d:
+            template = "template<typename Group>"  # the page omits the line on one routine
+        key, names = split_names(d)
+        out[template + " " + key] = names
+        template = ""
+    return out
+
+
+def model_declarations(api, chapter: str, skip: set[str]) -> dict[str, tuple[str, ...]]:
+    out = {}
+    for ch in api.chapters:
+        if ch.name != chapter:
+            continue
+        for fam in ch.families:
+            if fam.name in skip:
+                continue
+            for block in family_synopsis(fam):
+                template = ""
+                for line in block.lines:
+                    d = canonical(line)
+                    if d.startswith("template"):
+                        template = d
+                        continue
+                    key, names = split_names(d)
+                    out[template + " " + key] = names
+                    template = ""
+    return out
+
+
+@pytest.fixture(scope="module")
+def api():
+    return build_api(load_spec(ROOT / "spec", ROOT))
+
+
+def test_seed_pages_are_present():
+    for page, _ in PAGES.values():
+        assert (SEEDS / page).is_file(), (f"{SEEDS / page} is missing: the signature check needs the API pages "
+                                          f"(set ISHMEM_SEEDS to the folder that holds them)")
+
+
+@pytest.mark.parametrize("chapter", sorted(PAGES))
+def test_declarations_match_the_page(api, chapter):
+    page, extensions = PAGES[chapter]
+    ours = model_declarations(api, chapter, extensions)
+    theirs = page_declarations(page)
+    assert theirs, f"no signature lines found in {page}"
+    missing = sorted(set(theirs) - set(ours))
+    extra = sorted(set(ours) - set(theirs))
+    assert not missing, f"on {page} but not generated:\n  " + "\n  ".join(missing)
+    assert not extra, f"generated but not on {page}:\n  " + "\n  ".join(extra)
+    # One parameter name differs on the page (cmp_value for the per-element array of
+    # wait_until_some_vector_on_queue); ours says cmp_values like every other _vector form.
+    renamed = [f"{k}: page {theirs[k]}, ours {ours[k]}" for k in sorted(theirs)
+               if theirs[k] != ours[k] and "wait_until_some_vector_on_queue" not in k]
+    assert renamed == [], "parameter names differ:\n  " + "\n  ".join(renamed)
+
+
+def test_extensions_are_not_on_the_page(api):
+    for chapter, (page, extensions) in PAGES.items():
+        theirs = page_declarations(page)
+        ext = model_declarations(api, chapter, set()).keys() - model_declarations(api, chapter, extensions).keys()
+        assert ext and not (ext & theirs.keys()), f"{chapter}: extensions {sorted(extensions)} also on {page}"
