@@ -35,6 +35,14 @@ CHECK_TEXT = {
     "sig_op": "``{p}`` is neither ISHMEM_SIGNAL_SET nor ISHMEM_SIGNAL_ADD",
     "cmp": "``{p}`` is not one of the ISHMEM_CMP_* operators",
     "power_of_two": "``{p}`` is not a power of two",
+    "symmetric_team": "``{p}`` (the given count times the team's size) does not lie inside the symmetric heap",
+}
+
+# Checks that report through the return value (nonzero) after the message, instead of stopping.
+SOFT_CHECK_TEXT = {
+    "team": "``{p}`` is not a valid team",
+    "team_pe": "``{p}`` is not a PE number of the team",
+    "no_partial_overlap": "``{p}`` and ``{a}`` overlap without being the same array",
 }
 
 
@@ -48,12 +56,22 @@ def callable_text(fam: Family) -> str:
 def checks_text(fam: Family) -> str:
     """The generated argument checks, in words, for the reference page."""
     reasons = ["the library is not initialized"] if fam.check_init else []
+    soft = ["``team`` is not a valid team (ISHMEM_TEAM_INVALID, destroyed, or without the calling PE)"] if fam.team else []
     for p in fam.params:
-        reasons += [CHECK_TEXT[c.kind].format(p=p.name) for c in p.checks]
-    if not reasons:
-        return ""
-    return ("The call prints one line naming the PE, the routine and the reason, and stops the job, when "
-            + "; or when ".join(reasons) + ".")
+        for c in p.checks:
+            if c.kind in SOFT_CHECK_TEXT:
+                soft.append(SOFT_CHECK_TEXT[c.kind].format(p=p.name, a=c.args[0] if c.args else ""))
+            else:
+                reasons.append(CHECK_TEXT[c.kind].format(p=p.name))
+    text = []
+    if reasons:
+        text.append("The call prints one line naming the PE, the routine and the reason, and stops the job, when "
+                    + "; or when ".join(reasons) + ".")
+    if soft:
+        status = "returns nonzero" if fam.returns != "void" else "returns without doing anything"
+        text.append("It prints such a line and " + status + " (through ``ret`` for the ``_on_queue`` form) when "
+                    + "; or when ".join(soft) + ".")
+    return " ".join(text)
 
 
 def render_all(api: Api, template_dir: Path) -> dict[str, str]:

@@ -66,6 +66,8 @@ class Family:
     test: str
     file: str
     line: int
+    team: bool = False               # every variant also has an overload taking ishmem_team_t team first
+    work_group_returns: str = ""     # the _work_group form's return type when it differs from the base's
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,7 @@ class EntryPoint:
     name: str
     family: Family
     variant: str          # base | on_queue | work_group
+    team_form: bool       # the overload with ishmem_team_t team first (families with team: true)
     form: str             # plain | typed | sized | mem | generic
     typename: str         # TYPENAME, SIZE or '' (plain/mem/generic)
     elem: str             # element type the core template gets ('' for plain)
@@ -174,8 +177,14 @@ def _families(raw: RawSpec, tables: dict[str, TypeTable], groups: dict[str, "Mac
                 table = tables.get(f["types"])
                 if table is None:
                     errors.append(f"{where}: unknown type table '{f['types']}' (known: {', '.join(sorted(tables))})")
+                elif "type_op" in f:
+                    # Only the types of the table that support the operation (e.g. and/or/xor reductions).
+                    kept = tuple(t for t in table.types if f["type_op"] in t.ops)
+                    if not kept:
+                        errors.append(f"{where}: no type of table '{table.name}' supports '{f['type_op']}'")
+                    table = TypeTable(table.name, table.doc, kept)
             params = []
-            names = [p["name"] for p in f["params"]]
+            names = [p["name"] for p in f["params"]] + (["team"] if f.get("team") else [])
             for p in f["params"]:
                 checks = []
                 for c in p.get("checks", []):
@@ -191,7 +200,7 @@ def _families(raw: RawSpec, tables: dict[str, TypeTable], groups: dict[str, "Mac
                 if "TYPE" in p["type"] and "types" not in f:
                     errors.append(f"{rel}:{p.line}: family '{f['name']}': parameter '{p['name']}' uses TYPE but the family has no type table")
                 params.append(Param(p["name"], p["type"], p["doc"], tuple(checks)))
-            if len(set(names)) != len(names):
+            if len(set(names)) != len(names) or (f.get("team") and "team" in [p["name"] for p in f["params"]]):
                 errors.append(f"{where}: duplicate parameter names")
             for flag in ("sized", "mem", "generic"):
                 if f.get(flag) and table is None:
@@ -209,7 +218,8 @@ def _families(raw: RawSpec, tables: dict[str, TypeTable], groups: dict[str, "Mac
                 callable=tuple([callable_] if isinstance(callable_, str) else callable_),
                 returns=f["returns"]["type"], returns_doc=f["returns"].get("doc", "None."),
                 params=tuple(params), check_init=f.get("check_init", True), fetch_out=fetch_out,
-                impl=f.get("impl", f["name"]), test=f["test"], file=rel, line=f.line)
+                impl=f.get("impl", f["name"]), test=f["test"], file=rel, line=f.line,
+                team=f.get("team", False), work_group_returns=f.get("work_group_returns", ""))
             if fam.name in seen_names:
                 errors.append(f"{where}: duplicate family, first defined at {seen_names[fam.name]}")
             seen_names[fam.name] = f"{rel}:{f.line}"
@@ -249,12 +259,13 @@ def build_api(raw: RawSpec) -> Api:
     for ch in chapters:
         for fam in ch.families:
             eps += expand_family(fam, api.sizes)
-    names: dict[str, EntryPoint] = {}
+    names: dict[tuple, EntryPoint] = {}
     for ep in eps:
-        if ep.name in names and ep.is_template == names[ep.name].is_template:
+        key = (ep.name, ep.is_template, ep.team_form)  # a team overload shares its name with the world form
+        if key in names:
             errors.append(f"{ep.family.file}:{ep.family.line}: entry point '{ep.name}' is produced twice "
-                          f"(also by family '{names[ep.name].family.name}')")
-        names.setdefault(ep.name, ep)
+                          f"(also by family '{names[key].family.name}')")
+        names.setdefault(key, ep)
     if errors:
         raise SpecError(errors)
     return Api(api.tables, api.sizes, groups, typedefs, api.chapters, tuple(eps))
@@ -343,13 +354,40 @@ def _check_lines(fam: Family, form: _Form) -> list[str]:
                 lines.append(f"ishmemi::check_cmp(fn, {p.name});")
             elif c.kind == "power_of_two":
                 lines.append(f'ishmemi::check_power_of_two(fn, "{p.name}", {p.name});')
+            elif c.kind == "symmetric_team":
+                lines.append(f'ishmemi::check_symmetric(fn, "{p.name}", {p.name}, ({c.args[0]}) * '
+                             f'ishmemi::team_size_or_zero(team) * {size});')
+            elif c.kind in SOFT_CHECKS:
+                pass  # status checks: see _soft_checks
             else:  # the schema lists the kinds; this guards against a schema edit without a generator edit
                 raise SpecError([f"{fam.file}:{fam.line}: family '{fam.name}': no code for check '{c.kind}'"])
     return lines
 
 
+# Checks whose failure is reported through the routine's status (nonzero return) after the
+# message, instead of stopping the job: a bad team is an ordinary runtime condition.
+SOFT_CHECKS = ("team", "team_pe", "no_partial_overlap")
+
+
+def _soft_checks(fam: Family, form: _Form, team_form: bool) -> list[str]:
+    conds = []
+    if fam.team:
+        conds.append("ishmemi::check_team(fn, team)")
+    for p in fam.params:
+        for c in p.checks:
+            if c.kind == "team":
+                conds.append(f"ishmemi::check_team(fn, {p.name})")
+            elif c.kind == "team_pe":
+                conds.append(f'ishmemi::check_team_pe(fn, {c.args[0]}, "{p.name}", {p.name})')
+            elif c.kind == "no_partial_overlap":
+                a, n = c.args
+                size = f"sizeof({_pointee(p, form)})"
+                conds.append(f'ishmemi::check_no_partial_overlap(fn, "{p.name}", {p.name}, "{a}", {a}, ({n}) * {size})')
+    return conds
+
+
 def _core_args(fam: Family, form: _Form) -> list[str]:
-    args = []
+    args = ["team"] if fam.team else []
     for p in fam.params:
         if form.void_ptrs and "TYPE*" in p.type:
             args.append(f"static_cast<{_subst(p.type, form, 'elem')}>({p.name})")
@@ -377,21 +415,32 @@ def expand_family(fam: Family, sizes) -> list[EntryPoint]:
     eps = []
     for form in _forms(fam, sizes):
         for variant in fam.variants:
-            eps.append(_entry_point(fam, form, variant))
+            for team_form in ((False, True) if fam.team else (False,)):
+                eps.append(_entry_point(fam, form, variant, team_form))
     return eps
 
 
-def _entry_point(fam: Family, form: _Form, variant: str) -> EntryPoint:
+def _entry_point(fam: Family, form: _Form, variant: str, team_form: bool = False) -> EntryPoint:
     name = _name(fam, form, variant)
     base_ret = _subst(fam.returns, form, "sig")
     params = [f"{_subst(p.type, form, 'sig')} {p.name}" for p in fam.params]
+    if team_form:
+        params.insert(0, "ishmem_team_t team")
     ret = base_ret
+    if variant == "work_group" and fam.work_group_returns:
+        ret = fam.work_group_returns
     tparams = ["typename T"] if form.kind == "generic" else []
     body = _table_assert(fam, form, name)
     checks = _check_lines(fam, form)
-    if checks:
+    soft = _soft_checks(fam, form, team_form)
+    if checks or soft:
         body.append(f'constexpr const char* fn = "{name}";')
-        body += checks
+    if fam.team and not team_form:
+        body.append("constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;")
+    body += checks
+    if soft and variant != "on_queue":
+        fail = "" if ret == "void" else " -1"
+        body.append(f"if (!({' && '.join(soft)})) return{fail};")
     if variant == "base":
         call = _core_call(fam, form, variant, [])
         body.append(f"return {call};" if ret != "void" else f"{call};")
@@ -405,9 +454,13 @@ def _entry_point(fam: Family, form: _Form, variant: str) -> EntryPoint:
         call = _core_call(fam, form, "base", [])
         inner = f"*ret = {call};" if base_ret != "void" else f"{call};"
         if base_ret != "void":
-            if not checks:
+            if not checks and not soft:
                 body.append(f'constexpr const char* fn = "{name}";')
             body.append('ishmemi::check_nonnull(fn, "ret", ret, 1);')
+        if soft:
+            # The status reaches the caller through ret, in order with the queue's other work.
+            failed = "*ret = -1;" if base_ret != "void" else ""
+            body.append(f"if (!({' && '.join(soft)})) return ishmemi::impl::enqueue(q, deps, [=] {{ {failed} }});")
         body.append(f"return ishmemi::impl::enqueue(q, deps, [=] {{ {inner} }});")
     else:
         params.append("const Group& group")
@@ -420,19 +473,21 @@ def _entry_point(fam: Family, form: _Form, variant: str) -> EntryPoint:
     tests = ()
     if fam.test != "none":
         elems = [t.ctype for t in fam.table.types] if form.kind == "generic" else [form.elem]
-        tests = tuple(_test_case(fam, form, variant, name, fam.returns, e) for e in elems)
-    return EntryPoint(name=name, family=fam, variant=variant, form=form.kind, typename=form.tag,
+        tests = tuple(_test_case(fam, form, variant, name, ret if variant == "work_group" else fam.returns, e, team_form)
+                      for e in elems)
+    return EntryPoint(name=name, family=fam, variant=variant, team_form=team_form, form=form.kind, typename=form.tag,
                       elem=form.elem, header=header, template=template, ret=ret, params=tuple(params),
                       params_def=tuple(params_def), body=tuple(body), tests=tests)
 
 
-def _test_case(fam: Family, form: _Form, variant: str, name: str, base_ret: str, elem: str) -> TestCase:
+def _test_case(fam: Family, form: _Form, variant: str, name: str, base_ret: str, elem: str,
+               team_form: bool = False) -> TestCase:
     """A lambda with the base form's signature (TYPE = element type) that calls this entry point.
 
     Generated tests hand it to the family's hand-written pattern, which checks the semantics; the
     adapter hides what differs between variants (queue, group, fetch buffer)."""
     ftest = _Form(form.kind, form.tag, elem, elem, False)
-    params, args = [], []
+    params, args = (["ishmem_team_t team"], ["team"]) if team_form else ([], [])
     for p in fam.params:
         if p.name == fam.fetch_out:
             args.append("&fetched")
@@ -466,6 +521,8 @@ def _test_case(fam: Family, form: _Form, variant: str, name: str, base_ret: str,
     if fam.fetch_out:
         body += ["ishmem_quiet();", "return fetched;"]
     label = f"{name}<{elem}>" if form.kind == "generic" else name
+    if team_form:
+        label += "(team)"
     return TestCase(label, f"ishmem_testing::patterns::{fam.test}", elem, tuple(params), ret, tuple(body))
 
 
@@ -494,9 +551,10 @@ def family_synopsis(fam: Family) -> list[SynopsisBlock]:
     for variant in fam.variants:
         lines = []
         for form in forms:
-            ep = _entry_point(fam.__class__(**{**fam.__dict__, "test": "none"}), form, variant)
-            if ep.template:
-                lines.append(ep.template)
-            lines.append(ep.decl + ";")
+            for team_form in ((False, True) if fam.team else (False,)):
+                ep = _entry_point(fam.__class__(**{**fam.__dict__, "test": "none"}), form, variant, team_form)
+                if ep.template:
+                    lines.append(ep.template)
+                lines.append(ep.decl + ";")
         blocks.append(SynopsisBlock(variant, tuple(lines)))
     return blocks

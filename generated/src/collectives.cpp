@@ -26,3 +26,11058 @@ ishmem::event ishmemx_sync_all_on_queue(ishmem::queue& q, const std::vector<ishm
     ishmemi::check_init(fn);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::sync_all(); });
 }
+
+int ishmem_team_sync(ishmem_team_t team) {
+    constexpr const char* fn = "ishmem_team_sync";
+    ishmemi::check_init(fn);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::team_sync(team);
+}
+
+ishmem::event ishmemx_team_sync_on_queue(ishmem_team_t team, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_team_sync_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::team_sync(team); });
+}
+
+int ishmem_float_alltoall(float* dest, const float* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_float_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<float>(team, dest, source, nelems);
+}
+
+int ishmem_float_alltoall(ishmem_team_t team, float* dest, const float* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_float_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<float>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_float_alltoall_on_queue(float* dest, const float* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_float_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<float>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_float_alltoall_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_float_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<float>(team, dest, source, nelems); });
+}
+
+int ishmem_double_alltoall(double* dest, const double* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_double_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<double>(team, dest, source, nelems);
+}
+
+int ishmem_double_alltoall(ishmem_team_t team, double* dest, const double* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_double_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<double>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_double_alltoall_on_queue(double* dest, const double* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_double_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<double>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_double_alltoall_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_double_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<double>(team, dest, source, nelems); });
+}
+
+int ishmem_char_alltoall(char* dest, const char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_char_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<char>(team, dest, source, nelems);
+}
+
+int ishmem_char_alltoall(ishmem_team_t team, char* dest, const char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_char_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<char>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_char_alltoall_on_queue(char* dest, const char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_char_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<char>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_char_alltoall_on_queue(ishmem_team_t team, char* dest, const char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_char_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<char>(team, dest, source, nelems); });
+}
+
+int ishmem_schar_alltoall(signed char* dest, const signed char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_schar_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<signed char>(team, dest, source, nelems);
+}
+
+int ishmem_schar_alltoall(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_schar_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<signed char>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_schar_alltoall_on_queue(signed char* dest, const signed char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_schar_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<signed char>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_schar_alltoall_on_queue(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_schar_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<signed char>(team, dest, source, nelems); });
+}
+
+int ishmem_short_alltoall(short* dest, const short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_short_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<short>(team, dest, source, nelems);
+}
+
+int ishmem_short_alltoall(ishmem_team_t team, short* dest, const short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_short_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<short>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_short_alltoall_on_queue(short* dest, const short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_short_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<short>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_short_alltoall_on_queue(ishmem_team_t team, short* dest, const short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_short_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<short>(team, dest, source, nelems); });
+}
+
+int ishmem_int_alltoall(int* dest, const int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<int>(team, dest, source, nelems);
+}
+
+int ishmem_int_alltoall(ishmem_team_t team, int* dest, const int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<int>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int_alltoall_on_queue(int* dest, const int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int_alltoall_on_queue(ishmem_team_t team, int* dest, const int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int>(team, dest, source, nelems); });
+}
+
+int ishmem_long_alltoall(long* dest, const long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_long_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<long>(team, dest, source, nelems);
+}
+
+int ishmem_long_alltoall(ishmem_team_t team, long* dest, const long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_long_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<long>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_long_alltoall_on_queue(long* dest, const long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_long_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<long>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_long_alltoall_on_queue(ishmem_team_t team, long* dest, const long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_long_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<long>(team, dest, source, nelems); });
+}
+
+int ishmem_longlong_alltoall(long long* dest, const long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_longlong_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<long long>(team, dest, source, nelems);
+}
+
+int ishmem_longlong_alltoall(ishmem_team_t team, long long* dest, const long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_longlong_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<long long>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_longlong_alltoall_on_queue(long long* dest, const long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_longlong_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<long long>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_longlong_alltoall_on_queue(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_longlong_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<long long>(team, dest, source, nelems); });
+}
+
+int ishmem_uchar_alltoall(unsigned char* dest, const unsigned char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uchar_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<unsigned char>(team, dest, source, nelems);
+}
+
+int ishmem_uchar_alltoall(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uchar_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<unsigned char>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uchar_alltoall_on_queue(unsigned char* dest, const unsigned char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned char>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uchar_alltoall_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned char>(team, dest, source, nelems); });
+}
+
+int ishmem_ushort_alltoall(unsigned short* dest, const unsigned short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ushort_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<unsigned short>(team, dest, source, nelems);
+}
+
+int ishmem_ushort_alltoall(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ushort_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<unsigned short>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_ushort_alltoall_on_queue(unsigned short* dest, const unsigned short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned short>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_ushort_alltoall_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned short>(team, dest, source, nelems); });
+}
+
+int ishmem_uint_alltoall(unsigned int* dest, const unsigned int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<unsigned int>(team, dest, source, nelems);
+}
+
+int ishmem_uint_alltoall(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<unsigned int>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint_alltoall_on_queue(unsigned int* dest, const unsigned int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned int>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint_alltoall_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned int>(team, dest, source, nelems); });
+}
+
+int ishmem_ulong_alltoall(unsigned long* dest, const unsigned long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulong_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<unsigned long>(team, dest, source, nelems);
+}
+
+int ishmem_ulong_alltoall(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulong_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<unsigned long>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_ulong_alltoall_on_queue(unsigned long* dest, const unsigned long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned long>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_ulong_alltoall_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned long>(team, dest, source, nelems); });
+}
+
+int ishmem_ulonglong_alltoall(unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulonglong_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<unsigned long long>(team, dest, source, nelems);
+}
+
+int ishmem_ulonglong_alltoall(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulonglong_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<unsigned long long>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_ulonglong_alltoall_on_queue(unsigned long long* dest, const unsigned long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned long long>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_ulonglong_alltoall_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned long long>(team, dest, source, nelems); });
+}
+
+int ishmem_int8_alltoall(int8_t* dest, const int8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int8_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<int8_t>(team, dest, source, nelems);
+}
+
+int ishmem_int8_alltoall(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int8_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<int8_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int8_alltoall_on_queue(int8_t* dest, const int8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int8_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int8_alltoall_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int8_t>(team, dest, source, nelems); });
+}
+
+int ishmem_int16_alltoall(int16_t* dest, const int16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int16_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<int16_t>(team, dest, source, nelems);
+}
+
+int ishmem_int16_alltoall(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int16_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<int16_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int16_alltoall_on_queue(int16_t* dest, const int16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int16_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int16_alltoall_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int16_t>(team, dest, source, nelems); });
+}
+
+int ishmem_int32_alltoall(int32_t* dest, const int32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int32_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<int32_t>(team, dest, source, nelems);
+}
+
+int ishmem_int32_alltoall(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int32_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<int32_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int32_alltoall_on_queue(int32_t* dest, const int32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int32_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int32_alltoall_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int32_t>(team, dest, source, nelems); });
+}
+
+int ishmem_int64_alltoall(int64_t* dest, const int64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int64_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<int64_t>(team, dest, source, nelems);
+}
+
+int ishmem_int64_alltoall(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int64_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<int64_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int64_alltoall_on_queue(int64_t* dest, const int64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int64_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int64_alltoall_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int64_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uint8_alltoall(uint8_t* dest, const uint8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint8_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<uint8_t>(team, dest, source, nelems);
+}
+
+int ishmem_uint8_alltoall(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint8_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<uint8_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint8_alltoall_on_queue(uint8_t* dest, const uint8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint8_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint8_alltoall_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint8_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uint16_alltoall(uint16_t* dest, const uint16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint16_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<uint16_t>(team, dest, source, nelems);
+}
+
+int ishmem_uint16_alltoall(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint16_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<uint16_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint16_alltoall_on_queue(uint16_t* dest, const uint16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint16_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint16_alltoall_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint16_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uint32_alltoall(uint32_t* dest, const uint32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint32_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<uint32_t>(team, dest, source, nelems);
+}
+
+int ishmem_uint32_alltoall(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint32_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<uint32_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint32_alltoall_on_queue(uint32_t* dest, const uint32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint32_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint32_alltoall_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint32_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uint64_alltoall(uint64_t* dest, const uint64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint64_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<uint64_t>(team, dest, source, nelems);
+}
+
+int ishmem_uint64_alltoall(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint64_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<uint64_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint64_alltoall_on_queue(uint64_t* dest, const uint64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint64_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint64_alltoall_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint64_t>(team, dest, source, nelems); });
+}
+
+int ishmem_size_alltoall(size_t* dest, const size_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_size_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<size_t>(team, dest, source, nelems);
+}
+
+int ishmem_size_alltoall(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_size_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<size_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_size_alltoall_on_queue(size_t* dest, const size_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<size_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_size_alltoall_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<size_t>(team, dest, source, nelems); });
+}
+
+int ishmem_ptrdiff_alltoall(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ptrdiff_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<ptrdiff_t>(team, dest, source, nelems);
+}
+
+int ishmem_ptrdiff_alltoall(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ptrdiff_alltoall";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<ptrdiff_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_ptrdiff_alltoall_on_queue(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ptrdiff_alltoall_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<ptrdiff_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_ptrdiff_alltoall_on_queue(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ptrdiff_alltoall_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<ptrdiff_t>(team, dest, source, nelems); });
+}
+
+int ishmem_alltoallmem(void* dest, const void* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_alltoallmem";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
+}
+
+int ishmem_alltoallmem(ishmem_team_t team, void* dest, const void* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_alltoallmem";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoall<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
+}
+
+ishmem::event ishmemx_alltoallmem_on_queue(void* dest, const void* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_alltoallmem_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems); });
+}
+
+ishmem::event ishmemx_alltoallmem_on_queue(ishmem_team_t team, void* dest, const void* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_alltoallmem_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems); });
+}
+
+int ishmem_float_broadcast(float* dest, const float* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_float_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<float>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_float_broadcast(ishmem_team_t team, float* dest, const float* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_float_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<float>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_float_broadcast_on_queue(float* dest, const float* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_float_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<float>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_float_broadcast_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_float_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<float>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_double_broadcast(double* dest, const double* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_double_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<double>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_double_broadcast(ishmem_team_t team, double* dest, const double* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_double_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<double>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_double_broadcast_on_queue(double* dest, const double* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_double_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<double>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_double_broadcast_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_double_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<double>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_char_broadcast(char* dest, const char* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_char_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<char>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_char_broadcast(ishmem_team_t team, char* dest, const char* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_char_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<char>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_char_broadcast_on_queue(char* dest, const char* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_char_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<char>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_char_broadcast_on_queue(ishmem_team_t team, char* dest, const char* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_char_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<char>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_schar_broadcast(signed char* dest, const signed char* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_schar_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<signed char>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_schar_broadcast(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_schar_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<signed char>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_schar_broadcast_on_queue(signed char* dest, const signed char* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_schar_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<signed char>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_schar_broadcast_on_queue(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_schar_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<signed char>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_short_broadcast(short* dest, const short* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_short_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<short>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_short_broadcast(ishmem_team_t team, short* dest, const short* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_short_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<short>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_short_broadcast_on_queue(short* dest, const short* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_short_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<short>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_short_broadcast_on_queue(ishmem_team_t team, short* dest, const short* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_short_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<short>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_int_broadcast(int* dest, const int* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_int_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<int>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_int_broadcast(ishmem_team_t team, int* dest, const int* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_int_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<int>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_int_broadcast_on_queue(int* dest, const int* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_int_broadcast_on_queue(ishmem_team_t team, int* dest, const int* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_long_broadcast(long* dest, const long* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_long_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<long>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_long_broadcast(ishmem_team_t team, long* dest, const long* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_long_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<long>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_long_broadcast_on_queue(long* dest, const long* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_long_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<long>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_long_broadcast_on_queue(ishmem_team_t team, long* dest, const long* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_long_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<long>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_longlong_broadcast(long long* dest, const long long* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_longlong_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<long long>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_longlong_broadcast(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_longlong_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<long long>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_longlong_broadcast_on_queue(long long* dest, const long long* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_longlong_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<long long>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_longlong_broadcast_on_queue(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_longlong_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<long long>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_uchar_broadcast(unsigned char* dest, const unsigned char* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uchar_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<unsigned char>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_uchar_broadcast(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uchar_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<unsigned char>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_uchar_broadcast_on_queue(unsigned char* dest, const unsigned char* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned char>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_uchar_broadcast_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned char>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_ushort_broadcast(unsigned short* dest, const unsigned short* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_ushort_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<unsigned short>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_ushort_broadcast(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_ushort_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<unsigned short>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_ushort_broadcast_on_queue(unsigned short* dest, const unsigned short* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned short>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_ushort_broadcast_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned short>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_uint_broadcast(unsigned int* dest, const unsigned int* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uint_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<unsigned int>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_uint_broadcast(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uint_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<unsigned int>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_uint_broadcast_on_queue(unsigned int* dest, const unsigned int* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned int>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_uint_broadcast_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned int>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_ulong_broadcast(unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_ulong_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<unsigned long>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_ulong_broadcast(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_ulong_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<unsigned long>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_ulong_broadcast_on_queue(unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned long>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_ulong_broadcast_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned long>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_ulonglong_broadcast(unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_ulonglong_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<unsigned long long>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_ulonglong_broadcast(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_ulonglong_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<unsigned long long>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_ulonglong_broadcast_on_queue(unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned long long>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_ulonglong_broadcast_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned long long>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_int8_broadcast(int8_t* dest, const int8_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_int8_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<int8_t>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_int8_broadcast(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_int8_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<int8_t>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_int8_broadcast_on_queue(int8_t* dest, const int8_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int8_t>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_int8_broadcast_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int8_t>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_int16_broadcast(int16_t* dest, const int16_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_int16_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<int16_t>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_int16_broadcast(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_int16_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<int16_t>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_int16_broadcast_on_queue(int16_t* dest, const int16_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int16_t>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_int16_broadcast_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int16_t>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_int32_broadcast(int32_t* dest, const int32_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_int32_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<int32_t>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_int32_broadcast(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_int32_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<int32_t>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_int32_broadcast_on_queue(int32_t* dest, const int32_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int32_t>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_int32_broadcast_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int32_t>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_int64_broadcast(int64_t* dest, const int64_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_int64_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<int64_t>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_int64_broadcast(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_int64_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<int64_t>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_int64_broadcast_on_queue(int64_t* dest, const int64_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int64_t>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_int64_broadcast_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int64_t>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_uint8_broadcast(uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uint8_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<uint8_t>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_uint8_broadcast(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uint8_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<uint8_t>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_uint8_broadcast_on_queue(uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint8_t>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_uint8_broadcast_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint8_t>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_uint16_broadcast(uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uint16_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<uint16_t>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_uint16_broadcast(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uint16_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<uint16_t>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_uint16_broadcast_on_queue(uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint16_t>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_uint16_broadcast_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint16_t>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_uint32_broadcast(uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uint32_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<uint32_t>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_uint32_broadcast(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uint32_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<uint32_t>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_uint32_broadcast_on_queue(uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint32_t>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_uint32_broadcast_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint32_t>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_uint64_broadcast(uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uint64_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<uint64_t>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_uint64_broadcast(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uint64_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<uint64_t>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_uint64_broadcast_on_queue(uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint64_t>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_uint64_broadcast_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint64_t>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_size_broadcast(size_t* dest, const size_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_size_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<size_t>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_size_broadcast(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_size_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<size_t>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_size_broadcast_on_queue(size_t* dest, const size_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<size_t>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_size_broadcast_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<size_t>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_ptrdiff_broadcast(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_ptrdiff_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<ptrdiff_t>(team, dest, source, nelems, PE_root);
+}
+
+int ishmem_ptrdiff_broadcast(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_ptrdiff_broadcast";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<ptrdiff_t>(team, dest, source, nelems, PE_root);
+}
+
+ishmem::event ishmemx_ptrdiff_broadcast_on_queue(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ptrdiff_broadcast_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<ptrdiff_t>(team, dest, source, nelems, PE_root); });
+}
+
+ishmem::event ishmemx_ptrdiff_broadcast_on_queue(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ptrdiff_broadcast_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<ptrdiff_t>(team, dest, source, nelems, PE_root); });
+}
+
+int ishmem_broadcastmem(void* dest, const void* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_broadcastmem";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root);
+}
+
+int ishmem_broadcastmem(ishmem_team_t team, void* dest, const void* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_broadcastmem";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::impl::broadcast<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root);
+}
+
+ishmem::event ishmemx_broadcastmem_on_queue(void* dest, const void* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_broadcastmem_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root); });
+}
+
+ishmem::event ishmemx_broadcastmem_on_queue(ishmem_team_t team, void* dest, const void* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_broadcastmem_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root); });
+}
+
+int ishmem_float_collect(float* dest, const float* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_float_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<float>(team, dest, source, nelems);
+}
+
+int ishmem_float_collect(ishmem_team_t team, float* dest, const float* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_float_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<float>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_float_collect_on_queue(float* dest, const float* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_float_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<float>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_float_collect_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_float_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<float>(team, dest, source, nelems); });
+}
+
+int ishmem_double_collect(double* dest, const double* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_double_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<double>(team, dest, source, nelems);
+}
+
+int ishmem_double_collect(ishmem_team_t team, double* dest, const double* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_double_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<double>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_double_collect_on_queue(double* dest, const double* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_double_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<double>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_double_collect_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_double_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<double>(team, dest, source, nelems); });
+}
+
+int ishmem_char_collect(char* dest, const char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_char_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<char>(team, dest, source, nelems);
+}
+
+int ishmem_char_collect(ishmem_team_t team, char* dest, const char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_char_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<char>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_char_collect_on_queue(char* dest, const char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_char_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<char>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_char_collect_on_queue(ishmem_team_t team, char* dest, const char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_char_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<char>(team, dest, source, nelems); });
+}
+
+int ishmem_schar_collect(signed char* dest, const signed char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_schar_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<signed char>(team, dest, source, nelems);
+}
+
+int ishmem_schar_collect(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_schar_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<signed char>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_schar_collect_on_queue(signed char* dest, const signed char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_schar_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<signed char>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_schar_collect_on_queue(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_schar_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<signed char>(team, dest, source, nelems); });
+}
+
+int ishmem_short_collect(short* dest, const short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_short_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<short>(team, dest, source, nelems);
+}
+
+int ishmem_short_collect(ishmem_team_t team, short* dest, const short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_short_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<short>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_short_collect_on_queue(short* dest, const short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_short_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<short>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_short_collect_on_queue(ishmem_team_t team, short* dest, const short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_short_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<short>(team, dest, source, nelems); });
+}
+
+int ishmem_int_collect(int* dest, const int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<int>(team, dest, source, nelems);
+}
+
+int ishmem_int_collect(ishmem_team_t team, int* dest, const int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<int>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int_collect_on_queue(int* dest, const int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int_collect_on_queue(ishmem_team_t team, int* dest, const int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int>(team, dest, source, nelems); });
+}
+
+int ishmem_long_collect(long* dest, const long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_long_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<long>(team, dest, source, nelems);
+}
+
+int ishmem_long_collect(ishmem_team_t team, long* dest, const long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_long_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<long>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_long_collect_on_queue(long* dest, const long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_long_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<long>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_long_collect_on_queue(ishmem_team_t team, long* dest, const long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_long_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<long>(team, dest, source, nelems); });
+}
+
+int ishmem_longlong_collect(long long* dest, const long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_longlong_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<long long>(team, dest, source, nelems);
+}
+
+int ishmem_longlong_collect(ishmem_team_t team, long long* dest, const long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_longlong_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<long long>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_longlong_collect_on_queue(long long* dest, const long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_longlong_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<long long>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_longlong_collect_on_queue(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_longlong_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<long long>(team, dest, source, nelems); });
+}
+
+int ishmem_uchar_collect(unsigned char* dest, const unsigned char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uchar_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<unsigned char>(team, dest, source, nelems);
+}
+
+int ishmem_uchar_collect(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uchar_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<unsigned char>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uchar_collect_on_queue(unsigned char* dest, const unsigned char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned char>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uchar_collect_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned char>(team, dest, source, nelems); });
+}
+
+int ishmem_ushort_collect(unsigned short* dest, const unsigned short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ushort_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<unsigned short>(team, dest, source, nelems);
+}
+
+int ishmem_ushort_collect(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ushort_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<unsigned short>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_ushort_collect_on_queue(unsigned short* dest, const unsigned short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned short>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_ushort_collect_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned short>(team, dest, source, nelems); });
+}
+
+int ishmem_uint_collect(unsigned int* dest, const unsigned int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<unsigned int>(team, dest, source, nelems);
+}
+
+int ishmem_uint_collect(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<unsigned int>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint_collect_on_queue(unsigned int* dest, const unsigned int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned int>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint_collect_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned int>(team, dest, source, nelems); });
+}
+
+int ishmem_ulong_collect(unsigned long* dest, const unsigned long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulong_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<unsigned long>(team, dest, source, nelems);
+}
+
+int ishmem_ulong_collect(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulong_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<unsigned long>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_ulong_collect_on_queue(unsigned long* dest, const unsigned long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned long>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_ulong_collect_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned long>(team, dest, source, nelems); });
+}
+
+int ishmem_ulonglong_collect(unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulonglong_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<unsigned long long>(team, dest, source, nelems);
+}
+
+int ishmem_ulonglong_collect(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulonglong_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<unsigned long long>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_ulonglong_collect_on_queue(unsigned long long* dest, const unsigned long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned long long>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_ulonglong_collect_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned long long>(team, dest, source, nelems); });
+}
+
+int ishmem_int8_collect(int8_t* dest, const int8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int8_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<int8_t>(team, dest, source, nelems);
+}
+
+int ishmem_int8_collect(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int8_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<int8_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int8_collect_on_queue(int8_t* dest, const int8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int8_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int8_collect_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int8_t>(team, dest, source, nelems); });
+}
+
+int ishmem_int16_collect(int16_t* dest, const int16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int16_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<int16_t>(team, dest, source, nelems);
+}
+
+int ishmem_int16_collect(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int16_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<int16_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int16_collect_on_queue(int16_t* dest, const int16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int16_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int16_collect_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int16_t>(team, dest, source, nelems); });
+}
+
+int ishmem_int32_collect(int32_t* dest, const int32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int32_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<int32_t>(team, dest, source, nelems);
+}
+
+int ishmem_int32_collect(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int32_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<int32_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int32_collect_on_queue(int32_t* dest, const int32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int32_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int32_collect_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int32_t>(team, dest, source, nelems); });
+}
+
+int ishmem_int64_collect(int64_t* dest, const int64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int64_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<int64_t>(team, dest, source, nelems);
+}
+
+int ishmem_int64_collect(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int64_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<int64_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int64_collect_on_queue(int64_t* dest, const int64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int64_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int64_collect_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int64_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uint8_collect(uint8_t* dest, const uint8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint8_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<uint8_t>(team, dest, source, nelems);
+}
+
+int ishmem_uint8_collect(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint8_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<uint8_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint8_collect_on_queue(uint8_t* dest, const uint8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint8_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint8_collect_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint8_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uint16_collect(uint16_t* dest, const uint16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint16_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<uint16_t>(team, dest, source, nelems);
+}
+
+int ishmem_uint16_collect(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint16_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<uint16_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint16_collect_on_queue(uint16_t* dest, const uint16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint16_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint16_collect_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint16_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uint32_collect(uint32_t* dest, const uint32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint32_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<uint32_t>(team, dest, source, nelems);
+}
+
+int ishmem_uint32_collect(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint32_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<uint32_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint32_collect_on_queue(uint32_t* dest, const uint32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint32_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint32_collect_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint32_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uint64_collect(uint64_t* dest, const uint64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint64_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<uint64_t>(team, dest, source, nelems);
+}
+
+int ishmem_uint64_collect(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint64_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<uint64_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint64_collect_on_queue(uint64_t* dest, const uint64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint64_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint64_collect_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint64_t>(team, dest, source, nelems); });
+}
+
+int ishmem_size_collect(size_t* dest, const size_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_size_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<size_t>(team, dest, source, nelems);
+}
+
+int ishmem_size_collect(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_size_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<size_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_size_collect_on_queue(size_t* dest, const size_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<size_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_size_collect_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<size_t>(team, dest, source, nelems); });
+}
+
+int ishmem_ptrdiff_collect(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ptrdiff_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<ptrdiff_t>(team, dest, source, nelems);
+}
+
+int ishmem_ptrdiff_collect(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ptrdiff_collect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<ptrdiff_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_ptrdiff_collect_on_queue(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ptrdiff_collect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<ptrdiff_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_ptrdiff_collect_on_queue(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ptrdiff_collect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<ptrdiff_t>(team, dest, source, nelems); });
+}
+
+int ishmem_collectmem(void* dest, const void* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_collectmem";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
+}
+
+int ishmem_collectmem(ishmem_team_t team, void* dest, const void* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_collectmem";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::collect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
+}
+
+ishmem::event ishmemx_collectmem_on_queue(void* dest, const void* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_collectmem_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems); });
+}
+
+ishmem::event ishmemx_collectmem_on_queue(ishmem_team_t team, void* dest, const void* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_collectmem_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems); });
+}
+
+int ishmem_float_fcollect(float* dest, const float* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_float_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<float>(team, dest, source, nelems);
+}
+
+int ishmem_float_fcollect(ishmem_team_t team, float* dest, const float* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_float_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<float>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_float_fcollect_on_queue(float* dest, const float* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_float_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<float>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_float_fcollect_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_float_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<float>(team, dest, source, nelems); });
+}
+
+int ishmem_double_fcollect(double* dest, const double* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_double_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<double>(team, dest, source, nelems);
+}
+
+int ishmem_double_fcollect(ishmem_team_t team, double* dest, const double* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_double_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<double>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_double_fcollect_on_queue(double* dest, const double* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_double_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<double>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_double_fcollect_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_double_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<double>(team, dest, source, nelems); });
+}
+
+int ishmem_char_fcollect(char* dest, const char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_char_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<char>(team, dest, source, nelems);
+}
+
+int ishmem_char_fcollect(ishmem_team_t team, char* dest, const char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_char_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<char>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_char_fcollect_on_queue(char* dest, const char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_char_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<char>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_char_fcollect_on_queue(ishmem_team_t team, char* dest, const char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_char_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<char>(team, dest, source, nelems); });
+}
+
+int ishmem_schar_fcollect(signed char* dest, const signed char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_schar_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<signed char>(team, dest, source, nelems);
+}
+
+int ishmem_schar_fcollect(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_schar_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<signed char>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_schar_fcollect_on_queue(signed char* dest, const signed char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_schar_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<signed char>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_schar_fcollect_on_queue(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_schar_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<signed char>(team, dest, source, nelems); });
+}
+
+int ishmem_short_fcollect(short* dest, const short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_short_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<short>(team, dest, source, nelems);
+}
+
+int ishmem_short_fcollect(ishmem_team_t team, short* dest, const short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_short_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<short>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_short_fcollect_on_queue(short* dest, const short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_short_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<short>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_short_fcollect_on_queue(ishmem_team_t team, short* dest, const short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_short_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<short>(team, dest, source, nelems); });
+}
+
+int ishmem_int_fcollect(int* dest, const int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<int>(team, dest, source, nelems);
+}
+
+int ishmem_int_fcollect(ishmem_team_t team, int* dest, const int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<int>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int_fcollect_on_queue(int* dest, const int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int_fcollect_on_queue(ishmem_team_t team, int* dest, const int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int>(team, dest, source, nelems); });
+}
+
+int ishmem_long_fcollect(long* dest, const long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_long_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<long>(team, dest, source, nelems);
+}
+
+int ishmem_long_fcollect(ishmem_team_t team, long* dest, const long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_long_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<long>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_long_fcollect_on_queue(long* dest, const long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_long_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<long>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_long_fcollect_on_queue(ishmem_team_t team, long* dest, const long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_long_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<long>(team, dest, source, nelems); });
+}
+
+int ishmem_longlong_fcollect(long long* dest, const long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_longlong_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<long long>(team, dest, source, nelems);
+}
+
+int ishmem_longlong_fcollect(ishmem_team_t team, long long* dest, const long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_longlong_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<long long>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_longlong_fcollect_on_queue(long long* dest, const long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_longlong_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<long long>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_longlong_fcollect_on_queue(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_longlong_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<long long>(team, dest, source, nelems); });
+}
+
+int ishmem_uchar_fcollect(unsigned char* dest, const unsigned char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uchar_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<unsigned char>(team, dest, source, nelems);
+}
+
+int ishmem_uchar_fcollect(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uchar_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<unsigned char>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uchar_fcollect_on_queue(unsigned char* dest, const unsigned char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned char>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uchar_fcollect_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned char>(team, dest, source, nelems); });
+}
+
+int ishmem_ushort_fcollect(unsigned short* dest, const unsigned short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ushort_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<unsigned short>(team, dest, source, nelems);
+}
+
+int ishmem_ushort_fcollect(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ushort_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<unsigned short>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_ushort_fcollect_on_queue(unsigned short* dest, const unsigned short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned short>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_ushort_fcollect_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned short>(team, dest, source, nelems); });
+}
+
+int ishmem_uint_fcollect(unsigned int* dest, const unsigned int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<unsigned int>(team, dest, source, nelems);
+}
+
+int ishmem_uint_fcollect(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<unsigned int>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint_fcollect_on_queue(unsigned int* dest, const unsigned int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned int>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint_fcollect_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned int>(team, dest, source, nelems); });
+}
+
+int ishmem_ulong_fcollect(unsigned long* dest, const unsigned long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulong_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<unsigned long>(team, dest, source, nelems);
+}
+
+int ishmem_ulong_fcollect(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulong_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<unsigned long>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_ulong_fcollect_on_queue(unsigned long* dest, const unsigned long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned long>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_ulong_fcollect_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned long>(team, dest, source, nelems); });
+}
+
+int ishmem_ulonglong_fcollect(unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulonglong_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<unsigned long long>(team, dest, source, nelems);
+}
+
+int ishmem_ulonglong_fcollect(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulonglong_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<unsigned long long>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_ulonglong_fcollect_on_queue(unsigned long long* dest, const unsigned long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned long long>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_ulonglong_fcollect_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned long long>(team, dest, source, nelems); });
+}
+
+int ishmem_int8_fcollect(int8_t* dest, const int8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int8_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<int8_t>(team, dest, source, nelems);
+}
+
+int ishmem_int8_fcollect(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int8_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<int8_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int8_fcollect_on_queue(int8_t* dest, const int8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int8_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int8_fcollect_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int8_t>(team, dest, source, nelems); });
+}
+
+int ishmem_int16_fcollect(int16_t* dest, const int16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int16_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<int16_t>(team, dest, source, nelems);
+}
+
+int ishmem_int16_fcollect(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int16_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<int16_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int16_fcollect_on_queue(int16_t* dest, const int16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int16_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int16_fcollect_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int16_t>(team, dest, source, nelems); });
+}
+
+int ishmem_int32_fcollect(int32_t* dest, const int32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int32_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<int32_t>(team, dest, source, nelems);
+}
+
+int ishmem_int32_fcollect(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int32_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<int32_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int32_fcollect_on_queue(int32_t* dest, const int32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int32_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int32_fcollect_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int32_t>(team, dest, source, nelems); });
+}
+
+int ishmem_int64_fcollect(int64_t* dest, const int64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int64_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<int64_t>(team, dest, source, nelems);
+}
+
+int ishmem_int64_fcollect(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int64_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<int64_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int64_fcollect_on_queue(int64_t* dest, const int64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int64_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int64_fcollect_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int64_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uint8_fcollect(uint8_t* dest, const uint8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint8_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<uint8_t>(team, dest, source, nelems);
+}
+
+int ishmem_uint8_fcollect(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint8_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<uint8_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint8_fcollect_on_queue(uint8_t* dest, const uint8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint8_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint8_fcollect_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint8_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uint16_fcollect(uint16_t* dest, const uint16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint16_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<uint16_t>(team, dest, source, nelems);
+}
+
+int ishmem_uint16_fcollect(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint16_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<uint16_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint16_fcollect_on_queue(uint16_t* dest, const uint16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint16_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint16_fcollect_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint16_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uint32_fcollect(uint32_t* dest, const uint32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint32_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<uint32_t>(team, dest, source, nelems);
+}
+
+int ishmem_uint32_fcollect(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint32_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<uint32_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint32_fcollect_on_queue(uint32_t* dest, const uint32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint32_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint32_fcollect_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint32_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uint64_fcollect(uint64_t* dest, const uint64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint64_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<uint64_t>(team, dest, source, nelems);
+}
+
+int ishmem_uint64_fcollect(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint64_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<uint64_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint64_fcollect_on_queue(uint64_t* dest, const uint64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint64_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint64_fcollect_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint64_t>(team, dest, source, nelems); });
+}
+
+int ishmem_size_fcollect(size_t* dest, const size_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_size_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<size_t>(team, dest, source, nelems);
+}
+
+int ishmem_size_fcollect(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_size_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<size_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_size_fcollect_on_queue(size_t* dest, const size_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<size_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_size_fcollect_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<size_t>(team, dest, source, nelems); });
+}
+
+int ishmem_ptrdiff_fcollect(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ptrdiff_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<ptrdiff_t>(team, dest, source, nelems);
+}
+
+int ishmem_ptrdiff_fcollect(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ptrdiff_fcollect";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<ptrdiff_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_ptrdiff_fcollect_on_queue(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ptrdiff_fcollect_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<ptrdiff_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_ptrdiff_fcollect_on_queue(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ptrdiff_fcollect_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<ptrdiff_t>(team, dest, source, nelems); });
+}
+
+int ishmem_fcollectmem(void* dest, const void* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_fcollectmem";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
+}
+
+int ishmem_fcollectmem(ishmem_team_t team, void* dest, const void* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_fcollectmem";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::fcollect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
+}
+
+ishmem::event ishmemx_fcollectmem_on_queue(void* dest, const void* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_fcollectmem_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems); });
+}
+
+ishmem::event ishmemx_fcollectmem_on_queue(ishmem_team_t team, void* dest, const void* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_fcollectmem_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems); });
+}
+
+int ishmem_uchar_and_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::impl::and_reduce<unsigned char>(team, dest, source, nreduce);
+}
+
+int ishmem_uchar_and_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_and_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::impl::and_reduce<unsigned char>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uchar_and_reduce_on_queue(unsigned char* dest, const unsigned char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_and_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned char>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uchar_and_reduce_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_and_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned char>(team, dest, source, nreduce); });
+}
+
+int ishmem_ushort_and_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::impl::and_reduce<unsigned short>(team, dest, source, nreduce);
+}
+
+int ishmem_ushort_and_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_and_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::impl::and_reduce<unsigned short>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ushort_and_reduce_on_queue(unsigned short* dest, const unsigned short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_and_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned short>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ushort_and_reduce_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_and_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned short>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint_and_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::impl::and_reduce<unsigned int>(team, dest, source, nreduce);
+}
+
+int ishmem_uint_and_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_and_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::impl::and_reduce<unsigned int>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint_and_reduce_on_queue(unsigned int* dest, const unsigned int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_and_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned int>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint_and_reduce_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_and_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned int>(team, dest, source, nreduce); });
+}
+
+int ishmem_ulong_and_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::impl::and_reduce<unsigned long>(team, dest, source, nreduce);
+}
+
+int ishmem_ulong_and_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_and_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::impl::and_reduce<unsigned long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ulong_and_reduce_on_queue(unsigned long* dest, const unsigned long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_and_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ulong_and_reduce_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_and_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned long>(team, dest, source, nreduce); });
+}
+
+int ishmem_ulonglong_and_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::impl::and_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+
+int ishmem_ulonglong_and_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_and_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::impl::and_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ulonglong_and_reduce_on_queue(unsigned long long* dest, const unsigned long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_and_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned long long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ulonglong_and_reduce_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_and_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned long long>(team, dest, source, nreduce); });
+}
+
+int ishmem_int8_and_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::impl::and_reduce<int8_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int8_and_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_and_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::impl::and_reduce<int8_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int8_and_reduce_on_queue(int8_t* dest, const int8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_and_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<int8_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int8_and_reduce_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_and_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<int8_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_int16_and_reduce(int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::impl::and_reduce<int16_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int16_and_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_and_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::impl::and_reduce<int16_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int16_and_reduce_on_queue(int16_t* dest, const int16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_and_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<int16_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int16_and_reduce_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_and_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<int16_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_int32_and_reduce(int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::impl::and_reduce<int32_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int32_and_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_and_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::impl::and_reduce<int32_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int32_and_reduce_on_queue(int32_t* dest, const int32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_and_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<int32_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int32_and_reduce_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_and_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<int32_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_int64_and_reduce(int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::impl::and_reduce<int64_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int64_and_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_and_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::impl::and_reduce<int64_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int64_and_reduce_on_queue(int64_t* dest, const int64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_and_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<int64_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int64_and_reduce_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_and_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<int64_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint8_and_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::impl::and_reduce<uint8_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint8_and_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_and_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::impl::and_reduce<uint8_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint8_and_reduce_on_queue(uint8_t* dest, const uint8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_and_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<uint8_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint8_and_reduce_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_and_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<uint8_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint16_and_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::impl::and_reduce<uint16_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint16_and_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_and_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::impl::and_reduce<uint16_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint16_and_reduce_on_queue(uint16_t* dest, const uint16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_and_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<uint16_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint16_and_reduce_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_and_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<uint16_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint32_and_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::impl::and_reduce<uint32_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint32_and_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_and_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::impl::and_reduce<uint32_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint32_and_reduce_on_queue(uint32_t* dest, const uint32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_and_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<uint32_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint32_and_reduce_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_and_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<uint32_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint64_and_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::impl::and_reduce<uint64_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint64_and_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_and_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::impl::and_reduce<uint64_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint64_and_reduce_on_queue(uint64_t* dest, const uint64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_and_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<uint64_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint64_and_reduce_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_and_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<uint64_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_size_and_reduce(size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::impl::and_reduce<size_t>(team, dest, source, nreduce);
+}
+
+int ishmem_size_and_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_and_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::impl::and_reduce<size_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_size_and_reduce_on_queue(size_t* dest, const size_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_and_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<size_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_size_and_reduce_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_and_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<size_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uchar_or_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::impl::or_reduce<unsigned char>(team, dest, source, nreduce);
+}
+
+int ishmem_uchar_or_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_or_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::impl::or_reduce<unsigned char>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uchar_or_reduce_on_queue(unsigned char* dest, const unsigned char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_or_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned char>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uchar_or_reduce_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_or_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned char>(team, dest, source, nreduce); });
+}
+
+int ishmem_ushort_or_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::impl::or_reduce<unsigned short>(team, dest, source, nreduce);
+}
+
+int ishmem_ushort_or_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_or_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::impl::or_reduce<unsigned short>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ushort_or_reduce_on_queue(unsigned short* dest, const unsigned short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_or_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned short>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ushort_or_reduce_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_or_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned short>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint_or_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::impl::or_reduce<unsigned int>(team, dest, source, nreduce);
+}
+
+int ishmem_uint_or_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_or_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::impl::or_reduce<unsigned int>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint_or_reduce_on_queue(unsigned int* dest, const unsigned int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_or_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned int>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint_or_reduce_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_or_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned int>(team, dest, source, nreduce); });
+}
+
+int ishmem_ulong_or_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::impl::or_reduce<unsigned long>(team, dest, source, nreduce);
+}
+
+int ishmem_ulong_or_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_or_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::impl::or_reduce<unsigned long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ulong_or_reduce_on_queue(unsigned long* dest, const unsigned long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_or_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ulong_or_reduce_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_or_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned long>(team, dest, source, nreduce); });
+}
+
+int ishmem_ulonglong_or_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::impl::or_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+
+int ishmem_ulonglong_or_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_or_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::impl::or_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ulonglong_or_reduce_on_queue(unsigned long long* dest, const unsigned long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_or_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned long long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ulonglong_or_reduce_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_or_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned long long>(team, dest, source, nreduce); });
+}
+
+int ishmem_int8_or_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::impl::or_reduce<int8_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int8_or_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_or_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::impl::or_reduce<int8_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int8_or_reduce_on_queue(int8_t* dest, const int8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_or_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<int8_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int8_or_reduce_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_or_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<int8_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_int16_or_reduce(int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::impl::or_reduce<int16_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int16_or_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_or_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::impl::or_reduce<int16_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int16_or_reduce_on_queue(int16_t* dest, const int16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_or_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<int16_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int16_or_reduce_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_or_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<int16_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_int32_or_reduce(int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::impl::or_reduce<int32_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int32_or_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_or_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::impl::or_reduce<int32_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int32_or_reduce_on_queue(int32_t* dest, const int32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_or_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<int32_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int32_or_reduce_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_or_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<int32_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_int64_or_reduce(int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::impl::or_reduce<int64_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int64_or_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_or_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::impl::or_reduce<int64_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int64_or_reduce_on_queue(int64_t* dest, const int64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_or_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<int64_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int64_or_reduce_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_or_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<int64_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint8_or_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::impl::or_reduce<uint8_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint8_or_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_or_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::impl::or_reduce<uint8_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint8_or_reduce_on_queue(uint8_t* dest, const uint8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_or_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<uint8_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint8_or_reduce_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_or_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<uint8_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint16_or_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::impl::or_reduce<uint16_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint16_or_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_or_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::impl::or_reduce<uint16_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint16_or_reduce_on_queue(uint16_t* dest, const uint16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_or_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<uint16_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint16_or_reduce_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_or_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<uint16_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint32_or_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::impl::or_reduce<uint32_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint32_or_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_or_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::impl::or_reduce<uint32_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint32_or_reduce_on_queue(uint32_t* dest, const uint32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_or_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<uint32_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint32_or_reduce_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_or_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<uint32_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint64_or_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::impl::or_reduce<uint64_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint64_or_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_or_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::impl::or_reduce<uint64_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint64_or_reduce_on_queue(uint64_t* dest, const uint64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_or_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<uint64_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint64_or_reduce_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_or_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<uint64_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_size_or_reduce(size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::impl::or_reduce<size_t>(team, dest, source, nreduce);
+}
+
+int ishmem_size_or_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_or_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::impl::or_reduce<size_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_size_or_reduce_on_queue(size_t* dest, const size_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_or_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<size_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_size_or_reduce_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_or_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<size_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uchar_xor_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::impl::xor_reduce<unsigned char>(team, dest, source, nreduce);
+}
+
+int ishmem_uchar_xor_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_xor_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::impl::xor_reduce<unsigned char>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uchar_xor_reduce_on_queue(unsigned char* dest, const unsigned char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_xor_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned char>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uchar_xor_reduce_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_xor_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned char>(team, dest, source, nreduce); });
+}
+
+int ishmem_ushort_xor_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::impl::xor_reduce<unsigned short>(team, dest, source, nreduce);
+}
+
+int ishmem_ushort_xor_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_xor_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::impl::xor_reduce<unsigned short>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ushort_xor_reduce_on_queue(unsigned short* dest, const unsigned short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_xor_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned short>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ushort_xor_reduce_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_xor_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned short>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint_xor_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::impl::xor_reduce<unsigned int>(team, dest, source, nreduce);
+}
+
+int ishmem_uint_xor_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_xor_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::impl::xor_reduce<unsigned int>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint_xor_reduce_on_queue(unsigned int* dest, const unsigned int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_xor_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned int>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint_xor_reduce_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_xor_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned int>(team, dest, source, nreduce); });
+}
+
+int ishmem_ulong_xor_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::impl::xor_reduce<unsigned long>(team, dest, source, nreduce);
+}
+
+int ishmem_ulong_xor_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_xor_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::impl::xor_reduce<unsigned long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ulong_xor_reduce_on_queue(unsigned long* dest, const unsigned long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_xor_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ulong_xor_reduce_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_xor_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned long>(team, dest, source, nreduce); });
+}
+
+int ishmem_ulonglong_xor_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::impl::xor_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+
+int ishmem_ulonglong_xor_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_xor_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::impl::xor_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ulonglong_xor_reduce_on_queue(unsigned long long* dest, const unsigned long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_xor_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned long long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ulonglong_xor_reduce_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_xor_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned long long>(team, dest, source, nreduce); });
+}
+
+int ishmem_int8_xor_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::impl::xor_reduce<int8_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int8_xor_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_xor_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::impl::xor_reduce<int8_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int8_xor_reduce_on_queue(int8_t* dest, const int8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_xor_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<int8_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int8_xor_reduce_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_xor_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<int8_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_int16_xor_reduce(int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::impl::xor_reduce<int16_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int16_xor_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_xor_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::impl::xor_reduce<int16_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int16_xor_reduce_on_queue(int16_t* dest, const int16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_xor_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<int16_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int16_xor_reduce_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_xor_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<int16_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_int32_xor_reduce(int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::impl::xor_reduce<int32_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int32_xor_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_xor_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::impl::xor_reduce<int32_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int32_xor_reduce_on_queue(int32_t* dest, const int32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_xor_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<int32_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int32_xor_reduce_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_xor_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<int32_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_int64_xor_reduce(int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::impl::xor_reduce<int64_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int64_xor_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_xor_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::impl::xor_reduce<int64_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int64_xor_reduce_on_queue(int64_t* dest, const int64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_xor_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<int64_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int64_xor_reduce_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_xor_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<int64_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint8_xor_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::impl::xor_reduce<uint8_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint8_xor_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_xor_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::impl::xor_reduce<uint8_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint8_xor_reduce_on_queue(uint8_t* dest, const uint8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_xor_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<uint8_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint8_xor_reduce_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_xor_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<uint8_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint16_xor_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::impl::xor_reduce<uint16_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint16_xor_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_xor_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::impl::xor_reduce<uint16_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint16_xor_reduce_on_queue(uint16_t* dest, const uint16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_xor_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<uint16_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint16_xor_reduce_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_xor_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<uint16_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint32_xor_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::impl::xor_reduce<uint32_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint32_xor_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_xor_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::impl::xor_reduce<uint32_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint32_xor_reduce_on_queue(uint32_t* dest, const uint32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_xor_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<uint32_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint32_xor_reduce_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_xor_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<uint32_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint64_xor_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::impl::xor_reduce<uint64_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint64_xor_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_xor_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::impl::xor_reduce<uint64_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint64_xor_reduce_on_queue(uint64_t* dest, const uint64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_xor_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<uint64_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint64_xor_reduce_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_xor_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<uint64_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_size_xor_reduce(size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::impl::xor_reduce<size_t>(team, dest, source, nreduce);
+}
+
+int ishmem_size_xor_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_xor_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::impl::xor_reduce<size_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_size_xor_reduce_on_queue(size_t* dest, const size_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_xor_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<size_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_size_xor_reduce_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_xor_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<size_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_char_max_reduce(char* dest, const char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_char_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::impl::max_reduce<char>(team, dest, source, nreduce);
+}
+
+int ishmem_char_max_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_char_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::impl::max_reduce<char>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_char_max_reduce_on_queue(char* dest, const char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_char_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<char>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_char_max_reduce_on_queue(ishmem_team_t team, char* dest, const char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_char_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<char>(team, dest, source, nreduce); });
+}
+
+int ishmem_schar_max_reduce(signed char* dest, const signed char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_schar_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::impl::max_reduce<signed char>(team, dest, source, nreduce);
+}
+
+int ishmem_schar_max_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_schar_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::impl::max_reduce<signed char>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_schar_max_reduce_on_queue(signed char* dest, const signed char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_schar_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<signed char>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_schar_max_reduce_on_queue(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_schar_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<signed char>(team, dest, source, nreduce); });
+}
+
+int ishmem_short_max_reduce(short* dest, const short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_short_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::impl::max_reduce<short>(team, dest, source, nreduce);
+}
+
+int ishmem_short_max_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_short_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::impl::max_reduce<short>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_short_max_reduce_on_queue(short* dest, const short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_short_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<short>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_short_max_reduce_on_queue(ishmem_team_t team, short* dest, const short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_short_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<short>(team, dest, source, nreduce); });
+}
+
+int ishmem_int_max_reduce(int* dest, const int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::impl::max_reduce<int>(team, dest, source, nreduce);
+}
+
+int ishmem_int_max_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::impl::max_reduce<int>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int_max_reduce_on_queue(int* dest, const int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int_max_reduce_on_queue(ishmem_team_t team, int* dest, const int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int>(team, dest, source, nreduce); });
+}
+
+int ishmem_long_max_reduce(long* dest, const long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_long_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::impl::max_reduce<long>(team, dest, source, nreduce);
+}
+
+int ishmem_long_max_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_long_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::impl::max_reduce<long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_long_max_reduce_on_queue(long* dest, const long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_long_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_long_max_reduce_on_queue(ishmem_team_t team, long* dest, const long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_long_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<long>(team, dest, source, nreduce); });
+}
+
+int ishmem_longlong_max_reduce(long long* dest, const long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_longlong_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::impl::max_reduce<long long>(team, dest, source, nreduce);
+}
+
+int ishmem_longlong_max_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_longlong_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::impl::max_reduce<long long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_longlong_max_reduce_on_queue(long long* dest, const long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_longlong_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<long long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_longlong_max_reduce_on_queue(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_longlong_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<long long>(team, dest, source, nreduce); });
+}
+
+int ishmem_ptrdiff_max_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ptrdiff_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::impl::max_reduce<ptrdiff_t>(team, dest, source, nreduce);
+}
+
+int ishmem_ptrdiff_max_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ptrdiff_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::impl::max_reduce<ptrdiff_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ptrdiff_max_reduce_on_queue(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ptrdiff_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<ptrdiff_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ptrdiff_max_reduce_on_queue(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ptrdiff_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<ptrdiff_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uchar_max_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::impl::max_reduce<unsigned char>(team, dest, source, nreduce);
+}
+
+int ishmem_uchar_max_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::impl::max_reduce<unsigned char>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uchar_max_reduce_on_queue(unsigned char* dest, const unsigned char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned char>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uchar_max_reduce_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned char>(team, dest, source, nreduce); });
+}
+
+int ishmem_ushort_max_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::impl::max_reduce<unsigned short>(team, dest, source, nreduce);
+}
+
+int ishmem_ushort_max_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::impl::max_reduce<unsigned short>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ushort_max_reduce_on_queue(unsigned short* dest, const unsigned short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned short>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ushort_max_reduce_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned short>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint_max_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::impl::max_reduce<unsigned int>(team, dest, source, nreduce);
+}
+
+int ishmem_uint_max_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::impl::max_reduce<unsigned int>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint_max_reduce_on_queue(unsigned int* dest, const unsigned int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned int>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint_max_reduce_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned int>(team, dest, source, nreduce); });
+}
+
+int ishmem_ulong_max_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::impl::max_reduce<unsigned long>(team, dest, source, nreduce);
+}
+
+int ishmem_ulong_max_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::impl::max_reduce<unsigned long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ulong_max_reduce_on_queue(unsigned long* dest, const unsigned long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ulong_max_reduce_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned long>(team, dest, source, nreduce); });
+}
+
+int ishmem_ulonglong_max_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::impl::max_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+
+int ishmem_ulonglong_max_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::impl::max_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ulonglong_max_reduce_on_queue(unsigned long long* dest, const unsigned long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned long long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ulonglong_max_reduce_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned long long>(team, dest, source, nreduce); });
+}
+
+int ishmem_int8_max_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::impl::max_reduce<int8_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int8_max_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::impl::max_reduce<int8_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int8_max_reduce_on_queue(int8_t* dest, const int8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int8_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int8_max_reduce_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int8_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_int16_max_reduce(int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::impl::max_reduce<int16_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int16_max_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::impl::max_reduce<int16_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int16_max_reduce_on_queue(int16_t* dest, const int16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int16_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int16_max_reduce_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int16_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_int32_max_reduce(int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::impl::max_reduce<int32_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int32_max_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::impl::max_reduce<int32_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int32_max_reduce_on_queue(int32_t* dest, const int32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int32_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int32_max_reduce_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int32_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_int64_max_reduce(int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::impl::max_reduce<int64_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int64_max_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::impl::max_reduce<int64_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int64_max_reduce_on_queue(int64_t* dest, const int64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int64_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int64_max_reduce_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int64_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint8_max_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::impl::max_reduce<uint8_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint8_max_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::impl::max_reduce<uint8_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint8_max_reduce_on_queue(uint8_t* dest, const uint8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<uint8_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint8_max_reduce_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<uint8_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint16_max_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::impl::max_reduce<uint16_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint16_max_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::impl::max_reduce<uint16_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint16_max_reduce_on_queue(uint16_t* dest, const uint16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<uint16_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint16_max_reduce_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<uint16_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint32_max_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::impl::max_reduce<uint32_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint32_max_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::impl::max_reduce<uint32_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint32_max_reduce_on_queue(uint32_t* dest, const uint32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<uint32_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint32_max_reduce_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<uint32_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint64_max_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::impl::max_reduce<uint64_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint64_max_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::impl::max_reduce<uint64_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint64_max_reduce_on_queue(uint64_t* dest, const uint64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<uint64_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint64_max_reduce_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<uint64_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_size_max_reduce(size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::impl::max_reduce<size_t>(team, dest, source, nreduce);
+}
+
+int ishmem_size_max_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::impl::max_reduce<size_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_size_max_reduce_on_queue(size_t* dest, const size_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<size_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_size_max_reduce_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<size_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_float_max_reduce(float* dest, const float* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_float_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::impl::max_reduce<float>(team, dest, source, nreduce);
+}
+
+int ishmem_float_max_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_float_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::impl::max_reduce<float>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_float_max_reduce_on_queue(float* dest, const float* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_float_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<float>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_float_max_reduce_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_float_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<float>(team, dest, source, nreduce); });
+}
+
+int ishmem_double_max_reduce(double* dest, const double* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_double_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::impl::max_reduce<double>(team, dest, source, nreduce);
+}
+
+int ishmem_double_max_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_double_max_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::impl::max_reduce<double>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_double_max_reduce_on_queue(double* dest, const double* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_double_max_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<double>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_double_max_reduce_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_double_max_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<double>(team, dest, source, nreduce); });
+}
+
+int ishmem_char_min_reduce(char* dest, const char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_char_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::impl::min_reduce<char>(team, dest, source, nreduce);
+}
+
+int ishmem_char_min_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_char_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::impl::min_reduce<char>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_char_min_reduce_on_queue(char* dest, const char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_char_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<char>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_char_min_reduce_on_queue(ishmem_team_t team, char* dest, const char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_char_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<char>(team, dest, source, nreduce); });
+}
+
+int ishmem_schar_min_reduce(signed char* dest, const signed char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_schar_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::impl::min_reduce<signed char>(team, dest, source, nreduce);
+}
+
+int ishmem_schar_min_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_schar_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::impl::min_reduce<signed char>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_schar_min_reduce_on_queue(signed char* dest, const signed char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_schar_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<signed char>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_schar_min_reduce_on_queue(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_schar_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<signed char>(team, dest, source, nreduce); });
+}
+
+int ishmem_short_min_reduce(short* dest, const short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_short_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::impl::min_reduce<short>(team, dest, source, nreduce);
+}
+
+int ishmem_short_min_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_short_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::impl::min_reduce<short>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_short_min_reduce_on_queue(short* dest, const short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_short_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<short>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_short_min_reduce_on_queue(ishmem_team_t team, short* dest, const short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_short_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<short>(team, dest, source, nreduce); });
+}
+
+int ishmem_int_min_reduce(int* dest, const int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::impl::min_reduce<int>(team, dest, source, nreduce);
+}
+
+int ishmem_int_min_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::impl::min_reduce<int>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int_min_reduce_on_queue(int* dest, const int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int_min_reduce_on_queue(ishmem_team_t team, int* dest, const int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int>(team, dest, source, nreduce); });
+}
+
+int ishmem_long_min_reduce(long* dest, const long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_long_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::impl::min_reduce<long>(team, dest, source, nreduce);
+}
+
+int ishmem_long_min_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_long_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::impl::min_reduce<long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_long_min_reduce_on_queue(long* dest, const long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_long_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_long_min_reduce_on_queue(ishmem_team_t team, long* dest, const long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_long_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<long>(team, dest, source, nreduce); });
+}
+
+int ishmem_longlong_min_reduce(long long* dest, const long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_longlong_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::impl::min_reduce<long long>(team, dest, source, nreduce);
+}
+
+int ishmem_longlong_min_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_longlong_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::impl::min_reduce<long long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_longlong_min_reduce_on_queue(long long* dest, const long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_longlong_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<long long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_longlong_min_reduce_on_queue(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_longlong_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<long long>(team, dest, source, nreduce); });
+}
+
+int ishmem_ptrdiff_min_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ptrdiff_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::impl::min_reduce<ptrdiff_t>(team, dest, source, nreduce);
+}
+
+int ishmem_ptrdiff_min_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ptrdiff_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::impl::min_reduce<ptrdiff_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ptrdiff_min_reduce_on_queue(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ptrdiff_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<ptrdiff_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ptrdiff_min_reduce_on_queue(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ptrdiff_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<ptrdiff_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uchar_min_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::impl::min_reduce<unsigned char>(team, dest, source, nreduce);
+}
+
+int ishmem_uchar_min_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::impl::min_reduce<unsigned char>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uchar_min_reduce_on_queue(unsigned char* dest, const unsigned char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned char>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uchar_min_reduce_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned char>(team, dest, source, nreduce); });
+}
+
+int ishmem_ushort_min_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::impl::min_reduce<unsigned short>(team, dest, source, nreduce);
+}
+
+int ishmem_ushort_min_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::impl::min_reduce<unsigned short>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ushort_min_reduce_on_queue(unsigned short* dest, const unsigned short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned short>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ushort_min_reduce_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned short>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint_min_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::impl::min_reduce<unsigned int>(team, dest, source, nreduce);
+}
+
+int ishmem_uint_min_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::impl::min_reduce<unsigned int>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint_min_reduce_on_queue(unsigned int* dest, const unsigned int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned int>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint_min_reduce_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned int>(team, dest, source, nreduce); });
+}
+
+int ishmem_ulong_min_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::impl::min_reduce<unsigned long>(team, dest, source, nreduce);
+}
+
+int ishmem_ulong_min_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::impl::min_reduce<unsigned long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ulong_min_reduce_on_queue(unsigned long* dest, const unsigned long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ulong_min_reduce_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned long>(team, dest, source, nreduce); });
+}
+
+int ishmem_ulonglong_min_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::impl::min_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+
+int ishmem_ulonglong_min_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::impl::min_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ulonglong_min_reduce_on_queue(unsigned long long* dest, const unsigned long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned long long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ulonglong_min_reduce_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned long long>(team, dest, source, nreduce); });
+}
+
+int ishmem_int8_min_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::impl::min_reduce<int8_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int8_min_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::impl::min_reduce<int8_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int8_min_reduce_on_queue(int8_t* dest, const int8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int8_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int8_min_reduce_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int8_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_int16_min_reduce(int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::impl::min_reduce<int16_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int16_min_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::impl::min_reduce<int16_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int16_min_reduce_on_queue(int16_t* dest, const int16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int16_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int16_min_reduce_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int16_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_int32_min_reduce(int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::impl::min_reduce<int32_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int32_min_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::impl::min_reduce<int32_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int32_min_reduce_on_queue(int32_t* dest, const int32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int32_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int32_min_reduce_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int32_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_int64_min_reduce(int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::impl::min_reduce<int64_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int64_min_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::impl::min_reduce<int64_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int64_min_reduce_on_queue(int64_t* dest, const int64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int64_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int64_min_reduce_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int64_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint8_min_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::impl::min_reduce<uint8_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint8_min_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::impl::min_reduce<uint8_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint8_min_reduce_on_queue(uint8_t* dest, const uint8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<uint8_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint8_min_reduce_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<uint8_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint16_min_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::impl::min_reduce<uint16_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint16_min_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::impl::min_reduce<uint16_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint16_min_reduce_on_queue(uint16_t* dest, const uint16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<uint16_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint16_min_reduce_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<uint16_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint32_min_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::impl::min_reduce<uint32_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint32_min_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::impl::min_reduce<uint32_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint32_min_reduce_on_queue(uint32_t* dest, const uint32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<uint32_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint32_min_reduce_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<uint32_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint64_min_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::impl::min_reduce<uint64_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint64_min_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::impl::min_reduce<uint64_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint64_min_reduce_on_queue(uint64_t* dest, const uint64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<uint64_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint64_min_reduce_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<uint64_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_size_min_reduce(size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::impl::min_reduce<size_t>(team, dest, source, nreduce);
+}
+
+int ishmem_size_min_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::impl::min_reduce<size_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_size_min_reduce_on_queue(size_t* dest, const size_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<size_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_size_min_reduce_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<size_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_float_min_reduce(float* dest, const float* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_float_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::impl::min_reduce<float>(team, dest, source, nreduce);
+}
+
+int ishmem_float_min_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_float_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::impl::min_reduce<float>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_float_min_reduce_on_queue(float* dest, const float* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_float_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<float>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_float_min_reduce_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_float_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<float>(team, dest, source, nreduce); });
+}
+
+int ishmem_double_min_reduce(double* dest, const double* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_double_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::impl::min_reduce<double>(team, dest, source, nreduce);
+}
+
+int ishmem_double_min_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_double_min_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::impl::min_reduce<double>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_double_min_reduce_on_queue(double* dest, const double* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_double_min_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<double>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_double_min_reduce_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_double_min_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<double>(team, dest, source, nreduce); });
+}
+
+int ishmem_char_sum_reduce(char* dest, const char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_char_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::impl::sum_reduce<char>(team, dest, source, nreduce);
+}
+
+int ishmem_char_sum_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_char_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::impl::sum_reduce<char>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_char_sum_reduce_on_queue(char* dest, const char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_char_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<char>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_char_sum_reduce_on_queue(ishmem_team_t team, char* dest, const char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_char_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<char>(team, dest, source, nreduce); });
+}
+
+int ishmem_schar_sum_reduce(signed char* dest, const signed char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_schar_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::impl::sum_reduce<signed char>(team, dest, source, nreduce);
+}
+
+int ishmem_schar_sum_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_schar_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::impl::sum_reduce<signed char>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_schar_sum_reduce_on_queue(signed char* dest, const signed char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_schar_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<signed char>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_schar_sum_reduce_on_queue(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_schar_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<signed char>(team, dest, source, nreduce); });
+}
+
+int ishmem_short_sum_reduce(short* dest, const short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_short_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::impl::sum_reduce<short>(team, dest, source, nreduce);
+}
+
+int ishmem_short_sum_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_short_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::impl::sum_reduce<short>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_short_sum_reduce_on_queue(short* dest, const short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_short_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<short>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_short_sum_reduce_on_queue(ishmem_team_t team, short* dest, const short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_short_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<short>(team, dest, source, nreduce); });
+}
+
+int ishmem_int_sum_reduce(int* dest, const int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::impl::sum_reduce<int>(team, dest, source, nreduce);
+}
+
+int ishmem_int_sum_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::impl::sum_reduce<int>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int_sum_reduce_on_queue(int* dest, const int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int_sum_reduce_on_queue(ishmem_team_t team, int* dest, const int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int>(team, dest, source, nreduce); });
+}
+
+int ishmem_long_sum_reduce(long* dest, const long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_long_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::impl::sum_reduce<long>(team, dest, source, nreduce);
+}
+
+int ishmem_long_sum_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_long_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::impl::sum_reduce<long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_long_sum_reduce_on_queue(long* dest, const long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_long_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_long_sum_reduce_on_queue(ishmem_team_t team, long* dest, const long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_long_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<long>(team, dest, source, nreduce); });
+}
+
+int ishmem_longlong_sum_reduce(long long* dest, const long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_longlong_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::impl::sum_reduce<long long>(team, dest, source, nreduce);
+}
+
+int ishmem_longlong_sum_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_longlong_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::impl::sum_reduce<long long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_longlong_sum_reduce_on_queue(long long* dest, const long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_longlong_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<long long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_longlong_sum_reduce_on_queue(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_longlong_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<long long>(team, dest, source, nreduce); });
+}
+
+int ishmem_ptrdiff_sum_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ptrdiff_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::impl::sum_reduce<ptrdiff_t>(team, dest, source, nreduce);
+}
+
+int ishmem_ptrdiff_sum_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ptrdiff_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::impl::sum_reduce<ptrdiff_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ptrdiff_sum_reduce_on_queue(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ptrdiff_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<ptrdiff_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ptrdiff_sum_reduce_on_queue(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ptrdiff_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<ptrdiff_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uchar_sum_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::impl::sum_reduce<unsigned char>(team, dest, source, nreduce);
+}
+
+int ishmem_uchar_sum_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::impl::sum_reduce<unsigned char>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uchar_sum_reduce_on_queue(unsigned char* dest, const unsigned char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned char>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uchar_sum_reduce_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned char>(team, dest, source, nreduce); });
+}
+
+int ishmem_ushort_sum_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::impl::sum_reduce<unsigned short>(team, dest, source, nreduce);
+}
+
+int ishmem_ushort_sum_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::impl::sum_reduce<unsigned short>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ushort_sum_reduce_on_queue(unsigned short* dest, const unsigned short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned short>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ushort_sum_reduce_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned short>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint_sum_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::impl::sum_reduce<unsigned int>(team, dest, source, nreduce);
+}
+
+int ishmem_uint_sum_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::impl::sum_reduce<unsigned int>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint_sum_reduce_on_queue(unsigned int* dest, const unsigned int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned int>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint_sum_reduce_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned int>(team, dest, source, nreduce); });
+}
+
+int ishmem_ulong_sum_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::impl::sum_reduce<unsigned long>(team, dest, source, nreduce);
+}
+
+int ishmem_ulong_sum_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::impl::sum_reduce<unsigned long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ulong_sum_reduce_on_queue(unsigned long* dest, const unsigned long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ulong_sum_reduce_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned long>(team, dest, source, nreduce); });
+}
+
+int ishmem_ulonglong_sum_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::impl::sum_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+
+int ishmem_ulonglong_sum_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::impl::sum_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ulonglong_sum_reduce_on_queue(unsigned long long* dest, const unsigned long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned long long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ulonglong_sum_reduce_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned long long>(team, dest, source, nreduce); });
+}
+
+int ishmem_int8_sum_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::impl::sum_reduce<int8_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int8_sum_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::impl::sum_reduce<int8_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int8_sum_reduce_on_queue(int8_t* dest, const int8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int8_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int8_sum_reduce_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int8_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_int16_sum_reduce(int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::impl::sum_reduce<int16_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int16_sum_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::impl::sum_reduce<int16_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int16_sum_reduce_on_queue(int16_t* dest, const int16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int16_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int16_sum_reduce_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int16_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_int32_sum_reduce(int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::impl::sum_reduce<int32_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int32_sum_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::impl::sum_reduce<int32_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int32_sum_reduce_on_queue(int32_t* dest, const int32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int32_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int32_sum_reduce_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int32_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_int64_sum_reduce(int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::impl::sum_reduce<int64_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int64_sum_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::impl::sum_reduce<int64_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int64_sum_reduce_on_queue(int64_t* dest, const int64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int64_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int64_sum_reduce_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int64_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint8_sum_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::impl::sum_reduce<uint8_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint8_sum_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::impl::sum_reduce<uint8_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint8_sum_reduce_on_queue(uint8_t* dest, const uint8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<uint8_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint8_sum_reduce_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<uint8_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint16_sum_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::impl::sum_reduce<uint16_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint16_sum_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::impl::sum_reduce<uint16_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint16_sum_reduce_on_queue(uint16_t* dest, const uint16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<uint16_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint16_sum_reduce_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<uint16_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint32_sum_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::impl::sum_reduce<uint32_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint32_sum_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::impl::sum_reduce<uint32_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint32_sum_reduce_on_queue(uint32_t* dest, const uint32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<uint32_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint32_sum_reduce_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<uint32_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint64_sum_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::impl::sum_reduce<uint64_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint64_sum_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::impl::sum_reduce<uint64_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint64_sum_reduce_on_queue(uint64_t* dest, const uint64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<uint64_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint64_sum_reduce_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<uint64_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_size_sum_reduce(size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::impl::sum_reduce<size_t>(team, dest, source, nreduce);
+}
+
+int ishmem_size_sum_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::impl::sum_reduce<size_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_size_sum_reduce_on_queue(size_t* dest, const size_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<size_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_size_sum_reduce_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<size_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_float_sum_reduce(float* dest, const float* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_float_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::impl::sum_reduce<float>(team, dest, source, nreduce);
+}
+
+int ishmem_float_sum_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_float_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::impl::sum_reduce<float>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_float_sum_reduce_on_queue(float* dest, const float* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_float_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<float>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_float_sum_reduce_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_float_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<float>(team, dest, source, nreduce); });
+}
+
+int ishmem_double_sum_reduce(double* dest, const double* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_double_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::impl::sum_reduce<double>(team, dest, source, nreduce);
+}
+
+int ishmem_double_sum_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_double_sum_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::impl::sum_reduce<double>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_double_sum_reduce_on_queue(double* dest, const double* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_double_sum_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<double>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_double_sum_reduce_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_double_sum_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<double>(team, dest, source, nreduce); });
+}
+
+int ishmem_char_prod_reduce(char* dest, const char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_char_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::impl::prod_reduce<char>(team, dest, source, nreduce);
+}
+
+int ishmem_char_prod_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_char_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::impl::prod_reduce<char>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_char_prod_reduce_on_queue(char* dest, const char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_char_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<char>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_char_prod_reduce_on_queue(ishmem_team_t team, char* dest, const char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_char_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<char>(team, dest, source, nreduce); });
+}
+
+int ishmem_schar_prod_reduce(signed char* dest, const signed char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_schar_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::impl::prod_reduce<signed char>(team, dest, source, nreduce);
+}
+
+int ishmem_schar_prod_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_schar_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::impl::prod_reduce<signed char>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_schar_prod_reduce_on_queue(signed char* dest, const signed char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_schar_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<signed char>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_schar_prod_reduce_on_queue(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_schar_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<signed char>(team, dest, source, nreduce); });
+}
+
+int ishmem_short_prod_reduce(short* dest, const short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_short_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::impl::prod_reduce<short>(team, dest, source, nreduce);
+}
+
+int ishmem_short_prod_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_short_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::impl::prod_reduce<short>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_short_prod_reduce_on_queue(short* dest, const short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_short_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<short>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_short_prod_reduce_on_queue(ishmem_team_t team, short* dest, const short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_short_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<short>(team, dest, source, nreduce); });
+}
+
+int ishmem_int_prod_reduce(int* dest, const int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::impl::prod_reduce<int>(team, dest, source, nreduce);
+}
+
+int ishmem_int_prod_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::impl::prod_reduce<int>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int_prod_reduce_on_queue(int* dest, const int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int_prod_reduce_on_queue(ishmem_team_t team, int* dest, const int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int>(team, dest, source, nreduce); });
+}
+
+int ishmem_long_prod_reduce(long* dest, const long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_long_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::impl::prod_reduce<long>(team, dest, source, nreduce);
+}
+
+int ishmem_long_prod_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_long_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::impl::prod_reduce<long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_long_prod_reduce_on_queue(long* dest, const long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_long_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_long_prod_reduce_on_queue(ishmem_team_t team, long* dest, const long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_long_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<long>(team, dest, source, nreduce); });
+}
+
+int ishmem_longlong_prod_reduce(long long* dest, const long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_longlong_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::impl::prod_reduce<long long>(team, dest, source, nreduce);
+}
+
+int ishmem_longlong_prod_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_longlong_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::impl::prod_reduce<long long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_longlong_prod_reduce_on_queue(long long* dest, const long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_longlong_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<long long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_longlong_prod_reduce_on_queue(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_longlong_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<long long>(team, dest, source, nreduce); });
+}
+
+int ishmem_ptrdiff_prod_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ptrdiff_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::impl::prod_reduce<ptrdiff_t>(team, dest, source, nreduce);
+}
+
+int ishmem_ptrdiff_prod_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ptrdiff_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::impl::prod_reduce<ptrdiff_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ptrdiff_prod_reduce_on_queue(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ptrdiff_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<ptrdiff_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ptrdiff_prod_reduce_on_queue(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ptrdiff_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<ptrdiff_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uchar_prod_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::impl::prod_reduce<unsigned char>(team, dest, source, nreduce);
+}
+
+int ishmem_uchar_prod_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::impl::prod_reduce<unsigned char>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uchar_prod_reduce_on_queue(unsigned char* dest, const unsigned char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned char>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uchar_prod_reduce_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned char>(team, dest, source, nreduce); });
+}
+
+int ishmem_ushort_prod_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::impl::prod_reduce<unsigned short>(team, dest, source, nreduce);
+}
+
+int ishmem_ushort_prod_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::impl::prod_reduce<unsigned short>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ushort_prod_reduce_on_queue(unsigned short* dest, const unsigned short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned short>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ushort_prod_reduce_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned short>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint_prod_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::impl::prod_reduce<unsigned int>(team, dest, source, nreduce);
+}
+
+int ishmem_uint_prod_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::impl::prod_reduce<unsigned int>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint_prod_reduce_on_queue(unsigned int* dest, const unsigned int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned int>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint_prod_reduce_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned int>(team, dest, source, nreduce); });
+}
+
+int ishmem_ulong_prod_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::impl::prod_reduce<unsigned long>(team, dest, source, nreduce);
+}
+
+int ishmem_ulong_prod_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::impl::prod_reduce<unsigned long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ulong_prod_reduce_on_queue(unsigned long* dest, const unsigned long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ulong_prod_reduce_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned long>(team, dest, source, nreduce); });
+}
+
+int ishmem_ulonglong_prod_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::impl::prod_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+
+int ishmem_ulonglong_prod_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::impl::prod_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_ulonglong_prod_reduce_on_queue(unsigned long long* dest, const unsigned long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned long long>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_ulonglong_prod_reduce_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned long long>(team, dest, source, nreduce); });
+}
+
+int ishmem_int8_prod_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::impl::prod_reduce<int8_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int8_prod_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::impl::prod_reduce<int8_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int8_prod_reduce_on_queue(int8_t* dest, const int8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int8_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int8_prod_reduce_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int8_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_int16_prod_reduce(int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::impl::prod_reduce<int16_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int16_prod_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::impl::prod_reduce<int16_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int16_prod_reduce_on_queue(int16_t* dest, const int16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int16_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int16_prod_reduce_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int16_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_int32_prod_reduce(int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::impl::prod_reduce<int32_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int32_prod_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::impl::prod_reduce<int32_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int32_prod_reduce_on_queue(int32_t* dest, const int32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int32_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int32_prod_reduce_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int32_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_int64_prod_reduce(int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::impl::prod_reduce<int64_t>(team, dest, source, nreduce);
+}
+
+int ishmem_int64_prod_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::impl::prod_reduce<int64_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_int64_prod_reduce_on_queue(int64_t* dest, const int64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int64_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_int64_prod_reduce_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int64_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint8_prod_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::impl::prod_reduce<uint8_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint8_prod_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::impl::prod_reduce<uint8_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint8_prod_reduce_on_queue(uint8_t* dest, const uint8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<uint8_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint8_prod_reduce_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<uint8_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint16_prod_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::impl::prod_reduce<uint16_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint16_prod_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::impl::prod_reduce<uint16_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint16_prod_reduce_on_queue(uint16_t* dest, const uint16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<uint16_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint16_prod_reduce_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<uint16_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint32_prod_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::impl::prod_reduce<uint32_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint32_prod_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::impl::prod_reduce<uint32_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint32_prod_reduce_on_queue(uint32_t* dest, const uint32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<uint32_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint32_prod_reduce_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<uint32_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_uint64_prod_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::impl::prod_reduce<uint64_t>(team, dest, source, nreduce);
+}
+
+int ishmem_uint64_prod_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::impl::prod_reduce<uint64_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_uint64_prod_reduce_on_queue(uint64_t* dest, const uint64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<uint64_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_uint64_prod_reduce_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<uint64_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_size_prod_reduce(size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::impl::prod_reduce<size_t>(team, dest, source, nreduce);
+}
+
+int ishmem_size_prod_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::impl::prod_reduce<size_t>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_size_prod_reduce_on_queue(size_t* dest, const size_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<size_t>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_size_prod_reduce_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<size_t>(team, dest, source, nreduce); });
+}
+
+int ishmem_float_prod_reduce(float* dest, const float* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_float_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::impl::prod_reduce<float>(team, dest, source, nreduce);
+}
+
+int ishmem_float_prod_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_float_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::impl::prod_reduce<float>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_float_prod_reduce_on_queue(float* dest, const float* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_float_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<float>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_float_prod_reduce_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_float_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<float>(team, dest, source, nreduce); });
+}
+
+int ishmem_double_prod_reduce(double* dest, const double* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_double_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::impl::prod_reduce<double>(team, dest, source, nreduce);
+}
+
+int ishmem_double_prod_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_double_prod_reduce";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::impl::prod_reduce<double>(team, dest, source, nreduce);
+}
+
+ishmem::event ishmemx_double_prod_reduce_on_queue(double* dest, const double* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_double_prod_reduce_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<double>(team, dest, source, nreduce); });
+}
+
+ishmem::event ishmemx_double_prod_reduce_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_double_prod_reduce_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<double>(team, dest, source, nreduce); });
+}
+
+int ishmem_char_sum_inscan(char* dest, const char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_char_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return -1;
+    return ishmemi::impl::sum_inscan<char>(team, dest, source, nelems);
+}
+
+int ishmem_char_sum_inscan(ishmem_team_t team, char* dest, const char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_char_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return -1;
+    return ishmemi::impl::sum_inscan<char>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_char_sum_inscan_on_queue(char* dest, const char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_char_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<char>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_char_sum_inscan_on_queue(ishmem_team_t team, char* dest, const char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_char_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<char>(team, dest, source, nelems); });
+}
+
+int ishmem_schar_sum_inscan(signed char* dest, const signed char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_schar_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return -1;
+    return ishmemi::impl::sum_inscan<signed char>(team, dest, source, nelems);
+}
+
+int ishmem_schar_sum_inscan(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_schar_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return -1;
+    return ishmemi::impl::sum_inscan<signed char>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_schar_sum_inscan_on_queue(signed char* dest, const signed char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_schar_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<signed char>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_schar_sum_inscan_on_queue(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_schar_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<signed char>(team, dest, source, nelems); });
+}
+
+int ishmem_short_sum_inscan(short* dest, const short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_short_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return -1;
+    return ishmemi::impl::sum_inscan<short>(team, dest, source, nelems);
+}
+
+int ishmem_short_sum_inscan(ishmem_team_t team, short* dest, const short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_short_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return -1;
+    return ishmemi::impl::sum_inscan<short>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_short_sum_inscan_on_queue(short* dest, const short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_short_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<short>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_short_sum_inscan_on_queue(ishmem_team_t team, short* dest, const short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_short_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<short>(team, dest, source, nelems); });
+}
+
+int ishmem_int_sum_inscan(int* dest, const int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return -1;
+    return ishmemi::impl::sum_inscan<int>(team, dest, source, nelems);
+}
+
+int ishmem_int_sum_inscan(ishmem_team_t team, int* dest, const int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return -1;
+    return ishmemi::impl::sum_inscan<int>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int_sum_inscan_on_queue(int* dest, const int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int_sum_inscan_on_queue(ishmem_team_t team, int* dest, const int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int>(team, dest, source, nelems); });
+}
+
+int ishmem_long_sum_inscan(long* dest, const long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_long_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return -1;
+    return ishmemi::impl::sum_inscan<long>(team, dest, source, nelems);
+}
+
+int ishmem_long_sum_inscan(ishmem_team_t team, long* dest, const long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_long_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return -1;
+    return ishmemi::impl::sum_inscan<long>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_long_sum_inscan_on_queue(long* dest, const long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_long_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<long>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_long_sum_inscan_on_queue(ishmem_team_t team, long* dest, const long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_long_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<long>(team, dest, source, nelems); });
+}
+
+int ishmem_longlong_sum_inscan(long long* dest, const long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_longlong_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return -1;
+    return ishmemi::impl::sum_inscan<long long>(team, dest, source, nelems);
+}
+
+int ishmem_longlong_sum_inscan(ishmem_team_t team, long long* dest, const long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_longlong_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return -1;
+    return ishmemi::impl::sum_inscan<long long>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_longlong_sum_inscan_on_queue(long long* dest, const long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_longlong_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<long long>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_longlong_sum_inscan_on_queue(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_longlong_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<long long>(team, dest, source, nelems); });
+}
+
+int ishmem_ptrdiff_sum_inscan(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ptrdiff_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::impl::sum_inscan<ptrdiff_t>(team, dest, source, nelems);
+}
+
+int ishmem_ptrdiff_sum_inscan(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ptrdiff_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::impl::sum_inscan<ptrdiff_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_ptrdiff_sum_inscan_on_queue(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ptrdiff_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<ptrdiff_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_ptrdiff_sum_inscan_on_queue(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ptrdiff_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<ptrdiff_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uchar_sum_inscan(unsigned char* dest, const unsigned char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uchar_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return -1;
+    return ishmemi::impl::sum_inscan<unsigned char>(team, dest, source, nelems);
+}
+
+int ishmem_uchar_sum_inscan(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uchar_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return -1;
+    return ishmemi::impl::sum_inscan<unsigned char>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uchar_sum_inscan_on_queue(unsigned char* dest, const unsigned char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned char>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uchar_sum_inscan_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned char>(team, dest, source, nelems); });
+}
+
+int ishmem_ushort_sum_inscan(unsigned short* dest, const unsigned short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ushort_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return -1;
+    return ishmemi::impl::sum_inscan<unsigned short>(team, dest, source, nelems);
+}
+
+int ishmem_ushort_sum_inscan(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ushort_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return -1;
+    return ishmemi::impl::sum_inscan<unsigned short>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_ushort_sum_inscan_on_queue(unsigned short* dest, const unsigned short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned short>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_ushort_sum_inscan_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned short>(team, dest, source, nelems); });
+}
+
+int ishmem_uint_sum_inscan(unsigned int* dest, const unsigned int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return -1;
+    return ishmemi::impl::sum_inscan<unsigned int>(team, dest, source, nelems);
+}
+
+int ishmem_uint_sum_inscan(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return -1;
+    return ishmemi::impl::sum_inscan<unsigned int>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint_sum_inscan_on_queue(unsigned int* dest, const unsigned int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned int>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint_sum_inscan_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned int>(team, dest, source, nelems); });
+}
+
+int ishmem_ulong_sum_inscan(unsigned long* dest, const unsigned long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulong_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return -1;
+    return ishmemi::impl::sum_inscan<unsigned long>(team, dest, source, nelems);
+}
+
+int ishmem_ulong_sum_inscan(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulong_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return -1;
+    return ishmemi::impl::sum_inscan<unsigned long>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_ulong_sum_inscan_on_queue(unsigned long* dest, const unsigned long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned long>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_ulong_sum_inscan_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned long>(team, dest, source, nelems); });
+}
+
+int ishmem_ulonglong_sum_inscan(unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulonglong_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::impl::sum_inscan<unsigned long long>(team, dest, source, nelems);
+}
+
+int ishmem_ulonglong_sum_inscan(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulonglong_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::impl::sum_inscan<unsigned long long>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_ulonglong_sum_inscan_on_queue(unsigned long long* dest, const unsigned long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned long long>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_ulonglong_sum_inscan_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned long long>(team, dest, source, nelems); });
+}
+
+int ishmem_int8_sum_inscan(int8_t* dest, const int8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int8_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return -1;
+    return ishmemi::impl::sum_inscan<int8_t>(team, dest, source, nelems);
+}
+
+int ishmem_int8_sum_inscan(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int8_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return -1;
+    return ishmemi::impl::sum_inscan<int8_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int8_sum_inscan_on_queue(int8_t* dest, const int8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int8_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int8_sum_inscan_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int8_t>(team, dest, source, nelems); });
+}
+
+int ishmem_int16_sum_inscan(int16_t* dest, const int16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int16_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return -1;
+    return ishmemi::impl::sum_inscan<int16_t>(team, dest, source, nelems);
+}
+
+int ishmem_int16_sum_inscan(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int16_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return -1;
+    return ishmemi::impl::sum_inscan<int16_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int16_sum_inscan_on_queue(int16_t* dest, const int16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int16_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int16_sum_inscan_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int16_t>(team, dest, source, nelems); });
+}
+
+int ishmem_int32_sum_inscan(int32_t* dest, const int32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int32_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return -1;
+    return ishmemi::impl::sum_inscan<int32_t>(team, dest, source, nelems);
+}
+
+int ishmem_int32_sum_inscan(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int32_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return -1;
+    return ishmemi::impl::sum_inscan<int32_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int32_sum_inscan_on_queue(int32_t* dest, const int32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int32_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int32_sum_inscan_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int32_t>(team, dest, source, nelems); });
+}
+
+int ishmem_int64_sum_inscan(int64_t* dest, const int64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int64_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return -1;
+    return ishmemi::impl::sum_inscan<int64_t>(team, dest, source, nelems);
+}
+
+int ishmem_int64_sum_inscan(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int64_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return -1;
+    return ishmemi::impl::sum_inscan<int64_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int64_sum_inscan_on_queue(int64_t* dest, const int64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int64_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int64_sum_inscan_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int64_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uint8_sum_inscan(uint8_t* dest, const uint8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint8_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return -1;
+    return ishmemi::impl::sum_inscan<uint8_t>(team, dest, source, nelems);
+}
+
+int ishmem_uint8_sum_inscan(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint8_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return -1;
+    return ishmemi::impl::sum_inscan<uint8_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint8_sum_inscan_on_queue(uint8_t* dest, const uint8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<uint8_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint8_sum_inscan_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<uint8_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uint16_sum_inscan(uint16_t* dest, const uint16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint16_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return -1;
+    return ishmemi::impl::sum_inscan<uint16_t>(team, dest, source, nelems);
+}
+
+int ishmem_uint16_sum_inscan(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint16_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return -1;
+    return ishmemi::impl::sum_inscan<uint16_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint16_sum_inscan_on_queue(uint16_t* dest, const uint16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<uint16_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint16_sum_inscan_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<uint16_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uint32_sum_inscan(uint32_t* dest, const uint32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint32_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return -1;
+    return ishmemi::impl::sum_inscan<uint32_t>(team, dest, source, nelems);
+}
+
+int ishmem_uint32_sum_inscan(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint32_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return -1;
+    return ishmemi::impl::sum_inscan<uint32_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint32_sum_inscan_on_queue(uint32_t* dest, const uint32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<uint32_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint32_sum_inscan_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<uint32_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uint64_sum_inscan(uint64_t* dest, const uint64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint64_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return -1;
+    return ishmemi::impl::sum_inscan<uint64_t>(team, dest, source, nelems);
+}
+
+int ishmem_uint64_sum_inscan(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint64_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return -1;
+    return ishmemi::impl::sum_inscan<uint64_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint64_sum_inscan_on_queue(uint64_t* dest, const uint64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<uint64_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint64_sum_inscan_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<uint64_t>(team, dest, source, nelems); });
+}
+
+int ishmem_size_sum_inscan(size_t* dest, const size_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_size_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return -1;
+    return ishmemi::impl::sum_inscan<size_t>(team, dest, source, nelems);
+}
+
+int ishmem_size_sum_inscan(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_size_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return -1;
+    return ishmemi::impl::sum_inscan<size_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_size_sum_inscan_on_queue(size_t* dest, const size_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<size_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_size_sum_inscan_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<size_t>(team, dest, source, nelems); });
+}
+
+int ishmem_float_sum_inscan(float* dest, const float* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_float_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return -1;
+    return ishmemi::impl::sum_inscan<float>(team, dest, source, nelems);
+}
+
+int ishmem_float_sum_inscan(ishmem_team_t team, float* dest, const float* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_float_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return -1;
+    return ishmemi::impl::sum_inscan<float>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_float_sum_inscan_on_queue(float* dest, const float* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_float_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<float>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_float_sum_inscan_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_float_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<float>(team, dest, source, nelems); });
+}
+
+int ishmem_double_sum_inscan(double* dest, const double* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_double_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return -1;
+    return ishmemi::impl::sum_inscan<double>(team, dest, source, nelems);
+}
+
+int ishmem_double_sum_inscan(ishmem_team_t team, double* dest, const double* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_double_sum_inscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return -1;
+    return ishmemi::impl::sum_inscan<double>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_double_sum_inscan_on_queue(double* dest, const double* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_double_sum_inscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<double>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_double_sum_inscan_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_double_sum_inscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<double>(team, dest, source, nelems); });
+}
+
+int ishmem_char_sum_exscan(char* dest, const char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_char_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return -1;
+    return ishmemi::impl::sum_exscan<char>(team, dest, source, nelems);
+}
+
+int ishmem_char_sum_exscan(ishmem_team_t team, char* dest, const char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_char_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return -1;
+    return ishmemi::impl::sum_exscan<char>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_char_sum_exscan_on_queue(char* dest, const char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_char_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<char>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_char_sum_exscan_on_queue(ishmem_team_t team, char* dest, const char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_char_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<char>(team, dest, source, nelems); });
+}
+
+int ishmem_schar_sum_exscan(signed char* dest, const signed char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_schar_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return -1;
+    return ishmemi::impl::sum_exscan<signed char>(team, dest, source, nelems);
+}
+
+int ishmem_schar_sum_exscan(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_schar_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return -1;
+    return ishmemi::impl::sum_exscan<signed char>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_schar_sum_exscan_on_queue(signed char* dest, const signed char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_schar_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<signed char>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_schar_sum_exscan_on_queue(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_schar_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<signed char>(team, dest, source, nelems); });
+}
+
+int ishmem_short_sum_exscan(short* dest, const short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_short_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return -1;
+    return ishmemi::impl::sum_exscan<short>(team, dest, source, nelems);
+}
+
+int ishmem_short_sum_exscan(ishmem_team_t team, short* dest, const short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_short_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return -1;
+    return ishmemi::impl::sum_exscan<short>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_short_sum_exscan_on_queue(short* dest, const short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_short_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<short>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_short_sum_exscan_on_queue(ishmem_team_t team, short* dest, const short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_short_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<short>(team, dest, source, nelems); });
+}
+
+int ishmem_int_sum_exscan(int* dest, const int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return -1;
+    return ishmemi::impl::sum_exscan<int>(team, dest, source, nelems);
+}
+
+int ishmem_int_sum_exscan(ishmem_team_t team, int* dest, const int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return -1;
+    return ishmemi::impl::sum_exscan<int>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int_sum_exscan_on_queue(int* dest, const int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int_sum_exscan_on_queue(ishmem_team_t team, int* dest, const int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int>(team, dest, source, nelems); });
+}
+
+int ishmem_long_sum_exscan(long* dest, const long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_long_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return -1;
+    return ishmemi::impl::sum_exscan<long>(team, dest, source, nelems);
+}
+
+int ishmem_long_sum_exscan(ishmem_team_t team, long* dest, const long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_long_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return -1;
+    return ishmemi::impl::sum_exscan<long>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_long_sum_exscan_on_queue(long* dest, const long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_long_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<long>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_long_sum_exscan_on_queue(ishmem_team_t team, long* dest, const long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_long_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<long>(team, dest, source, nelems); });
+}
+
+int ishmem_longlong_sum_exscan(long long* dest, const long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_longlong_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return -1;
+    return ishmemi::impl::sum_exscan<long long>(team, dest, source, nelems);
+}
+
+int ishmem_longlong_sum_exscan(ishmem_team_t team, long long* dest, const long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_longlong_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return -1;
+    return ishmemi::impl::sum_exscan<long long>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_longlong_sum_exscan_on_queue(long long* dest, const long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_longlong_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<long long>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_longlong_sum_exscan_on_queue(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_longlong_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<long long>(team, dest, source, nelems); });
+}
+
+int ishmem_ptrdiff_sum_exscan(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ptrdiff_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::impl::sum_exscan<ptrdiff_t>(team, dest, source, nelems);
+}
+
+int ishmem_ptrdiff_sum_exscan(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ptrdiff_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::impl::sum_exscan<ptrdiff_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_ptrdiff_sum_exscan_on_queue(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ptrdiff_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<ptrdiff_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_ptrdiff_sum_exscan_on_queue(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ptrdiff_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<ptrdiff_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uchar_sum_exscan(unsigned char* dest, const unsigned char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uchar_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return -1;
+    return ishmemi::impl::sum_exscan<unsigned char>(team, dest, source, nelems);
+}
+
+int ishmem_uchar_sum_exscan(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uchar_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return -1;
+    return ishmemi::impl::sum_exscan<unsigned char>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uchar_sum_exscan_on_queue(unsigned char* dest, const unsigned char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned char>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uchar_sum_exscan_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uchar_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned char>(team, dest, source, nelems); });
+}
+
+int ishmem_ushort_sum_exscan(unsigned short* dest, const unsigned short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ushort_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return -1;
+    return ishmemi::impl::sum_exscan<unsigned short>(team, dest, source, nelems);
+}
+
+int ishmem_ushort_sum_exscan(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ushort_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return -1;
+    return ishmemi::impl::sum_exscan<unsigned short>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_ushort_sum_exscan_on_queue(unsigned short* dest, const unsigned short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned short>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_ushort_sum_exscan_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ushort_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned short>(team, dest, source, nelems); });
+}
+
+int ishmem_uint_sum_exscan(unsigned int* dest, const unsigned int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return -1;
+    return ishmemi::impl::sum_exscan<unsigned int>(team, dest, source, nelems);
+}
+
+int ishmem_uint_sum_exscan(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return -1;
+    return ishmemi::impl::sum_exscan<unsigned int>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint_sum_exscan_on_queue(unsigned int* dest, const unsigned int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned int>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint_sum_exscan_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned int>(team, dest, source, nelems); });
+}
+
+int ishmem_ulong_sum_exscan(unsigned long* dest, const unsigned long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulong_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return -1;
+    return ishmemi::impl::sum_exscan<unsigned long>(team, dest, source, nelems);
+}
+
+int ishmem_ulong_sum_exscan(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulong_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return -1;
+    return ishmemi::impl::sum_exscan<unsigned long>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_ulong_sum_exscan_on_queue(unsigned long* dest, const unsigned long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned long>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_ulong_sum_exscan_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulong_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned long>(team, dest, source, nelems); });
+}
+
+int ishmem_ulonglong_sum_exscan(unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulonglong_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::impl::sum_exscan<unsigned long long>(team, dest, source, nelems);
+}
+
+int ishmem_ulonglong_sum_exscan(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulonglong_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::impl::sum_exscan<unsigned long long>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_ulonglong_sum_exscan_on_queue(unsigned long long* dest, const unsigned long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned long long>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_ulonglong_sum_exscan_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_ulonglong_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned long long>(team, dest, source, nelems); });
+}
+
+int ishmem_int8_sum_exscan(int8_t* dest, const int8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int8_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return -1;
+    return ishmemi::impl::sum_exscan<int8_t>(team, dest, source, nelems);
+}
+
+int ishmem_int8_sum_exscan(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int8_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return -1;
+    return ishmemi::impl::sum_exscan<int8_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int8_sum_exscan_on_queue(int8_t* dest, const int8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int8_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int8_sum_exscan_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int8_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int8_t>(team, dest, source, nelems); });
+}
+
+int ishmem_int16_sum_exscan(int16_t* dest, const int16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int16_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return -1;
+    return ishmemi::impl::sum_exscan<int16_t>(team, dest, source, nelems);
+}
+
+int ishmem_int16_sum_exscan(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int16_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return -1;
+    return ishmemi::impl::sum_exscan<int16_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int16_sum_exscan_on_queue(int16_t* dest, const int16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int16_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int16_sum_exscan_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int16_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int16_t>(team, dest, source, nelems); });
+}
+
+int ishmem_int32_sum_exscan(int32_t* dest, const int32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int32_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return -1;
+    return ishmemi::impl::sum_exscan<int32_t>(team, dest, source, nelems);
+}
+
+int ishmem_int32_sum_exscan(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int32_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return -1;
+    return ishmemi::impl::sum_exscan<int32_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int32_sum_exscan_on_queue(int32_t* dest, const int32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int32_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int32_sum_exscan_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int32_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int32_t>(team, dest, source, nelems); });
+}
+
+int ishmem_int64_sum_exscan(int64_t* dest, const int64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int64_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return -1;
+    return ishmemi::impl::sum_exscan<int64_t>(team, dest, source, nelems);
+}
+
+int ishmem_int64_sum_exscan(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int64_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return -1;
+    return ishmemi::impl::sum_exscan<int64_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_int64_sum_exscan_on_queue(int64_t* dest, const int64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int64_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_int64_sum_exscan_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_int64_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int64_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uint8_sum_exscan(uint8_t* dest, const uint8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint8_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return -1;
+    return ishmemi::impl::sum_exscan<uint8_t>(team, dest, source, nelems);
+}
+
+int ishmem_uint8_sum_exscan(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint8_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return -1;
+    return ishmemi::impl::sum_exscan<uint8_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint8_sum_exscan_on_queue(uint8_t* dest, const uint8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<uint8_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint8_sum_exscan_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint8_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<uint8_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uint16_sum_exscan(uint16_t* dest, const uint16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint16_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return -1;
+    return ishmemi::impl::sum_exscan<uint16_t>(team, dest, source, nelems);
+}
+
+int ishmem_uint16_sum_exscan(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint16_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return -1;
+    return ishmemi::impl::sum_exscan<uint16_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint16_sum_exscan_on_queue(uint16_t* dest, const uint16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<uint16_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint16_sum_exscan_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint16_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<uint16_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uint32_sum_exscan(uint32_t* dest, const uint32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint32_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return -1;
+    return ishmemi::impl::sum_exscan<uint32_t>(team, dest, source, nelems);
+}
+
+int ishmem_uint32_sum_exscan(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint32_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return -1;
+    return ishmemi::impl::sum_exscan<uint32_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint32_sum_exscan_on_queue(uint32_t* dest, const uint32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<uint32_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint32_sum_exscan_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint32_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<uint32_t>(team, dest, source, nelems); });
+}
+
+int ishmem_uint64_sum_exscan(uint64_t* dest, const uint64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint64_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return -1;
+    return ishmemi::impl::sum_exscan<uint64_t>(team, dest, source, nelems);
+}
+
+int ishmem_uint64_sum_exscan(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint64_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return -1;
+    return ishmemi::impl::sum_exscan<uint64_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_uint64_sum_exscan_on_queue(uint64_t* dest, const uint64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<uint64_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_uint64_sum_exscan_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_uint64_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<uint64_t>(team, dest, source, nelems); });
+}
+
+int ishmem_size_sum_exscan(size_t* dest, const size_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_size_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return -1;
+    return ishmemi::impl::sum_exscan<size_t>(team, dest, source, nelems);
+}
+
+int ishmem_size_sum_exscan(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_size_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return -1;
+    return ishmemi::impl::sum_exscan<size_t>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_size_sum_exscan_on_queue(size_t* dest, const size_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<size_t>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_size_sum_exscan_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_size_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<size_t>(team, dest, source, nelems); });
+}
+
+int ishmem_float_sum_exscan(float* dest, const float* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_float_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return -1;
+    return ishmemi::impl::sum_exscan<float>(team, dest, source, nelems);
+}
+
+int ishmem_float_sum_exscan(ishmem_team_t team, float* dest, const float* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_float_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return -1;
+    return ishmemi::impl::sum_exscan<float>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_float_sum_exscan_on_queue(float* dest, const float* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_float_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<float>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_float_sum_exscan_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_float_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<float>(team, dest, source, nelems); });
+}
+
+int ishmem_double_sum_exscan(double* dest, const double* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_double_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return -1;
+    return ishmemi::impl::sum_exscan<double>(team, dest, source, nelems);
+}
+
+int ishmem_double_sum_exscan(ishmem_team_t team, double* dest, const double* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_double_sum_exscan";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return -1;
+    return ishmemi::impl::sum_exscan<double>(team, dest, source, nelems);
+}
+
+ishmem::event ishmemx_double_sum_exscan_on_queue(double* dest, const double* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_double_sum_exscan_on_queue";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<double>(team, dest, source, nelems); });
+}
+
+ishmem::event ishmemx_double_sum_exscan_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    constexpr const char* fn = "ishmemx_double_sum_exscan_on_queue";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::check_nonnull(fn, "ret", ret, 1);
+    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<double>(team, dest, source, nelems); });
+}

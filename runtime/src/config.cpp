@@ -7,13 +7,15 @@
 #include <cstring>
 
 #include "config_vars.h"
+#include "ishmem/impl/collectives.h"
 #include "ishmem/impl/runtime.h"
 
 extern char** environ;
 
 namespace ishmemi {
 
-config_t config = {size_t{512} << 20, "512M", false, 64, 4, 4096};
+config_t config = {size_t{512} << 20, "512M", false, 64, 4, 4096, 65536};
+size_t reduce_scatter_min = 65536;
 unsigned spin_limit = 4;
 unsigned wait_spin_limit = 4096;
 
@@ -110,6 +112,11 @@ void load_config(bool warn_unknown) {
         fatal(routine, "ISHMEM_WAIT_SPINS=%s is not a non-negative integer", wait_text);
     config.wait_spins = static_cast<unsigned>(v);
     wait_spin_limit = config.wait_spins;
+
+    const char* rs_text = value_of("ISHMEM_REDUCE_SCATTER_MIN");
+    if (!parse_size(rs_text, &config.reduce_scatter_min))
+        fatal(routine, "ISHMEM_REDUCE_SCATTER_MIN=%s is not a byte count (a number, optionally with K, M or G)", rs_text);
+    reduce_scatter_min = config.reduce_scatter_min;
 
     if (!warn_unknown) return;
     for (char** e = environ; *e; ++e) {

@@ -12,6 +12,7 @@ struct config_t {
     int teams_max;               // ISHMEM_TEAMS_MAX
     unsigned barrier_spins;      // ISHMEM_BARRIER_SPINS
     unsigned wait_spins;         // ISHMEM_WAIT_SPINS
+    size_t reduce_scatter_min;   // ISHMEM_REDUCE_SCATTER_MIN
 };
 extern config_t config;
 

@@ -20,6 +20,9 @@ inline constexpr config_var config_vars[] = {
     {"ISHMEM_BARRIER_SPINS", "4",
      "Polls of a barrier's wait loop before it starts yielding the core; 0 yields at once, which "
      "suits more PEs than cores."},
+    {"ISHMEM_REDUCE_SCATTER_MIN", "65536",
+     "Bytes (nreduce times the element size) from which a reduction over 3 or more PEs reduce-scatters "
+     "and then gathers, instead of every PE reducing the whole array."},
     {"ISHMEM_WAIT_SPINS", "4096",
      "Polls (each with one CPU pause, some 10-40 ns) of a point-to-point wait (wait_until, "
      "signal_wait_until, ...) before it starts yielding the core: spinning reacts fastest to an "

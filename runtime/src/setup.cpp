@@ -12,6 +12,7 @@
 #include "allocator.h"
 #include "bootstrap_select.h"
 #include "config.h"
+#include "ishmem/impl/teams.h"
 #include "control.h"
 #include "heap.h"
 #include "ishmem/impl/sync.h"
@@ -50,6 +51,7 @@ void initialize(ishmemx_attr_t* attr, const char* routine) {
     load_config(state.my_pe == 0);
     heap_create(*boot, config.symmetric_size);
     allocator_reset(state.heap_size);
+    teams_init();  // zeroes this PE's team slots: before the barrier, after which peers may signal
     // Every PE has mapped every heap before anyone may touch a peer.
     boot->barrier();
 
@@ -99,6 +101,7 @@ void finalize() {
     barrier_all();
     set_my_status(pe_finalized);
     state.initialized = false;
+    teams_fini();
     heap_destroy();
     boot.reset();
     runtime_type = ISHMEMX_RUNTIME_INVALID;

@@ -44,6 +44,13 @@ def test_type_tables_match_the_reference(api):
     ("test", 26), ("test_all", 26), ("test_any", 26), ("test_some", 26),
     ("test_all_vector", 26), ("test_any_vector", 26), ("test_some_vector", 26),
     ("signal_wait_until", 3), ("wait", 39),
+    # collectives: 6 slots (base, team, on_queue, on_queue + team, work_group, work_group + team)
+    ("team_sync", 3), ("alltoall", 150), ("broadcast", 150), ("collect", 150), ("fcollect", 150),
+    ("and_reduce", 90), ("or_reduce", 90), ("xor_reduce", 90),
+    ("max_reduce", 144), ("min_reduce", 144), ("sum_reduce", 144), ("prod_reduce", 144),
+    ("sum_inscan", 96), ("sum_exscan", 96),
+    ("team_my_pe", 1), ("team_n_pes", 1), ("team_translate_pe", 1), ("team_get_config", 1),
+    ("team_split_strided", 1), ("team_split_2d", 1), ("team_destroy", 1),
 ])
 def test_family_fanout(api, family, expected):
     assert count(api, family) == expected
@@ -54,7 +61,7 @@ def test_chapter_totals(api):
     # reference §4.4 RMA 756, §4.5 AMO 251, §4.6 signaling 183, §4.7 ordering 5, §4.1 12, §4.2 4,
     # §4.8 point-to-point 458 (+ 39 of the ishmemx_wait extension)
     assert totals == {"rma": 756, "amo": 251, "signal": 183, "ordering": 5, "setup": 12, "memory": 4,
-                      "p2p": 458 + 39, "collectives": 6}
+                      "p2p": 458 + 39, "collectives": 1647, "teams": 7}
 
 
 def test_names_and_signatures(api):

@@ -21,12 +21,16 @@ SEEDS = Path(os.environ.get("ISHMEM_SEEDS", ROOT.parent / "shared" / "seeds"))
 # chapter -> (normative page, families of the chapter that are our extensions and not on it)
 PAGES = {
     "p2p": ("000_9fa050510db77db5.txt", {"wait"}),
+    # The scans arrived in Intel SHMEM 1.5, after this page; the reference lists their signatures.
+    "collectives": ("003_45afa9481902433b.txt", {"sum_inscan", "sum_exscan"}),
 }
 
 # Known slips of the pages (seeds/README.md): (wrong text, right text).
 PAGE_SLIPS = [
     ("_wait_until_all_on_vector_queue(", "_wait_until_all_vector_on_queue("),
     ("_wait_until_some_vector_(", "_wait_until_some_vector("),
+    # The header (and ours) takes the queue by non-const reference, as every other _on_queue form.
+    ("barrier_all_on_queue(const sycl::queue &q", "barrier_all_on_queue(sycl::queue &q"),
 ]
 
 SIGNATURE = re.compile(r"^(template\s*<.*>|(void|int|size_t|uint64_t|sycl::event)\s+ishmemx?_\w+\s*\(.*\))#?\s*$")

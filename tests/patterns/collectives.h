@@ -1,9 +1,17 @@
-// Patterns for the collective synchronization routines: barrier_all and sync_all (all variants).
+// Patterns for the collectives: barrier_all, sync_all and team_sync, and the data collectives
+// (alltoall, broadcast, collect, fcollect, reductions, scans) over the world team and, for the
+// team overloads, also over a strided team (every second PE), whose non-members must find their
+// buffers untouched.
 #pragma once
 
 #include <chrono>
+#include <cmath>
 #include <string>
 #include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "patterns/teams.h"
 
 #include "patterns/common.h"
 
@@ -31,5 +39,266 @@ template <class Barrier> void sync_barrier(Barrier barrier) {
         barrier();
     }
 }
+
+// team_sync: like sync_barrier, with stores through the peers' mappings (what team_sync orders),
+// over the world team and the strided test team. The _work_group form returns nothing.
+template <class TeamSync> void team_sync(TeamSync sync) {
+    const world w;
+    sym_array<int> word(1);
+    ASSERT_TRUE(word);
+    for (ishmem_team_t team : {ISHMEM_TEAM_WORLD, strided_test_team()}) {
+        const int me = ishmem_team_my_pe(team), n = ishmem_team_n_pes(team);
+        ishmem_barrier_all();
+        if (me < 0) continue;
+        auto call = [&] {
+            if constexpr (std::is_void_v<decltype(sync(team))>)
+                sync(team);
+            else
+                EXPECT_EQ(sync(team), 0) << "team_sync's return";
+        };
+        for (int r = 1; r <= 3; ++r) {
+            const int right = ishmem_team_translate_pe(team, (me + 1) % n, ISHMEM_TEAM_WORLD);
+            if (me == r % n) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            *static_cast<int*>(ishmem_ptr(word.get(), right)) = 100 * r + me;
+            call();
+            EXPECT_EQ(*static_cast<volatile int*>(word.get()), 100 * r + (me + n - 1) % n)
+                << "round " << r << " on " << on_pe(w.me) << ": the store made before team_sync is not visible";
+            call();
+        }
+    }
+    ishmem_barrier_all();
+}
+
+// Runs body(team) over the world team, and for team overloads (call(team, args...)) over the
+// strided test team too. call_on(team, args...) calls the adapter with or without the team.
+template <class F, class... A> constexpr bool takes_team_v = std::is_invocable_v<F&, ishmem_team_t, A...>;
+
+template <class F, class... A> auto call_on(F& f, ishmem_team_t team, A... a) {
+    if constexpr (takes_team_v<F, A...>)
+        return f(team, a...);
+    else
+        return f(a...);
+}
+
+template <class F, class Body> void over_teams(bool team_form, Body&& body) {
+    body(ISHMEM_TEAM_WORLD);
+    if (team_form) body(strided_test_team());
+}
+
+// The team's PE numbers in world terms; empty when the calling PE is not a member.
+struct team_view {
+    ishmem_team_t team;
+    int me, n;
+    explicit team_view(ishmem_team_t t) : team(t), me(ishmem_team_my_pe(t)), n(ishmem_team_n_pes(t)) {}
+    int world(int i) const { return ishmem_team_translate_pe(team, i, ISHMEM_TEAM_WORLD); }
+    std::string name() const { return team == ISHMEM_TEAM_WORLD ? "the world team" : "a strided team"; }
+};
+
+// alltoall: block j of PE i's source goes to block i of PE j's dest.
+template <class T, class F> void alltoall(F f) {
+    constexpr bool team_form = takes_team_v<F, T*, const T*, std::size_t>;
+    const world w;
+    for (std::size_t nelems : {std::size_t{1}, std::size_t{37}}) {
+        sym_array<T> src(nelems * w.n + 2), dst(nelems * w.n + 2);
+        ASSERT_TRUE(src && dst);
+        over_teams<F>(team_form, [&](ishmem_team_t team) {
+            const team_view t(team);
+            dst.fill(sentinel<T>());
+            for (std::size_t i = 0; i < nelems * w.n; ++i) src[i] = make_value<T>(w.me, i);
+            ishmem_barrier_all();
+            if (t.me >= 0) {
+                EXPECT_EQ(call_on(f, team, dst.get(), static_cast<const T*>(src.get()), nelems), 0);
+                for (int j = 0; j < t.n; ++j)
+                    expect_elements(dst.get() + j * nelems, nelems,
+                                    [&](std::size_t i) { return make_value<T>(t.world(j), t.me * nelems + i); },
+                                    "alltoall over " + t.name() + ": block from team PE " + std::to_string(j));
+                expect_untouched(dst.get() + nelems * t.n, 2, "alltoall: after the blocks");
+            } else {
+                expect_untouched(dst.get(), nelems * w.n + 2, "alltoall on a PE outside the team");
+            }
+            ishmem_barrier_all();
+        });
+    }
+}
+
+// broadcast from every root of the team; the root's dest is written too.
+template <class T, class F> void broadcast(F f) {
+    constexpr bool team_form = takes_team_v<F, T*, const T*, std::size_t, int>;
+    const world w;
+    constexpr std::size_t nelems = 29;
+    sym_array<T> src(nelems), dst(nelems + 2);
+    ASSERT_TRUE(src && dst);
+    over_teams<F>(team_form, [&](ishmem_team_t team) {
+        const team_view t(team);
+        // As many rounds on every PE (the team has at most w.n PEs), so that the barriers match.
+        for (int root = 0; root < w.n; ++root) {
+            if (t.me >= 0 && root >= t.n) {
+                ishmem_barrier_all();
+                ishmem_barrier_all();
+                continue;
+            }
+            dst.fill(sentinel<T>());
+            for (std::size_t i = 0; i < nelems; ++i) src[i] = make_value<T>(w.me, i + root);
+            ishmem_barrier_all();
+            const int root_world = t.n > 0 ? t.world(root) : -1;
+            if (t.me >= 0) {
+                EXPECT_EQ(call_on(f, team, dst.get(), static_cast<const T*>(src.get()), nelems, root), 0);
+                expect_elements(dst.get(), nelems, [&](std::size_t i) { return make_value<T>(root_world, i + root); },
+                                "broadcast over " + t.name() + " from team PE " + std::to_string(root));
+                expect_untouched(dst.get() + nelems, 2, "broadcast: after dest");
+            } else {
+                expect_untouched(dst.get(), nelems + 2, "broadcast on a PE outside the team");
+            }
+            ishmem_barrier_all();
+        }
+    });
+}
+
+// collect: team PE i contributes (i % 3) * 5 + r elements (0 for PE 0 in round 0).
+template <class T, class F> void collect(F f) {
+    constexpr bool team_form = takes_team_v<F, T*, const T*, std::size_t>;
+    const world w;
+    constexpr std::size_t max_each = 11;
+    sym_array<T> src(max_each), dst(max_each * w.n + 2);
+    ASSERT_TRUE(src && dst);
+    over_teams<F>(team_form, [&](ishmem_team_t team) {
+        const team_view t(team);
+        for (std::size_t r = 0; r < 2; ++r) {
+            auto count = [&](int i) { return static_cast<std::size_t>(i % 3) * 5 + r; };
+            dst.fill(sentinel<T>());
+            for (std::size_t i = 0; i < max_each; ++i) src[i] = make_value<T>(w.me, i + r);
+            ishmem_barrier_all();
+            if (t.me >= 0) {
+                EXPECT_EQ(call_on(f, team, dst.get(), static_cast<const T*>(src.get()), count(t.me)), 0);
+                std::size_t off = 0;
+                for (int j = 0; j < t.n; ++j) {
+                    expect_elements(dst.get() + off, count(j), [&](std::size_t i) { return make_value<T>(t.world(j), i + r); },
+                                    "collect over " + t.name() + ": part of team PE " + std::to_string(j));
+                    off += count(j);
+                }
+                expect_untouched(dst.get() + off, 2, "collect: after the parts");
+            } else {
+                expect_untouched(dst.get(), max_each * w.n + 2, "collect on a PE outside the team");
+            }
+            ishmem_barrier_all();
+        }
+    });
+}
+
+template <class T, class F> void fcollect(F f) {
+    constexpr bool team_form = takes_team_v<F, T*, const T*, std::size_t>;
+    const world w;
+    for (std::size_t nelems : {std::size_t{0}, std::size_t{13}}) {
+        sym_array<T> src(nelems + 1), dst(nelems * w.n + 2);
+        ASSERT_TRUE(src && dst);
+        over_teams<F>(team_form, [&](ishmem_team_t team) {
+            const team_view t(team);
+            dst.fill(sentinel<T>());
+            for (std::size_t i = 0; i < nelems; ++i) src[i] = make_value<T>(w.me, i);
+            ishmem_barrier_all();
+            if (t.me >= 0) {
+                EXPECT_EQ(call_on(f, team, dst.get(), static_cast<const T*>(src.get()), nelems), 0);
+                for (int j = 0; j < t.n; ++j)
+                    expect_elements(dst.get() + j * nelems, nelems, [&](std::size_t i) { return make_value<T>(t.world(j), i); },
+                                    "fcollect over " + t.name() + ": part of team PE " + std::to_string(j));
+                expect_untouched(dst.get() + nelems * t.n, 2, "fcollect: after the parts");
+            } else {
+                expect_untouched(dst.get(), nelems * w.n + 2, "fcollect on a PE outside the team");
+            }
+            ishmem_barrier_all();
+        });
+    }
+}
+
+// Reduction operands: small positive integers, so that sums and products of up to 4 of them are
+// exact in every type (the 1-byte types wrap the same way in the expected value).
+template <class T> T operand(int pe, std::size_t i) { return static_cast<T>((pe * 7 + i * 3) % 5 + 1 + (i % 4 == 3 ? 8 : 0)); }
+
+template <class T> bool close_enough(T got, T want) {
+    if constexpr (std::is_floating_point_v<T>)
+        return std::fabs(static_cast<double>(got) - static_cast<double>(want)) <= 1e-6 * (1 + std::fabs(static_cast<double>(want)));
+    else
+        return got == want;
+}
+
+// A reduction with combine(a, b), in place and out of place, over the team's members.
+template <class T, class F, class Combine> void reduction(F f, Combine combine, const char* what) {
+    constexpr bool team_form = takes_team_v<F, T*, const T*, std::size_t>;
+    const world w;
+    constexpr std::size_t nreduce = 23;
+    sym_array<T> src(nreduce + 2), dst(nreduce + 2);
+    ASSERT_TRUE(src && dst);
+    over_teams<F>(team_form, [&](ishmem_team_t team) {
+        const team_view t(team);
+        for (bool in_place : {false, true}) {
+            T* out = in_place ? src.get() : dst.get();
+            dst.fill(sentinel<T>());
+            src.fill(sentinel<T>());
+            for (std::size_t i = 0; i < nreduce; ++i) src[i] = operand<T>(w.me, i);
+            ishmem_barrier_all();
+            if (t.me >= 0) {
+                EXPECT_EQ(call_on(f, team, out, static_cast<const T*>(src.get()), nreduce), 0);
+                std::size_t bad = 0;
+                for (std::size_t i = 0; i < nreduce; ++i) {
+                    T want = operand<T>(t.world(0), i);
+                    for (int j = 1; j < t.n; ++j) want = combine(want, operand<T>(t.world(j), i));
+                    if (!close_enough(out[i], want) && bad++ == 0)
+                        ADD_FAILURE() << what << (in_place ? " in place" : "") << " over " << t.name() << ": element " << i
+                                      << " is " << show(out[i]) << ", expected " << show(want);
+                }
+                expect_untouched(out + nreduce, 2, std::string(what) + ": after dest");
+            } else {
+                expect_untouched(dst.get(), nreduce + 2, std::string(what) + " on a PE outside the team");
+            }
+            ishmem_barrier_all();
+        }
+    });
+}
+
+template <class T, class F> void and_reduce(F f) { reduction<T>(f, [](T a, T b) { return static_cast<T>(a & b); }, "and_reduce"); }
+template <class T, class F> void or_reduce(F f) { reduction<T>(f, [](T a, T b) { return static_cast<T>(a | b); }, "or_reduce"); }
+template <class T, class F> void xor_reduce(F f) { reduction<T>(f, [](T a, T b) { return static_cast<T>(a ^ b); }, "xor_reduce"); }
+template <class T, class F> void max_reduce(F f) { reduction<T>(f, [](T a, T b) { return a < b ? b : a; }, "max_reduce"); }
+template <class T, class F> void min_reduce(F f) { reduction<T>(f, [](T a, T b) { return b < a ? b : a; }, "min_reduce"); }
+template <class T, class F> void sum_reduce(F f) { reduction<T>(f, [](T a, T b) { return static_cast<T>(a + b); }, "sum_reduce"); }
+template <class T, class F> void prod_reduce(F f) { reduction<T>(f, [](T a, T b) { return static_cast<T>(a * b); }, "prod_reduce"); }
+
+// Prefix sums: team PE i gets the sum over PEs 0..i (inclusive) or 0..i-1 (exclusive; zeros on PE 0).
+template <class T, class F> void scan(F f, bool inclusive) {
+    constexpr bool team_form = takes_team_v<F, T*, const T*, std::size_t>;
+    const world w;
+    constexpr std::size_t nelems = 17;
+    sym_array<T> src(nelems + 2), dst(nelems + 2);
+    ASSERT_TRUE(src && dst);
+    const char* what = inclusive ? "sum_inscan" : "sum_exscan";
+    over_teams<F>(team_form, [&](ishmem_team_t team) {
+        const team_view t(team);
+        for (bool in_place : {false, true}) {
+            T* out = in_place ? src.get() : dst.get();
+            dst.fill(sentinel<T>());
+            src.fill(sentinel<T>());
+            for (std::size_t i = 0; i < nelems; ++i) src[i] = operand<T>(w.me, i);
+            ishmem_barrier_all();
+            if (t.me >= 0) {
+                EXPECT_EQ(call_on(f, team, out, static_cast<const T*>(src.get()), nelems), 0);
+                for (std::size_t i = 0; i < nelems; ++i) {
+                    T want{};
+                    for (int j = 0; j < t.me + (inclusive ? 1 : 0); ++j) want = static_cast<T>(want + operand<T>(t.world(j), i));
+                    if (!close_enough(out[i], want)) {
+                        ADD_FAILURE() << what << (in_place ? " in place" : "") << " over " << t.name() << " on team PE "
+                                      << t.me << ": element " << i << " is " << show(out[i]) << ", expected " << show(want);
+                        break;
+                    }
+                }
+                expect_untouched(out + nelems, 2, std::string(what) + ": after dest");
+            } else {
+                expect_untouched(dst.get(), nelems + 2, std::string(what) + " on a PE outside the team");
+            }
+            ishmem_barrier_all();
+        }
+    });
+}
+template <class T, class F> void sum_inscan(F f) { scan<T>(f, true); }
+template <class T, class F> void sum_exscan(F f) { scan<T>(f, false); }
 
 }  // namespace ishmem_testing::patterns

@@ -11,3 +11,5 @@
 #include "ishmem/impl/ordering.h"
 #include "ishmem/impl/sync.h"
 #include "ishmem/impl/p2p.h"
+#include "ishmem/impl/teams.h"
+#include "ishmem/impl/collectives.h"

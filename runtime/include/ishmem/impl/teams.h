@@ -1,0 +1,107 @@
+// Teams: strided sets of PEs with a synchronization slot each. A handle is the index of the team's
+// slot, which every member agreed on when the team was made (disjoint teams may share an index),
+// so the handle means the same team on every member. The table is per PE and lives in the library.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ishmem/generated/constants.h"
+#include "ishmem/impl/runtime.h"
+#include "ishmem/impl/sync.h"
+
+namespace ishmemi {
+
+struct team_t {
+    bool valid;
+    int start, stride, size;  // world PEs start, start + stride, ... (size of them)
+    int my_index;             // the calling PE's number in the team
+    ishmem_team_config_t config;
+
+    int world_pe(int index) const { return start + index * stride; }
+};
+
+// Per slot, in every member's internal region: the team's barrier and one published word (used by
+// collect to share counts). Slots of teams sit at internal_sync_offset + slot * sizeof(team_slot).
+struct team_slot {
+    barrier_slot barrier;
+    alignas(64) uint64_t published;
+};
+inline constexpr int team_slots_max = static_cast<int>(internal_sync_size / sizeof(team_slot));
+
+inline size_t team_slot_offset(int slot) { return internal_sync_offset + static_cast<size_t>(slot) * sizeof(team_slot); }
+inline team_slot* team_slot_of(int pe, int slot) {
+    return reinterpret_cast<team_slot*>(internal_base(pe) + team_slot_offset(slot));
+}
+
+// The calling PE's teams: teams_max entries (ISHMEM_TEAMS_MAX), indexed by handle.
+extern ISHMEM_API team_t* teams;
+extern ISHMEM_API int teams_max;
+
+inline const team_t* find_team(ishmem_team_t team) {
+    if (team < 0 || team >= teams_max || !teams[team].valid) return nullptr;
+    return &teams[team];
+}
+inline int team_size_or_zero(ishmem_team_t team) {
+    const team_t* t = find_team(team);
+    return t ? t->size : 0;
+}
+
+// Status checks of the generated entry points: a message and false (the routine returns nonzero).
+ISHMEM_API bool report_bad_team(const char* routine, ishmem_team_t team);
+ISHMEM_API bool report_bad_team_pe(const char* routine, ishmem_team_t team, const char* param, int pe);
+ISHMEM_API bool report_partial_overlap(const char* routine, const char* a, const void* pa, const char* b,
+                                       const void* pb, size_t bytes);
+
+inline bool check_team(const char* routine, ishmem_team_t team) {
+    return __builtin_expect(find_team(team) != nullptr, 1) || report_bad_team(routine, team);
+}
+inline bool check_team_pe(const char* routine, ishmem_team_t team, const char* param, int pe) {
+    const team_t* t = find_team(team);
+    return (t && static_cast<unsigned>(pe) < static_cast<unsigned>(t->size)) || report_bad_team_pe(routine, team, param, pe);
+}
+// a and b may be the same array or disjoint, not overlap partly.
+inline bool check_no_partial_overlap(const char* routine, const char* a, const void* pa, const char* b, const void* pb,
+                                     size_t bytes) {
+    const auto x = reinterpret_cast<uintptr_t>(pa), y = reinterpret_cast<uintptr_t>(pb);
+    const bool ok = x == y || bytes == 0 || x + bytes <= y || y + bytes <= x;
+    return __builtin_expect(ok, 1) || report_partial_overlap(routine, a, pa, b, pb, bytes);
+}
+
+// Dissemination barrier over the team's members, one thread per PE. No memory ordering beyond the
+// flags' release/acquire (callers that need completion of remote operations quiet first).
+inline void team_barrier(const team_t& t, ishmem_team_t handle, const char* routine) {
+    barrier_pes(t.start, t.stride, t.size, t.my_index, team_slot_offset(handle), routine);
+}
+
+// Called by ishmem_init after the heap is mapped (predefined teams) and by ishmem_finalize.
+ISHMEM_API void teams_init();
+ISHMEM_API void teams_fini();
+
+namespace impl {
+
+inline int team_my_pe(ishmem_team_t team) {
+    const team_t* t = find_team(team);
+    return t ? t->my_index : -1;
+}
+inline int team_n_pes(ishmem_team_t team) {
+    const team_t* t = find_team(team);
+    return t ? t->size : -1;
+}
+inline int team_translate_pe(ishmem_team_t src_team, int src_pe, ishmem_team_t dest_team) {
+    const team_t *s = find_team(src_team), *d = find_team(dest_team);
+    if (!s || !d || src_pe < 0 || src_pe >= s->size) return -1;
+    const int pe = s->world_pe(src_pe) - d->start;
+    if (pe < 0 || pe % d->stride != 0 || pe / d->stride >= d->size) return -1;
+    return pe / d->stride;
+}
+ISHMEM_API int team_get_config(ishmem_team_t team, long config_mask, ishmem_team_config_t* config);
+ISHMEM_API int team_split_strided(ishmem_team_t parent_team, int start, int stride, int size,
+                                  const ishmem_team_config_t* config, long config_mask, ishmem_team_t* new_team);
+ISHMEM_API int team_split_2d(ishmem_team_t parent_team, int xrange, const ishmem_team_config_t* xaxis_config,
+                             long xaxis_mask, ishmem_team_t* xaxis_team, const ishmem_team_config_t* yaxis_config,
+                             long yaxis_mask, ishmem_team_t* yaxis_team);
+ISHMEM_API void team_destroy(ishmem_team_t team);
+
+}  // namespace impl
+}  // namespace ishmemi

@@ -1,0 +1,181 @@
+// The team table, team splits (slot agreement over the parent) and team destruction.
+#include "ishmem/impl/teams.h"
+
+#include <cstring>
+#include <vector>
+
+#include "config.h"
+
+namespace ishmemi {
+
+team_t* teams = nullptr;
+int teams_max = 0;
+
+namespace {
+
+constexpr int predefined_teams = 3;  // WORLD, SHARED, NODE
+constexpr size_t bitmap_words = (team_slots_max + 63) / 64;
+
+// Where split publishes the calling PE's free-slot bitmap for the parent's members to read.
+uint64_t* free_bitmap_of(int pe) { return reinterpret_cast<uint64_t*>(internal_base(pe) + internal_scratch_offset); }
+static_assert(bitmap_words * sizeof(uint64_t) <= internal_scratch_size);
+
+void publish_free_slots() {
+    uint64_t* mine = free_bitmap_of(state.my_pe);
+    for (size_t w = 0; w < bitmap_words; ++w) mine[w] = 0;
+    for (int s = 0; s < teams_max; ++s)
+        if (!teams[s].valid) mine[s / 64] |= uint64_t{1} << (s % 64);
+}
+
+team_t make_team(int start, int stride, int size, int my_index, const ishmem_team_config_t* config, long mask) {
+    team_t t{true, start, size == 1 ? 1 : stride, size, my_index, {0}};
+    if (config && (mask & ISHMEM_TEAM_NUM_CONTEXTS)) t.config.num_contexts = config->num_contexts;
+    return t;
+}
+
+// Collective over parent: agrees on `count` slots free on every member of the parent (the lowest
+// ones, in order), so that each new team can take one. Returns false on every PE when there are
+// not enough. Uses the parent's barrier and the scratch area (a barrier before anyone rewrites it).
+bool agree_on_slots(const team_t& parent, ishmem_team_t parent_handle, int count, int* slots, const char* routine) {
+    publish_free_slots();
+    team_barrier(parent, parent_handle, routine);
+    std::vector<uint64_t> common(bitmap_words, ~uint64_t{0});
+    for (int i = 0; i < parent.size; ++i) {
+        const uint64_t* theirs = free_bitmap_of(parent.world_pe(i));
+        for (size_t w = 0; w < bitmap_words; ++w) common[w] &= __atomic_load_n(theirs + w, __ATOMIC_RELAXED);
+    }
+    team_barrier(parent, parent_handle, routine);  // all have read the bitmaps before the next split
+    int found = 0;
+    for (int s = predefined_teams; s < teams_max && found < count; ++s)
+        if (common[s / 64] >> (s % 64) & 1) slots[found++] = s;
+    return found == count;
+}
+
+// Installs t in slot on the calling PE with a zeroed sync slot. The caller ends with a barrier over
+// the parent, so no member signals into the slot before every member has zeroed its copy.
+void install(int slot, const team_t& t) {
+    teams[slot] = t;
+    std::memset(static_cast<void*>(team_slot_of(state.my_pe, slot)), 0, sizeof(team_slot));
+}
+
+}  // namespace
+
+void teams_init() {
+    teams_max = config.teams_max < team_slots_max ? config.teams_max : team_slots_max;
+    if (config.teams_max > team_slots_max && state.my_pe == 0)
+        warn("ishmem_init", "ISHMEM_TEAMS_MAX=%d is more than the %d team slots the internal region holds; using %d",
+             config.teams_max, team_slots_max, team_slots_max);
+    teams = new team_t[teams_max]();
+    const team_t world = make_team(0, 1, state.n_pes, state.my_pe, nullptr, 0);
+    // All PEs of the host backend share one node and reach each other's heaps with loads and stores.
+    for (int s = 0; s < predefined_teams; ++s) install(s, world);
+}
+
+void teams_fini() {
+    delete[] teams;
+    teams = nullptr;
+    teams_max = 0;
+}
+
+bool report_bad_team(const char* routine, ishmem_team_t team) {
+    if (team == ISHMEM_TEAM_INVALID)
+        warn(routine, "team is ISHMEM_TEAM_INVALID");
+    else if (team < 0 || team >= teams_max)
+        warn(routine, "team %d is not a team handle", team);
+    else
+        warn(routine, "team %d is not a valid team on this PE (destroyed, or made without this PE)", team);
+    return false;
+}
+
+bool report_bad_team_pe(const char* routine, ishmem_team_t team, const char* param, int pe) {
+    if (!find_team(team)) return report_bad_team(routine, team);
+    warn(routine, "%s %d is not a PE of team %d (its PEs are 0..%d)", param, pe, team, teams[team].size - 1);
+    return false;
+}
+
+bool report_partial_overlap(const char* routine, const char* a, const void* pa, const char* b, const void* pb,
+                            size_t bytes) {
+    warn(routine, "%s %p and %s %p overlap partly over %zu bytes (they must be the same array or disjoint)", a, pa,
+         b, pb, bytes);
+    return false;
+}
+
+namespace impl {
+
+int team_get_config(ishmem_team_t team, long config_mask, ishmem_team_config_t* config) {
+    const team_t* t = find_team(team);
+    if (!t) return -1;
+    if (config_mask & ISHMEM_TEAM_NUM_CONTEXTS) config->num_contexts = t->config.num_contexts;
+    return 0;
+}
+
+int team_split_strided(ishmem_team_t parent_team, int start, int stride, int size, const ishmem_team_config_t* config,
+                       long config_mask, ishmem_team_t* new_team) {
+    constexpr const char* routine = "ishmem_team_split_strided";
+    *new_team = ISHMEM_TEAM_INVALID;
+    const team_t& parent = teams[parent_team];  // checked by the entry point
+    const long last = static_cast<long>(start) + static_cast<long>(size - 1) * stride;
+    if (size < 1 || start < 0 || (size > 1 && stride < 1) || last >= parent.size) {
+        warn(routine, "start %d, stride %d, size %d do not fit parent team %d of %d PEs", start, stride, size,
+             parent_team, parent.size);
+        return -1;
+    }
+    int slot = -1;
+    if (!agree_on_slots(parent, parent_team, 1, &slot, routine)) {
+        warn(routine, "no free team slot: ISHMEM_TEAMS_MAX=%d teams exist (destroy some, or raise it)", teams_max);
+        return -1;
+    }
+    const int offset = parent.my_index - start;
+    const bool member = offset >= 0 && (size == 1 ? offset == 0 : offset % stride == 0 && offset / stride < size);
+    if (member)
+        install(slot, make_team(parent.world_pe(start), size == 1 ? 1 : stride * parent.stride, size,
+                                size == 1 ? 0 : offset / stride, config, config_mask));
+    team_barrier(parent, parent_team, routine);
+    if (member) *new_team = slot;
+    return 0;
+}
+
+int team_split_2d(ishmem_team_t parent_team, int xrange, const ishmem_team_config_t* xaxis_config, long xaxis_mask,
+                  ishmem_team_t* xaxis_team, const ishmem_team_config_t* yaxis_config, long yaxis_mask,
+                  ishmem_team_t* yaxis_team) {
+    constexpr const char* routine = "ishmem_team_split_2d";
+    *xaxis_team = *yaxis_team = ISHMEM_TEAM_INVALID;
+    const team_t& parent = teams[parent_team];
+    if (xrange < 1) {
+        warn(routine, "xrange %d is not positive", xrange);
+        return -1;
+    }
+    if (xrange > parent.size) xrange = parent.size;
+    // The row teams are disjoint and share one slot; so do the column teams.
+    int slots[2];
+    if (!agree_on_slots(parent, parent_team, 2, slots, routine)) {
+        warn(routine, "no two free team slots: ISHMEM_TEAMS_MAX=%d teams exist (destroy some, or raise it)", teams_max);
+        return -1;
+    }
+    const int me = parent.my_index, row = me / xrange, col = me % xrange;
+    const int row_size = parent.size - row * xrange < xrange ? parent.size - row * xrange : xrange;
+    const int col_size = (parent.size - col + xrange - 1) / xrange;
+    install(slots[0], make_team(parent.world_pe(row * xrange), parent.stride, row_size, col, xaxis_config, xaxis_mask));
+    install(slots[1], make_team(parent.world_pe(col), xrange * parent.stride, col_size, row, yaxis_config, yaxis_mask));
+    team_barrier(parent, parent_team, routine);
+    *xaxis_team = slots[0];
+    *yaxis_team = slots[1];
+    return 0;
+}
+
+void team_destroy(ishmem_team_t team) {
+    constexpr const char* routine = "ishmem_team_destroy";
+    if (team == ISHMEM_TEAM_INVALID) return;
+    if (team >= 0 && team < predefined_teams) {
+        warn(routine, "team %d is predefined and cannot be destroyed; ignored", team);
+        return;
+    }
+    if (!find_team(team)) {
+        report_bad_team(routine, team);
+        return;
+    }
+    teams[team].valid = false;
+}
+
+}  // namespace impl
+}  // namespace ishmemi
