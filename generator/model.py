@@ -121,6 +121,7 @@ class Chapter:
     file: str
     families: tuple[Family, ...]
     macro_groups: tuple["MacroGroup", ...] = ()   # constant tables the chapter's page shows first
+    type_tables: tuple[TypeTable, ...] = ()       # type tables the chapter's page shows (with their ops)
 
 
 @dataclass(frozen=True)
@@ -233,8 +234,14 @@ def _families(raw: RawSpec, tables: dict[str, TypeTable], groups: dict[str, "Mac
             else:
                 errors.append(f"{rel}:{ch.line}: chapter '{ch['name']}': unknown constant group '{g}' "
                               f"(known: {', '.join(groups)})")
+        shown_tables = []
+        for tn in ch.get("type_tables", []):
+            if tn in tables:
+                shown_tables.append(tables[tn])
+            else:
+                errors.append(f"{rel}:{ch.line}: chapter '{ch['name']}': unknown type table '{tn}'")
         chapters.append(Chapter(ch["name"], ch["title"], ch["order"], " ".join(ch["intro"].split()), rel,
-                                tuple(fams), tuple(shown)))
+                                tuple(fams), tuple(shown), tuple(shown_tables)))
     chapters.sort(key=lambda c: (c.order, c.name))
     return chapters
 
