@@ -1,0 +1,116 @@
+// Collectives on arrays large enough for the reduce-scatter path (ISHMEM_REDUCE_SCATTER_MIN, 64 KiB
+// by default, on 3 or more PEs) and for the copies to be split across a work-group's threads in many
+// pieces; in place and not, on the world team and a strided team.
+#include <gtest/gtest.h>
+#include <ishmem.h>
+#include <ishmemx.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/harness.h"
+#include "patterns/collectives.h"
+
+namespace {
+
+using ishmem_testing::patterns::strided_test_team;
+using ishmem_testing::patterns::sym_array;
+
+constexpr std::size_t big = 40000;  // 320 KB of int64_t or double
+
+int64_t operand(int pe, std::size_t i) { return static_cast<int64_t>((pe + 1) * 1000003 + i * 7 % 1009); }
+
+// Sum, max and xor of int64 and sum of double over `team`, with nreduce = big, through the base and
+// the _work_group forms; every element checked.
+TEST(CollLarge, ReductionsOverTheReduceScatterPath) {
+    sym_array<int64_t> src(big), dst(big);
+    sym_array<double> dsrc(big), ddst(big);
+    ASSERT_TRUE(src && dst && dsrc && ddst);
+    const int me_world = ishmem_my_pe();
+    for (ishmem_team_t team : {ISHMEM_TEAM_WORLD, strided_test_team()}) {
+        const int me = ishmem_team_my_pe(team), n = ishmem_team_n_pes(team);
+        for (int pass = 0; pass < 3; ++pass) {  // 0: out of place, 1: in place, 2: work_group in place
+            for (std::size_t i = 0; i < big; ++i) {
+                src[i] = operand(me_world, i);
+                dsrc[i] = 0.5 * static_cast<double>(operand(me_world, i));
+            }
+            ishmem_barrier_all();
+            if (me >= 0) {
+                int64_t* out = pass == 0 ? dst.get() : src.get();
+                double* dout = pass == 0 ? ddst.get() : dsrc.get();
+                if (pass < 2) {
+                    EXPECT_EQ(ishmem_int64_sum_reduce(team, out, src.get(), big), 0);
+                    EXPECT_EQ(ishmem_double_sum_reduce(team, dout, dsrc.get(), big), 0);
+                } else {
+                    EXPECT_EQ(ishmem_testing::run_in_group_returning(
+                                  7, [&](const auto& g) { return ishmemx_int64_sum_reduce_work_group(team, out, src.get(), big, g); }),
+                              0);
+                    EXPECT_EQ(ishmem_testing::run_in_group_returning(
+                                  7, [&](const auto& g) { return ishmemx_double_sum_reduce_work_group(team, dout, dsrc.get(), big, g); }),
+                              0);
+                }
+                std::size_t bad = 0;
+                for (std::size_t i = 0; i < big; ++i) {
+                    int64_t want = 0;
+                    for (int j = 0; j < n; ++j) want += operand(ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD), i);
+                    if (out[i] != want && bad++ == 0) ADD_FAILURE() << "int64 sum, pass " << pass << ", element " << i << ": " << out[i] << " != " << want;
+                    if (dout[i] != 0.5 * static_cast<double>(want) && bad++ == 0)
+                        ADD_FAILURE() << "double sum, pass " << pass << ", element " << i << ": " << dout[i];
+                }
+                EXPECT_EQ(bad, 0u) << "over a team of " << n;
+            }
+            ishmem_barrier_all();
+        }
+        // max and xor, out of place
+        for (std::size_t i = 0; i < big; ++i) src[i] = operand(me_world, i) ^ static_cast<int64_t>(i << 20);
+        ishmem_barrier_all();
+        if (me >= 0) {
+            EXPECT_EQ(ishmem_int64_max_reduce(team, dst.get(), src.get(), big), 0);
+            std::vector<int64_t> mx(dst.get(), dst.get() + big);
+            EXPECT_EQ(ishmem_int64_xor_reduce(team, dst.get(), src.get(), big), 0);
+            std::size_t bad = 0;
+            for (std::size_t i = 0; i < big; ++i) {
+                int64_t want_max = INT64_MIN, want_xor = 0;
+                for (int j = 0; j < n; ++j) {
+                    const int64_t v = operand(ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD), i) ^ static_cast<int64_t>(i << 20);
+                    want_max = v > want_max ? v : want_max;
+                    want_xor ^= v;
+                }
+                if ((mx[i] != want_max || dst[i] != want_xor) && bad++ == 0)
+                    ADD_FAILURE() << "max/xor element " << i << ": " << mx[i] << "/" << dst[i] << " != " << want_max << "/" << want_xor;
+            }
+            EXPECT_EQ(bad, 0u);
+        }
+        ishmem_barrier_all();
+    }
+}
+
+// A 1 MiB broadcast and fcollect, through the _work_group form with 64 threads.
+TEST(CollLarge, BigCopiesInWorkGroups) {
+    constexpr std::size_t bytes = std::size_t{1} << 20;
+    const int n = ishmem_n_pes(), me = ishmem_my_pe();
+    sym_array<unsigned char> src(bytes), dst(bytes * n);
+    ASSERT_TRUE(src && dst);
+    for (std::size_t i = 0; i < bytes; ++i) src[i] = static_cast<unsigned char>(i * 31 + me * 7);
+    ishmem_barrier_all();
+    const int root = n - 1;
+    EXPECT_EQ(ishmem_testing::run_in_group_returning(
+                  64, [&](const auto& g) { return ishmemx_broadcastmem_work_group(dst.get(), src.get(), bytes, root, g); }),
+              0);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < bytes; ++i)
+        if (dst[i] != static_cast<unsigned char>(i * 31 + root * 7)) ++bad;
+    EXPECT_EQ(bad, 0u) << "broadcastmem of 1 MiB from PE " << root;
+    EXPECT_EQ(ishmem_testing::run_in_group_returning(
+                  64, [&](const auto& g) { return ishmemx_fcollectmem_work_group(dst.get(), src.get(), bytes, g); }),
+              0);
+    bad = 0;
+    for (int pe = 0; pe < n; ++pe)
+        for (std::size_t i = 0; i < bytes; ++i)
+            if (dst[pe * bytes + i] != static_cast<unsigned char>(i * 31 + pe * 7)) ++bad;
+    EXPECT_EQ(bad, 0u) << "fcollectmem of 1 MiB per PE";
+    ishmem_barrier_all();
+}
+
+}  // namespace
