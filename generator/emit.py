@@ -59,6 +59,8 @@ def checks_text(fam: Family) -> str:
     soft = ["``team`` is not a valid team (ISHMEM_TEAM_INVALID, destroyed, or without the calling PE)"] if fam.team else []
     for p in fam.params:
         for c in p.checks:
+            if c.kind == "team_out":
+                continue  # not a check: the handle is set to ISHMEM_TEAM_INVALID first
             if c.kind in SOFT_CHECK_TEXT:
                 soft.append(SOFT_CHECK_TEXT[c.kind].format(p=p.name, a=c.args[0] if c.args else ""))
             else:

@@ -364,6 +364,9 @@ def _check_lines(fam: Family, form: _Form) -> list[str]:
             elif c.kind == "symmetric_team":
                 lines.append(f'ishmemi::check_symmetric(fn, "{p.name}", {p.name}, ({c.args[0]}) * '
                              f'ishmemi::team_size_or_zero(team) * {size});')
+            elif c.kind == "team_out":
+                # An output handle: invalid until the routine succeeds, whatever makes it fail.
+                lines.append(f"*{p.name} = ISHMEM_TEAM_INVALID;")
             elif c.kind in SOFT_CHECKS:
                 pass  # status checks: see _soft_checks
             else:  # the schema lists the kinds; this guards against a schema edit without a generator edit
