@@ -13,16 +13,12 @@
 // the exit status 1. No wait can hang the run: a watchdog ends the process, naming the collective,
 // the size and the variant, when no call has completed for 20 s. See bench/README.md.
 #include <mpi.h>
-#include <signal.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
-#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -31,24 +27,27 @@
 #include <string>
 #include <vector>
 
+#include "bench_common.h"
 #include "ishmem.h"
 #include "ishmemx.h"
 
 namespace {
+
+using bench::clock_type;
+using bench::die;
+using bench::median;
+using bench::progress;
+using bench::set_doing;
+using bench::timings;
 
 // Sizes: 8 B, then 16 B to 16 MiB in powers of 4; --quick: three small ones.
 const std::vector<size_t> default_sizes = {8,         16,        64,          256,         1024,        4096,
                                            16 << 10,  64 << 10,  256 << 10,   1 << 20,     4 << 20,     16 << 20};
 const std::vector<size_t> quick_sizes = {8, 1024, 64 << 10};
 
-struct options {
-    bool quick = false;
-    std::string csv;
+// The shared options (bench_common.h) and the message sizes.
+struct options : bench::options {
     std::vector<size_t> sizes;  // empty: the defaults for the mode
-    int batches = 31;           // rounds per point (one batch of each variant)
-    double batch_us = 5000;     // target duration of one batch of each variant
-    std::string bad;            // an option that could not be parsed
-    bool help = false;
 };
 
 void usage(const char* argv0) {
@@ -84,58 +83,27 @@ bool parse_size(const std::string& s, size_t* out) {
 
 options parse(int argc, char** argv) {
     options o;
-    bool batches_set = false, batch_set = false;
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        if (a == "--quick") {
-            o.quick = true;
-        } else if (a == "--csv" && i + 1 < argc) {
-            o.csv = argv[++i];
-        } else if (a == "--sizes" && i + 1 < argc) {
-            std::string list = argv[++i];
-            size_t pos = 0;
-            while (pos <= list.size()) {
-                size_t comma = list.find(',', pos);
-                if (comma == std::string::npos) comma = list.size();
-                size_t v = 0;
-                if (!parse_size(list.substr(pos, comma - pos), &v)) {
-                    if (o.bad.empty()) o.bad = "--sizes " + list;
-                    break;
-                }
-                o.sizes.push_back(v);
-                pos = comma + 1;
+    bench::parse_options(o, argc, argv, [&](const std::string& a, int& i) {
+        if (a != "--sizes" || i + 1 >= argc) return false;
+        std::string list = argv[++i];
+        size_t pos = 0;
+        while (pos <= list.size()) {
+            size_t comma = list.find(',', pos);
+            if (comma == std::string::npos) comma = list.size();
+            size_t v = 0;
+            if (!parse_size(list.substr(pos, comma - pos), &v)) {
+                if (o.bad.empty()) o.bad = "--sizes " + list;
+                break;
             }
-        } else if (a == "--batches" && i + 1 < argc) {
-            o.batches = std::max(1, atoi(argv[++i]));
-            batches_set = true;
-        } else if (a == "--batch-ms" && i + 1 < argc) {
-            o.batch_us = std::max(0.001, atof(argv[++i])) * 1000.0;
-            batch_set = true;
-        } else if (a == "--help" || a == "-h") {
-            o.help = true;
-        } else if (o.bad.empty()) {
-            o.bad = a;
+            o.sizes.push_back(v);
+            pos = comma + 1;
         }
-    }
-    if (o.quick) {
-        if (!batches_set) o.batches = 3;
-        if (!batch_set) o.batch_us = 200;
-    }
+        return true;
+    });
     if (o.sizes.empty()) o.sizes = o.quick ? quick_sizes : default_sizes;
     std::sort(o.sizes.begin(), o.sizes.end());
     o.sizes.erase(std::unique(o.sizes.begin(), o.sizes.end()), o.sizes.end());
     return o;
-}
-
-using clock_type = std::chrono::steady_clock;
-
-int g_rank = -1;
-
-[[noreturn]] void die(const char* msg) {
-    fprintf(stderr, "bench_coll: rank %d: %s\n", g_rank, msg);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
 }
 
 // "8 B", "64 KiB", "16 MiB".
@@ -151,100 +119,10 @@ std::string human(size_t bytes) {
 }
 
 // ---- the watchdog -------------------------------------------------------------------------------
-// Collectives block in the library, where no guard of ours can go: a SIGALRM every second checks
-// that g_progress moved (it counts calls and batch boundaries); after watchdog_s seconds without
-// progress it writes what was running (g_doing: op, size, variant) and ends the process, and mpirun
-// ends the others. Only the main thread takes SIGALRM: it is blocked before MPI_Init, so that the
-// threads MPI starts inherit the block, and unblocked on the main thread after it.
-std::atomic<unsigned long> g_progress{0};
-std::atomic<const char*> g_doing{"start-up"};
-char g_doing_buf[2][256];
-int g_doing_next = 0;
+// Collectives block in the library, where no guard of ours can go: the watchdog of bench_common.h
+// (progress() counts calls and batch boundaries; set_doing() names the op, size and variant) ends
+// the process after watchdog_s seconds without progress.
 constexpr int watchdog_s = 20;
-
-inline void progress() {
-    g_progress.store(g_progress.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-}
-
-// Sets g_doing; writes the buffer the handler is not pointed at, then points it there.
-[[gnu::format(printf, 1, 2)]] void set_doing(const char* fmt, ...) {
-    char* b = g_doing_buf[g_doing_next];
-    g_doing_next ^= 1;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(b, sizeof g_doing_buf[0], fmt, ap);
-    va_end(ap);
-    g_doing.store(b, std::memory_order_relaxed);
-}
-
-void write_str(const char* s) {
-    ssize_t r = write(STDERR_FILENO, s, strlen(s));
-    (void)r;
-}
-
-void on_alarm(int) {
-    static unsigned long last = ~0UL;
-    static int stalled = 0;
-    unsigned long now = g_progress.load(std::memory_order_relaxed);
-    if (now != last) {
-        last = now;
-        stalled = 0;
-        return;
-    }
-    if (++stalled < watchdog_s) return;
-    char rank[16];
-    int r = g_rank, i = sizeof rank - 1;
-    rank[i] = '\0';
-    do rank[--i] = static_cast<char>('0' + r % 10);
-    while ((r /= 10) > 0 && i > 0);
-    write_str("bench_coll: rank ");
-    write_str(rank + i);
-    write_str(": HANG: no progress for 20 s in ");
-    write_str(g_doing.load(std::memory_order_relaxed));
-    write_str(" (a call that never returned); giving up\n");
-    _exit(3);
-}
-
-void block_alarm(int how) {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGALRM);
-    pthread_sigmask(how, &set, nullptr);
-}
-
-void start_watchdog() {
-    struct sigaction sa {};
-    sa.sa_handler = on_alarm;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGALRM, &sa, nullptr);
-    block_alarm(SIG_UNBLOCK);
-    itimerval t{};
-    t.it_interval.tv_sec = 1;
-    t.it_value.tv_sec = 1;
-    setitimer(ITIMER_REAL, &t, nullptr);
-}
-
-void stop_watchdog() {
-    itimerval t{};
-    setitimer(ITIMER_REAL, &t, nullptr);
-    block_alarm(SIG_BLOCK);
-}
-
-// ---- statistics -----------------------------------------------------------------------------------
-
-// The q-quantile (0..1) of v, interpolated between neighbours; the median is quantile(v, 0.5).
-double quantile(std::vector<double> v, double q) {
-    std::sort(v.begin(), v.end());
-    double pos = q * static_cast<double>(v.size() - 1);
-    size_t i = static_cast<size_t>(pos);
-    if (i + 1 >= v.size()) return v.back();
-    return v[i] + (pos - static_cast<double>(i)) * (v[i + 1] - v[i]);
-}
-
-double median(const std::vector<double>& v) {
-    return quantile(v, 0.5);
-}
 
 // ---- the driver -------------------------------------------------------------------------------------
 
@@ -254,11 +132,8 @@ struct variant {
     std::function<void(long)> run;
 };
 
-// t[k][b]: the time of one call of variant k in round b (us, the slowest PE's); n[k]: calls per batch.
-struct timings {
-    std::vector<std::vector<double>> t;
-    std::vector<long> n;
-};
+// bench::timings: t[k][b] is the time of one call of variant k in round b (us, the slowest PE's);
+// n[k] the calls per batch.
 
 // One batch of variant v on every PE: meet in MPI_Barrier, one untimed call (the variant's own cache
 // state, and a second meeting for the collectives that synchronize), then n timed calls. Returns the
@@ -294,24 +169,18 @@ timings measure(const options& o, const char* context, const std::vector<variant
         // length, and scale by the fastest call time seen in all of these batches: a slow batch (a
         // page fault, a preemption, which on a loaded or oversubscribed machine last milliseconds)
         // must not shrink the batches.
-        double best = 1e300, us;
-        while ((us = batch(context, vs[k], r.n[k])) * static_cast<double>(r.n[k]) < o.batch_us / 8 &&
-               r.n[k] < (1L << 30)) {
+        double best = 1e300;
+        r.n[k] = bench::grow_batch(r.n[k], o.batch_us, [&](long n) {
+            double us = batch(context, vs[k], n);
             best = std::min(best, us);
-            r.n[k] *= 2;
-        }
-        best = std::min(best, us);
+            return us * static_cast<double>(n);
+        });
         for (int t = 0; t < 3; ++t) best = std::min(best, batch(context, vs[k], r.n[k]));
         r.n[k] = std::max(1L, std::min(1L << 30, static_cast<long>(o.batch_us / std::max(best, 1e-4))));
     }
     for (size_t k = 0; k < nv; ++k) batch(context, vs[k], r.n[k]);  // warm-up at the final lengths
 
-    std::vector<std::vector<size_t>> orders;
-    std::vector<size_t> order(nv);
-    for (size_t k = 0; k < nv; ++k) order[k] = k;
-    do orders.push_back(order);
-    while (std::next_permutation(order.begin(), order.end()));
-
+    const std::vector<std::vector<size_t>> orders = bench::permutations(nv);
     r.t.assign(nv, {});
     for (int b = 0; b < o.batches; ++b)
         for (size_t k : orders[static_cast<size_t>(b) % orders.size()])
@@ -409,61 +278,21 @@ struct row {
     std::string mpi_name;
 };
 
+// The rows, kept on every PE for the summary; only the writer (PE 0) prints the CSV lines.
 class report {
   public:
-    explicit report(const options& o, bool writer) : writer_(writer) {
-        if (writer_ && !o.csv.empty()) {
-            file_ = fopen(o.csv.c_str(), "w");
-            if (!file_) {
-                char buf[512];
-                snprintf(buf, sizeof buf, "cannot write %s: %s", o.csv.c_str(), strerror(errno));
-                die(buf);
-            }
-        }
-        line("op,bytes,npes,ishmem_us,mpi_us,ratio,q1,q3\n");
-    }
-    ~report() {
-        if (file_) fclose(file_);
-    }
+    explicit report(const options& o, bool writer) : out_(o.csv, "op,bytes,npes,ishmem_us,mpi_us,ratio,q1,q3\n", writer) {}
     void add(const row& r) {
         rows_.push_back(r);
-        char buf[256];
-        snprintf(buf, sizeof buf, "%s,%zu,%d,%.4f,%.4f,%.3f,%.3f,%.3f\n", r.op.c_str(), r.bytes, r.npes, r.ours,
-                 r.theirs, r.ratio, r.q1, r.q3);
-        line(buf);
+        out_.add("%s,%zu,%d,%.4f,%.4f,%.3f,%.3f,%.3f\n", r.op.c_str(), r.bytes, r.npes, r.ours, r.theirs, r.ratio,
+                 r.q1, r.q3);
     }
     const std::vector<row>& rows() const { return rows_; }
 
   private:
-    void line(const char* s) {
-        if (!writer_) return;
-        fputs(s, stdout);
-        fflush(stdout);
-        if (file_) fputs(s, file_);
-    }
-    bool writer_;
-    FILE* file_ = nullptr;
+    bench::csv_writer out_;
     std::vector<row> rows_;
 };
-
-// The 1-minute load average, or -1 where /proc/loadavg is not readable.
-double load_average() {
-    double l = -1;
-    if (FILE* f = fopen("/proc/loadavg", "r")) {
-        if (fscanf(f, "%lf", &l) != 1) l = -1;
-        fclose(f);
-    }
-    return l;
-}
-
-std::string mpi_version() {
-    char text[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(text, &len);
-    std::string v(text, static_cast<size_t>(len));
-    size_t cut = v.find_first_of(",\n");
-    return cut == std::string::npos ? v : v.substr(0, cut);
-}
 
 // ---- the run ------------------------------------------------------------------------------------------
 
@@ -474,9 +303,9 @@ struct wrong_answer {
     int pes_wrong;  // how many PEs saw a wrong answer
 };
 
-class bench {
+class coll_bench {
   public:
-    bench(const options& o, int me, int npes) : o_(o), me_(me), npes_(npes), rep_(o, me == 0) {}
+    coll_bench(const options& o, int me, int npes) : o_(o), me_(me), npes_(npes), rep_(o, me == 0) {}
 
     const options& o_;
     const int me_, npes_;
@@ -555,17 +384,16 @@ class bench {
     void add_rows(const char* name, size_t bytes, const timings& t, std::vector<size_t> ours, size_t theirs,
                   const char* mpi_name) {
         for (size_t k : ours) {
-            std::vector<double> q;
-            for (size_t b = 0; b < t.t[k].size(); ++b) q.push_back(t.t[k][b] / t.t[theirs][b]);
+            const bench::ratio q = bench::paired(t.t[k], t.t[theirs]);
             row r;
             r.op = name;
             r.bytes = bytes;
             r.npes = npes_;
             r.ours = median(t.t[k]);
             r.theirs = median(t.t[theirs]);
-            r.ratio = median(q);
-            r.q1 = quantile(q, 0.25);
-            r.q3 = quantile(q, 0.75);
+            r.ratio = q.median;
+            r.q1 = q.lo;
+            r.q3 = q.hi;
             r.n_ours = t.n[k];
             r.n_theirs = t.n[theirs];
             r.mpi_name = mpi_name;
@@ -575,23 +403,19 @@ class bench {
 };
 
 const char* verdict_word(const row& r) {
-    bool noisy = r.q1 <= 1.0 && r.q3 > 1.0;
-    if (r.ratio <= 1.0) return noisy ? "ok (noisy)" : "ok";
-    return noisy ? "BEHIND (noisy)" : "BEHIND";
+    return bench::verdict({r.ratio, r.q1, r.q3}, 1.0, false, bench::behind_words);
 }
 
-void summarize(const bench& b, const options& o, double load_before, double seconds) {
+void summarize(const coll_bench& b, const options& o, double load_before, double seconds) {
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    const double load_after = load_average();
+    const double load_after = bench::load_average();
     printf("\n# summary: %s run on %d PEs (%ld CPUs%s), %d rounds of ~%.1f ms batches per variant, %.1f s; "
            "times: medians of the slowest PE's time per call; ratios ishmem/MPI: medians of the ratios within a "
            "round [quartiles]; peer %s\n",
            o.quick ? "quick (rough numbers)" : "full", b.npes_, cpus, b.npes_ > cpus ? ", oversubscribed" : "",
-           o.batches, o.batch_us / 1000.0, seconds, mpi_version().c_str());
+           o.batches, o.batch_us / 1000.0, seconds, bench::mpi_version().c_str());
     printf("# load average %.2f before, %.2f after%s\n", load_before, load_after,
-           std::max(load_before, load_after) > static_cast<double>(cpus) + 0.5
-               ? ": other work competed for the CPUs, so expect noise (wide quartiles)"
-               : "");
+           bench::load_note(load_before, load_after, cpus));
     printf("# %-18s %9s %4s %11s %11s  %-24s %-15s %s\n", "op", "bytes", "PEs", "ishmem_us", "mpi_us",
            "ratio [q1-q3]", "verdict", "calls/batch ishmem, mpi (peer)");
     for (const row& r : b.rep_.rows()) {
@@ -640,35 +464,17 @@ void summarize(const bench& b, const options& o, double load_before, double seco
 }  // namespace
 
 int main(int argc, char** argv) {
+    bench::g_program = "bench_coll";
     options o = parse(argc, argv);
-    block_alarm(SIG_BLOCK);  // before MPI_Init: the threads MPI starts inherit the block
-    // MPI_THREAD_SINGLE: the benchmark is single-threaded, and MPI gets its cheapest mode.
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
-
-    MPI_Comm world = MPI_COMM_WORLD;
+    bench::block_alarm(SIG_BLOCK);  // before MPI_Init: the threads MPI starts inherit the block
     int rank = 0, size = 0;
-    MPI_Comm_rank(world, &rank);
-    MPI_Comm_size(world, &size);
-    g_rank = rank;
-    if (o.help || !o.bad.empty()) {
-        if (rank == 0) {
-            if (!o.bad.empty()) fprintf(stderr, "bench_coll: unknown or incomplete option '%s'\n", o.bad.c_str());
-            usage(argv[0]);
-        }
-        MPI_Finalize();
-        return o.help ? 0 : 2;
-    }
+    bench::init_mpi(&argc, &argv, &rank, &size);
+    MPI_Comm world = MPI_COMM_WORLD;
+    bench::g_rank = rank;
+    if (int rc = bench::finish_if_help(o, rank, usage, argv[0]); rc >= 0) return rc;
 
-    ishmemx_attr_t attr;
-    attr.runtime = ISHMEMX_RUNTIME_MPI;
-    attr.initialize_runtime = false;  // initialized above
-    attr.mpi_comm = &world;
-    ishmemx_init_attr(&attr);
-    const int me = ishmem_my_pe();
-    const int npes = ishmem_n_pes();
-    if (npes != size) die("ishmem did not start over MPI (is libishmem_mpi linked, with --no-as-needed?)");
-    if (me != rank) die("ishmem's PE numbers differ from the MPI ranks");
+    const int me = bench::start_ishmem(&world, rank, size);
+    const int npes = size;
 
     // Buffers: a source and a dest for each library, each large enough for npes blocks of the largest
     // size (alltoall, fcollect), collect's extra 8 bytes per odd PE, and the guard.
@@ -695,10 +501,10 @@ int main(int argc, char** argv) {
     MPI_Barrier(world);
     ishmem_barrier_all();
 
-    const double load_before = load_average();
+    const double load_before = bench::load_average();
     const auto t_start = clock_type::now();
-    start_watchdog();
-    bench b(o, me, npes);
+    bench::start_watchdog(watchdog_s, "HANG: ", "a call");
+    coll_bench b(o, me, npes);
     const int right = (me + 1) % npes, left = (me + npes - 1) % npes;
 
     // ---- barrier_all, team_sync, sync_all against MPI_Barrier (no size: bytes 0) ------------------
@@ -980,7 +786,7 @@ int main(int argc, char** argv) {
     set_doing("the final barrier");
     progress();
     MPI_Barrier(world);
-    stop_watchdog();
+    bench::stop_watchdog();
 
     ishmem_free(bar);
     ishmem_free(sym_dst);

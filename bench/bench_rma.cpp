@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -24,20 +23,20 @@
 #include <utility>
 #include <vector>
 
+#include "bench_common.h"
 #include "ishmem.h"
 #include "ishmemx.h"
 
 namespace {
 
-struct options {
-    bool quick = false;
-    std::string csv;
-    int batches = 31;        // rounds per point (one batch of each variant)
-    double batch_us = 5000;  // target duration of one batch
-    std::string osc = "sm";  // Open MPI's one-sided component ("default": Open MPI's own choice)
-    std::string bad;         // an option that could not be parsed
-    bool help = false;
-};
+using bench::clock_type;
+using bench::die;
+using bench::load_average;
+using bench::median;
+using bench::mpi_version;
+
+// The shared options, with --mpi-osc (bench_common.h).
+using options = bench::osc_options;
 
 void usage(const char* argv0) {
     fprintf(stderr,
@@ -52,40 +51,6 @@ void usage(const char* argv0) {
             argv0);
 }
 
-// Parsed before MPI_Init (the one-sided component must be chosen before it); errors are reported
-// after it, by rank 0 only.
-options parse(int argc, char** argv) {
-    options o;
-    bool batches_set = false, batch_set = false;
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        if (a == "--quick") {
-            o.quick = true;
-        } else if (a == "--csv" && i + 1 < argc) {
-            o.csv = argv[++i];
-        } else if (a == "--batches" && i + 1 < argc) {
-            o.batches = std::max(1, atoi(argv[++i]));
-            batches_set = true;
-        } else if (a == "--batch-ms" && i + 1 < argc) {
-            o.batch_us = std::max(0.001, atof(argv[++i])) * 1000.0;
-            batch_set = true;
-        } else if (a == "--mpi-osc" && i + 1 < argc) {
-            o.osc = argv[++i];
-        } else if (a == "--help" || a == "-h") {
-            o.help = true;
-        } else if (o.bad.empty()) {
-            o.bad = a;
-        }
-    }
-    if (o.quick) {
-        if (!batches_set) o.batches = 3;
-        if (!batch_set) o.batch_us = 200;
-    }
-    return o;
-}
-
-using clock_type = std::chrono::steady_clock;
-
 // Keeps the compiler from merging or dropping repeated copies to the same place.
 inline void clobber() {
     asm volatile("" ::: "memory");
@@ -98,19 +63,6 @@ double time_batch(F& f, long n) {
     for (long i = 0; i < n; ++i) f(i, n);
     auto t1 = clock_type::now();
     return std::chrono::duration<double, std::micro>(t1 - t0).count() / static_cast<double>(n);
-}
-
-// The q-quantile (0..1) of v, interpolated between neighbours; the median is quantile(v, 0.5).
-double quantile(std::vector<double> v, double q) {
-    std::sort(v.begin(), v.end());
-    double pos = q * static_cast<double>(v.size() - 1);
-    size_t i = static_cast<size_t>(pos);
-    if (i + 1 >= v.size()) return v.back();
-    return v[i] + (pos - static_cast<double>(i)) * (v[i + 1] - v[i]);
-}
-
-double median(const std::vector<double>& v) {
-    return quantile(v, 0.5);
 }
 
 template <size_t N>
@@ -144,8 +96,7 @@ result<sizeof...(F)> measure(const options& o, F&... f) {
     // Calibrate: grow the batch until the slowest variant fills an eighth of the target, then scale
     // by the best of three tries per variant (one slow first call, a page fault or a preemption
     // must not shrink the batches).
-    long n = 1;
-    auto slowest = [&](int tries) {
+    auto slowest = [&](long n, int tries) {
         double w = 0;
         for (size_t k = 0; k < nv; ++k) {
             double best = batch(k, n);
@@ -154,16 +105,11 @@ result<sizeof...(F)> measure(const options& o, F&... f) {
         }
         return w;
     };
-    while (slowest(1) < o.batch_us / 8 && n < (1L << 30)) n *= 2;
-    n = std::max(1L, static_cast<long>(static_cast<double>(n) * o.batch_us / std::max(slowest(3), 1e-3)));
+    long n = bench::grow_batch(1, o.batch_us, [&](long m) { return slowest(m, 1); });
+    n = bench::scale_batch(n, o.batch_us, slowest(n, 3));
     for (size_t k = 0; k < nv; ++k) batch(k, n);  // warm-up at the final length
 
-    std::vector<std::array<size_t, nv>> orders;
-    std::array<size_t, nv> order;
-    for (size_t k = 0; k < nv; ++k) order[k] = k;
-    do orders.push_back(order);
-    while (std::next_permutation(order.begin(), order.end()));
-
+    const std::vector<std::vector<size_t>> orders = bench::permutations(nv);
     std::array<std::vector<double>, nv> t;
     for (int b = 0; b < o.batches; ++b)
         for (size_t k : orders[static_cast<size_t>(b) % orders.size()]) {
@@ -173,11 +119,10 @@ result<sizeof...(F)> measure(const options& o, F&... f) {
     result<nv> r{};
     for (size_t k = 0; k < nv; ++k) {
         r.us[k] = median(t[k]);
-        std::vector<double> q;
-        for (size_t b = 0; b < t[k].size(); ++b) q.push_back(t[0][b] / t[k][b]);
-        r.ratio[k] = median(q);
-        r.ratio_lo[k] = quantile(q, 0.25);
-        r.ratio_hi[k] = quantile(q, 0.75);
+        const bench::ratio q = bench::paired(t[0], t[k]);
+        r.ratio[k] = q.median;
+        r.ratio_lo[k] = q.lo;
+        r.ratio_hi[k] = q.hi;
     }
     return r;
 }
@@ -192,65 +137,24 @@ struct row {
     double ratio_lo, ratio_hi;
 };
 
+// The rows, kept for the summary, each also written as a CSV line as it comes.
 class report {
   public:
-    explicit report(const options& o) {
-        if (!o.csv.empty()) {
-            file_ = fopen(o.csv.c_str(), "w");
-            if (!file_) {
-                fprintf(stderr, "bench_rma: cannot write %s: %s\n", o.csv.c_str(), strerror(errno));
-                MPI_Abort(MPI_COMM_WORLD, 1);
-            }
-        }
-        line("op,bytes,ishmem_us,peer,peer_us,ratio\n");
-    }
-    ~report() {
-        if (file_) fclose(file_);
-    }
+    explicit report(const options& o) : out_(o.csv, "op,bytes,ishmem_us,peer,peer_us,ratio\n") {}
     void add(const row& r) {
         rows_.push_back(r);
-        char buf[256];
-        snprintf(buf, sizeof buf, "%s,%zu,%.4f,%s,%.4f,%.3f\n", r.op.c_str(), r.bytes, r.ours, r.peer.c_str(),
-                 r.theirs, r.ratio);
-        line(buf);
+        out_.add("%s,%zu,%.4f,%s,%.4f,%.3f\n", r.op.c_str(), r.bytes, r.ours, r.peer.c_str(), r.theirs, r.ratio);
     }
     const std::vector<row>& rows() const { return rows_; }
 
   private:
-    void line(const char* s) {
-        fputs(s, stdout);
-        fflush(stdout);
-        if (file_) fputs(s, file_);
-    }
-    FILE* file_ = nullptr;
+    bench::csv_writer out_;
     std::vector<row> rows_;
 };
 
-// The 1-minute load average, or -1 where /proc/loadavg is not readable.
-double load_average() {
-    double l = -1;
-    if (FILE* f = fopen("/proc/loadavg", "r")) {
-        if (fscanf(f, "%lf", &l) != 1) l = -1;
-        fclose(f);
-    }
-    return l;
-}
-
-std::string mpi_version() {
-    char text[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(text, &len);
-    std::string v(text, static_cast<size_t>(len));
-    size_t cut = v.find_first_of(",\n");
-    return cut == std::string::npos ? v : v.substr(0, cut);
-}
-
 // The summary: does each target hold? Lines start with "# ".
-// "ok" or "MISSED" by the median ratio; "(noisy)" where the quartiles lie on both sides of the limit.
 const char* verdict(const row& r, double limit) {
-    bool noisy = r.ratio_lo <= limit && r.ratio_hi > limit;
-    if (r.ratio <= limit) return noisy ? "ok (noisy)" : "ok";
-    return noisy ? "MISSED (noisy)" : "MISSED";
+    return bench::verdict({r.ratio, r.ratio_lo, r.ratio_hi}, limit);
 }
 
 void summarize(const report& rep, const options& o, double load_before) {
@@ -280,10 +184,7 @@ void summarize(const report& rep, const options& o, double load_before) {
     printf("# ratio [a-b]: the quartiles of the ratios within a round; (noisy): they lie on both sides of the "
            "limit. Load average %.2f before, %.2f after, on %ld "
            "CPUs%s\n",
-           load_before, load_after, cpus,
-           std::max(load_before, load_after) > static_cast<double>(cpus) + 0.5
-               ? ": other work competed for the CPUs, so expect noise (wide quartiles)"
-               : "");
+           load_before, load_after, cpus, bench::load_note(load_before, load_after, cpus));
     if (worst_bw)
         printf("# target put/get bandwidth >= 1 MiB within 10%% of memcpy (ratio <= 1.10): %s - %d of %d points; "
                "worst %s %zu B ratio %.3f\n",
@@ -305,53 +206,23 @@ void summarize(const report& rep, const options& o, double load_before) {
     fflush(stdout);
 }
 
-[[noreturn]] void die(const char* msg) {
-    fprintf(stderr, "bench_rma: %s\n", msg);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    exit(1);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-    options o = parse(argc, argv);
-#ifdef OPEN_MPI
-    // Open MPI picks osc/rdma (over the vader BTL) for MPI_Win_allocate on one node by default;
-    // osc/sm, a window in shared memory, is the faster peer there. An osc given to mpirun wins.
-    if (o.osc != "default") setenv("OMPI_MCA_osc", o.osc.c_str(), 0);
-#endif
-    // MPI_THREAD_SINGLE: the benchmark is single-threaded, and MPI gets its cheapest mode.
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
-
-    MPI_Comm world = MPI_COMM_WORLD;
+    bench::g_program = "bench_rma";  // messages carry no rank: only PE 0 reports
+    options o = bench::parse_osc_options(argc, argv);
+    bench::choose_mpi_osc(o.osc);
     int rank = 0, size = 0;
-    MPI_Comm_rank(world, &rank);
-    MPI_Comm_size(world, &size);
-    if (o.help || !o.bad.empty()) {
-        if (rank == 0) {
-            if (!o.bad.empty()) fprintf(stderr, "bench_rma: unknown or incomplete option '%s'\n", o.bad.c_str());
-            usage(argv[0]);
-        }
-        MPI_Finalize();
-        return o.help ? 0 : 2;
-    }
+    bench::init_mpi(&argc, &argv, &rank, &size);
+    MPI_Comm world = MPI_COMM_WORLD;
+    if (int rc = bench::finish_if_help(o, rank, usage, argv[0]); rc >= 0) return rc;
     if (size != 2) {
         if (rank == 0) fprintf(stderr, "bench_rma: run it on 2 processes (mpirun -n 2 bench_rma), not %d\n", size);
         MPI_Finalize();
         return 2;
     }
 
-    ishmemx_attr_t attr;
-    attr.runtime = ISHMEMX_RUNTIME_MPI;
-    attr.initialize_runtime = false;  // initialized above
-    attr.mpi_comm = &world;
-    ishmemx_init_attr(&attr);
-    const int me = ishmem_my_pe();
-    if (ishmem_n_pes() != size)
-        die("ishmem did not start over MPI (is libishmem_mpi linked, with --no-as-needed?)");
-    if (me != rank) die("ishmem's PE numbers differ from the MPI ranks");
+    const int me = bench::start_ishmem(&world, rank, size);
     const int peer = 1;
 
     const size_t max_bytes = size_t(16) << 20;
