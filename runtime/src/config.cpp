@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <unistd.h>
+
 #include "config_vars.h"
 #include "ishmem/impl/collectives.h"
 #include "ishmem/impl/runtime.h"
@@ -14,7 +16,7 @@ extern char** environ;
 
 namespace ishmemi {
 
-config_t config = {size_t{512} << 20, "512M", false, 64, 4, 4096, 65536};
+config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536};
 size_t reduce_scatter_min = 65536;
 unsigned spin_limit = 4;
 unsigned wait_spin_limit = 4096;
@@ -101,16 +103,20 @@ void load_config(bool warn_unknown) {
         fatal(routine, "ISHMEM_TEAMS_MAX=%s is not an integer in [3, %d]", teams_text, 1 << 20);
     config.teams_max = static_cast<int>(v);
 
-    const char* spins_text = value_of("ISHMEM_BARRIER_SPINS");
-    if (!parse_long(spins_text, 0, INT_MAX, &v))
-        fatal(routine, "ISHMEM_BARRIER_SPINS=%s is not a non-negative integer", spins_text);
-    config.barrier_spins = static_cast<unsigned>(v);
+    // "auto": with a core for every PE of the node, spin long (a wait ends soonest); with more PEs
+    // than cores, yield soon, since the PE being waited for may need this very core.
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    const bool oversubscribed = cpus > 0 && state.n_pes > cpus;
+    auto spins = [&](const char* name, long spare, long crowded) -> unsigned {
+        const char* text = value_of(name);
+        if (strcmp(text, "auto") == 0) return static_cast<unsigned>(oversubscribed ? crowded : spare);
+        if (!parse_long(text, 0, INT_MAX, &v))
+            fatal(routine, "%s=%s is neither auto nor a non-negative integer", name, text);
+        return static_cast<unsigned>(v);
+    };
+    config.barrier_spins = spins("ISHMEM_BARRIER_SPINS", 1024, 4);
     spin_limit = config.barrier_spins;
-
-    const char* wait_text = value_of("ISHMEM_WAIT_SPINS");
-    if (!parse_long(wait_text, 0, INT_MAX, &v))
-        fatal(routine, "ISHMEM_WAIT_SPINS=%s is not a non-negative integer", wait_text);
-    config.wait_spins = static_cast<unsigned>(v);
+    config.wait_spins = spins("ISHMEM_WAIT_SPINS", 4096, 64);
     wait_spin_limit = config.wait_spins;
 
     const char* rs_text = value_of("ISHMEM_REDUCE_SCATTER_MIN");

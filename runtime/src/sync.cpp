@@ -16,23 +16,23 @@ barrier_slot* slot_at(int pe, size_t offset) {
     return reinterpret_cast<barrier_slot*>(internal_base(pe) + offset);
 }
 
+}  // namespace
+
 // Waits until *word >= target; the partner's status turns a would-be hang into an error when it has
-// left the job (finalized or exited) without signalling.
+// left the job (finalized or exited) without signalling. partner < 0: no such check.
 void wait_at_least(uint64_t* word, uint64_t target, int partner, const char* routine) {
     backoff b;
     while (__atomic_load_n(word, __ATOMIC_ACQUIRE) < target) {
-        if (!b.pause()) continue;
+        if (!b.pause() || partner < 0) continue;
         uint64_t s = status_of(partner);
         if (s == pe_running || __atomic_load_n(word, __ATOMIC_ACQUIRE) >= target) continue;
         // A partner that failed (exit status != 0) is the cause the launcher should name: give it
         // the time to notice and stop the job before this PE reports the consequence.
         usleep(300 * 1000);
-        fatal(routine, "PE %d %s while this PE waits for it in a barrier", partner,
+        fatal(routine, "PE %d %s while this PE waits for it in a collective", partner,
               s == pe_finalized ? "called ishmem_finalize" : "exited without ishmem_finalize");
     }
 }
-
-}  // namespace
 
 void barrier_pes(int start, int stride, int size, int my_index, size_t slot_offset, const char* routine) {
     if (size <= 1) return;

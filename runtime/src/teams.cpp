@@ -28,7 +28,7 @@ void publish_free_slots() {
 }
 
 team_t make_team(int start, int stride, int size, int my_index, const ishmem_team_config_t* config, long mask) {
-    team_t t{true, start, size == 1 ? 1 : stride, size, my_index, {0}};
+    team_t t{true, start, size == 1 ? 1 : stride, size, my_index, {0}, 0, 0, 0};
     if (config && (mask & ISHMEM_TEAM_NUM_CONTEXTS)) t.config.num_contexts = config->num_contexts;
     return t;
 }
@@ -56,6 +56,9 @@ bool agree_on_slots(const team_t& parent, ishmem_team_t parent_handle, int count
 void install(int slot, const team_t& t) {
     teams[slot] = t;
     std::memset(static_cast<void*>(team_slot_of(state.my_pe, slot)), 0, sizeof(team_slot));
+    if (slot < eager_slots)
+        for (uint64_t parity = 0; parity < 2; ++parity)
+            for (int s = 0; s < eager_members; ++s) eager_inbox(state.my_pe, slot, parity, s)->seq = 0;
 }
 
 }  // namespace

@@ -1,17 +1,19 @@
 // Collectives over a team: team_sync, alltoall, broadcast, collect, fcollect, reductions and scans.
 //
-// Every PE of the host backend maps every peer's heap, so the algorithms move data by pulling it
-// straight from the peers' symmetric buffers between team barriers:
-//   - a first barrier: every member has entered, so its source is ready to read;
-//   - each member copies (or reduces) what it needs into its own dest;
-//   - a last barrier: nobody returns while a peer may still read its source (or dest).
-// Reductions of at least ISHMEM_REDUCE_SCATTER_MIN bytes on 3 or more PEs reduce-scatter (member k
-// reduces the k-th chunk of every source into its dest) and then gather the chunks, which reads
-// 2(n-1)/n of the array per PE instead of n-1 times it. Every member combines the PEs in the same
-// order, so floating-point results agree on all PEs.
+// Every PE of the host backend maps every peer's heap, so members pull data straight from the
+// peers' symmetric buffers. Instead of full barriers, members exchange flags in the team's slot:
+//   - ready: a member publishes the call number once its buffers may be read in that call;
+//   - acks: a reader adds one to a member's count once it has finished reading that member's
+//     buffers; the member returns (and may reuse its buffers) only when all its readers have.
+// So a member waits only for the members it reads and for those that read it: in a broadcast the
+// non-roots wait for the root alone and the root for its readers; a scan waits for the lower
+// members. Reductions of at least ISHMEM_REDUCE_SCATTER_MIN bytes on 3 or more PEs reduce-scatter
+// (member k reduces the k-th chunk of every source into its dest) and gather the chunks between
+// team barriers, reading 2(n-1)/n of the array per PE instead of n-1 times it. Every member
+// combines the PEs in the same order, so floating-point results agree on all PEs.
 //
 // The _work_group forms split every copy and reduction loop across the group's threads; one thread
-// runs the team barriers, fenced by group barriers.
+// exchanges the flags and takes the barriers, fenced by group barriers.
 #pragma once
 
 #include <cstddef>
@@ -66,6 +68,95 @@ template <class W> void barrier(const W& w, const team_t& t, ishmem_team_t team,
 
 enum op_kind : int { op_and, op_or, op_xor, op_max, op_min, op_sum, op_prod };
 
+// One call of a flag-exchange collective on a team, as seen by one PE (one thread per PE).
+class exchange {
+  public:
+    // Every thread of a group constructs it; only the leader counts the call and uses the flags.
+    template <class W>
+    exchange(const W& w, ishmem_team_t team, const char* routine)
+        : t_(teams[team]), team_(team), call_(w.rank() == 0 ? ++teams[team].calls : 0), routine_(routine) {}
+    const team_t& team() const { return t_; }
+    // My buffers may be read in this call (release: my earlier stores come with it).
+    void publish() const { __atomic_store_n(&team_slot_of(state.my_pe, team_)->ready, call_, __ATOMIC_RELEASE); }
+    // Waits until member's buffers may be read in this call.
+    void wait_ready(int member) const {
+        const int pe = t_.world_pe(member);
+        wait_at_least(&team_slot_of(pe, team_)->ready, call_, pe, routine_);
+    }
+    // I have finished reading member's buffers.
+    void ack(int member) const {
+        __atomic_fetch_add(&team_slot_of(t_.world_pe(member), team_)->acks, 1, __ATOMIC_RELEASE);
+    }
+    // Waits until `readers` more reads of my buffers have finished.
+    void wait_acks(int readers) const {
+        t_.acks_expected += static_cast<uint64_t>(readers);
+        wait_at_least(&team_slot_of(state.my_pe, team_)->acks, t_.acks_expected, -1, routine_);
+    }
+
+  private:
+    team_t& t_;
+    ishmem_team_t team_;
+    uint64_t call_;
+    const char* routine_;
+};
+
+// An eager collective: each message of at most eager_bytes goes into an inbox of its reader (see
+// eager_box), and the sender goes on without waiting for the reader, as MPI's eager protocol does.
+// A sender waits only when the reader is two operations behind. All members count the team's eager
+// operations alike, since all decide alike whether a call is eager (usable()).
+class eager {
+  public:
+    eager(ishmem_team_t team, const char* routine)
+        : t_(teams[team]), team_(team), op_(++teams[team].eager_ops), routine_(routine) {}
+    static bool usable(ishmem_team_t team, size_t bytes) {
+        return team < eager_slots && teams[team].size <= eager_members && bytes <= eager_bytes;
+    }
+    const team_t& team() const { return t_; }
+    void send(int to, const void* data, size_t bytes) const {
+        const int pe = t_.world_pe(to);
+        if (op_ > 2) wait_at_least(&team_slot_of(pe, team_)->eager_done, op_ - 2, pe, routine_);
+        eager_box* box = eager_inbox(pe, team_, op_ & 1, t_.my_index);
+        if (bytes) std::memcpy(box->data, data, bytes);
+        __atomic_store_n(&box->seq, op_, __ATOMIC_RELEASE);
+    }
+    // Member from's message in this operation; valid until finish().
+    const void* receive(int from) const {
+        eager_box* box = eager_inbox(state.my_pe, team_, op_ & 1, from);
+        wait_at_least(&box->seq, op_, t_.world_pe(from), routine_);
+        return box->data;
+    }
+    void finish() const { __atomic_store_n(&team_slot_of(state.my_pe, team_)->eager_done, op_, __ATOMIC_RELEASE); }
+
+  private:
+    const team_t& t_;
+    ishmem_team_t team_;
+    uint64_t op_;
+    const char* routine_;
+};
+
+// Runs f on the group's leader only (f exchanges flags), then lets the group go on.
+template <class W, class F> void leader(const W& w, F&& f) {
+    if (w.rank() == 0) f();
+    w.sync();
+}
+
+// Members read by this PE: all others; each wait_ready precedes reading that member, the acks
+// follow all reads; then this PE waits for the others' reads of its own buffers.
+template <class W, class Read> void read_all_members(const W& w, exchange& ex, Read&& read) {
+    const team_t& t = ex.team();
+    leader(w, [&] { ex.publish(); });
+    for (int j = 0; j < t.size; ++j) {
+        if (j != t.my_index) leader(w, [&] { ex.wait_ready(j); });
+        read(j);
+    }
+    w.sync();
+    leader(w, [&] {
+        for (int j = 0; j < t.size; ++j)
+            if (j != t.my_index) ex.ack(j);
+        ex.wait_acks(t.size - 1);
+    });
+}
+
 template <int Op, class T> inline T combine(T a, T b) {
     if constexpr (Op == op_and) return static_cast<T>(a & b);
     else if constexpr (Op == op_or) return static_cast<T>(a | b);
@@ -93,36 +184,92 @@ void reduce_range(const team_t& t, const T* source, int first, int last, size_t 
 }
 
 template <class T, class W> int alltoall(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems) {
-    const team_t& t = teams[team];
-    barrier(w, t, team, "ishmem_alltoall");
-    for (int j = 0; j < t.size; ++j)
+    if (eager::usable(team, nelems * sizeof(T))) {
+        leader(w, [&] {
+            eager ea(team, "ishmem_alltoall");
+            const team_t& t = ea.team();
+            for (int j = 0; j < t.size; ++j)
+                if (j != t.my_index) ea.send(j, source + j * nelems, nelems * sizeof(T));
+            std::memmove(dest + t.my_index * nelems, source + t.my_index * nelems, nelems * sizeof(T));
+            for (int j = 0; j < t.size; ++j)
+                if (j != t.my_index) std::memcpy(dest + j * nelems, ea.receive(j), nelems * sizeof(T));
+            ea.finish();
+        });
+        return 0;
+    }
+    exchange ex(w, team, "ishmem_alltoall");
+    const team_t& t = ex.team();
+    read_all_members(w, ex, [&](int j) {
         copy(w, dest + j * nelems, translate(source, t.world_pe(j)) + t.my_index * nelems, nelems * sizeof(T));
-    barrier(w, t, team, "ishmem_alltoall");
+    });
     return 0;
 }
 
+// Non-roots wait for the root only and return once they have copied; the root waits for them.
 template <class T, class W>
 int broadcast(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems, int root) {
-    const team_t& t = teams[team];
-    barrier(w, t, team, "ishmem_broadcast");
-    copy(w, dest, translate(source, t.world_pe(root)), nelems * sizeof(T));
-    barrier(w, t, team, "ishmem_broadcast");
+    if (eager::usable(team, nelems * sizeof(T))) {
+        leader(w, [&] {
+            eager ea(team, "ishmem_broadcast");
+            const team_t& t = ea.team();
+            if (t.my_index == root) {
+                for (int j = 0; j < t.size; ++j)
+                    if (j != root) ea.send(j, source, nelems * sizeof(T));
+                if (dest != source) std::memmove(dest, source, nelems * sizeof(T));
+            } else {
+                std::memcpy(dest, ea.receive(root), nelems * sizeof(T));
+            }
+            ea.finish();
+        });
+        return 0;
+    }
+    exchange ex(w, team, "ishmem_broadcast");
+    const team_t& t = ex.team();
+    if (t.my_index == root) {
+        leader(w, [&] { ex.publish(); });
+        copy(w, dest, source, nelems * sizeof(T));
+        w.sync();
+        leader(w, [&] { ex.wait_acks(t.size - 1); });
+    } else {
+        leader(w, [&] { ex.wait_ready(root); });
+        copy(w, dest, translate(source, t.world_pe(root)), nelems * sizeof(T));
+        w.sync();
+        leader(w, [&] { ex.ack(root); });
+    }
     return 0;
 }
 
 template <class T, class W> int fcollect(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems) {
-    const team_t& t = teams[team];
-    barrier(w, t, team, "ishmem_fcollect");
-    for (int j = 0; j < t.size; ++j) copy(w, dest + j * nelems, translate(source, t.world_pe(j)), nelems * sizeof(T));
-    barrier(w, t, team, "ishmem_fcollect");
+    if (eager::usable(team, nelems * sizeof(T))) {
+        leader(w, [&] {
+            eager ea(team, "ishmem_fcollect");
+            const team_t& t = ea.team();
+            for (int j = 0; j < t.size; ++j)
+                if (j != t.my_index) ea.send(j, source, nelems * sizeof(T));
+            std::memmove(dest + t.my_index * nelems, source, nelems * sizeof(T));
+            for (int j = 0; j < t.size; ++j)
+                if (j != t.my_index) std::memcpy(dest + j * nelems, ea.receive(j), nelems * sizeof(T));
+            ea.finish();
+        });
+        return 0;
+    }
+    exchange ex(w, team, "ishmem_fcollect");
+    const team_t& t = ex.team();
+    read_all_members(w, ex, [&](int j) { copy(w, dest + j * nelems, translate(source, t.world_pe(j)), nelems * sizeof(T)); });
     return 0;
 }
 
-// Counts differ per PE: each publishes its own in the team's slot before the first barrier.
+// Counts differ per PE: each publishes its own in the team's slot with its ready flag.
 template <class T, class W> int collect(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems) {
-    const team_t& t = teams[team];
+    exchange ex(w, team, "ishmem_collect");
+    const team_t& t = ex.team();
     if (w.rank() == 0) __atomic_store_n(&team_slot_of(state.my_pe, team)->published, nelems, __ATOMIC_RELAXED);
-    barrier(w, t, team, "ishmem_collect");
+    // Offsets need every count first: wait for all members, then copy.
+    leader(w, [&] {
+        ex.publish();
+        for (int j = 0; j < t.size; ++j)
+            if (j != t.my_index) ex.wait_ready(j);
+    });
     size_t offset = 0;
     for (int j = 0; j < t.size; ++j) {
         const int pe = t.world_pe(j);
@@ -130,17 +277,22 @@ template <class T, class W> int collect(const W& w, ishmem_team_t team, T* dest,
         copy(w, dest + offset, translate(source, pe), n * sizeof(T));
         offset += n;
     }
-    barrier(w, t, team, "ishmem_collect");  // also: nobody republishes before all have read
+    w.sync();
+    leader(w, [&] {
+        for (int j = 0; j < t.size; ++j)
+            if (j != t.my_index) ex.ack(j);
+        ex.wait_acks(t.size - 1);  // also: nobody republishes its count before all have read it
+    });
     return 0;
 }
 
 template <int Op, class T, class W>
 int reduce(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nreduce, const char* routine) {
     const team_t& t = teams[team];
-    barrier(w, t, team, routine);
     if (t.size >= 3 && nreduce * sizeof(T) >= reduce_scatter_min) {
         // Member k reduces chunk k into its own dest; only member k reads chunk k of the sources,
         // so writing it in place is safe. Then every member gathers the other chunks.
+        barrier(w, t, team, routine);
         auto chunk = [&](int k) {
             const size_t b = nreduce * k / t.size, e = nreduce * (k + 1) / t.size;
             return std::pair<size_t, size_t>{b, e};
@@ -156,27 +308,83 @@ int reduce(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nred
             const auto [kb, ke] = chunk(k);
             copy(w, dest + kb, translate(dest, t.world_pe(k)) + kb, (ke - kb) * sizeof(T));
         }
-    } else {
-        const auto [b, e] = share(w, nreduce, 64);
-        std::vector<T> out(e - b);
-        reduce_range<Op>(t, source, 0, t.size, b, e, out.data());
-        barrier(w, t, team, routine);  // every member has read the sources: dest may be source
-        if (e > b) std::memcpy(dest + b, out.data(), (e - b) * sizeof(T));
-        w.sync();
+        barrier(w, t, team, routine);
         return 0;
     }
-    barrier(w, t, team, routine);
+    if (eager::usable(team, nreduce * sizeof(T))) {
+        // Every member sends its source to every other and reduces the messages, in member order.
+        leader(w, [&] {
+            eager ea(team, routine);
+            for (int j = 0; j < t.size; ++j)
+                if (j != t.my_index) ea.send(j, source, nreduce * sizeof(T));
+            T out[eager_bytes / sizeof(T) + 1];
+            for (int j = 0; j < t.size; ++j) {
+                const T* s = j == t.my_index ? source : static_cast<const T*>(ea.receive(j));
+                for (size_t i = 0; i < nreduce; ++i) out[i] = j == 0 ? s[i] : combine<Op>(out[i], s[i]);
+            }
+            std::memcpy(dest, out, nreduce * sizeof(T));
+            ea.finish();
+        });
+        return 0;
+    }
+    // Every member reduces the whole array into a private buffer, and writes dest (which may be
+    // its source) once every reader of its source is done.
+    exchange ex(w, team, routine);
+    const auto [b, e] = share(w, nreduce, 64);
+    std::vector<T> out(e - b);
+    leader(w, [&] {
+        ex.publish();
+        for (int j = 0; j < t.size; ++j)
+            if (j != t.my_index) ex.wait_ready(j);
+    });
+    reduce_range<Op>(t, source, 0, t.size, b, e, out.data());
+    w.sync();
+    leader(w, [&] {
+        for (int j = 0; j < t.size; ++j)
+            if (j != t.my_index) ex.ack(j);
+        ex.wait_acks(t.size - 1);
+    });
+    if (e > b) std::memcpy(dest + b, out.data(), (e - b) * sizeof(T));
+    w.sync();
     return 0;
 }
 
+// Member i reads the members below it (and itself for the inclusive scan); it waits for those
+// members' flags only, and for the acks of the members above it, which read its source.
 template <class T, class W>
 int scan(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems, bool inclusive, const char* routine) {
-    const team_t& t = teams[team];
-    barrier(w, t, team, routine);
+    if (eager::usable(team, nelems * sizeof(T))) {
+        // Member i sends its source to the members above it and adds up what those below sent.
+        leader(w, [&] {
+            eager ea(team, routine);
+            const team_t& t = ea.team();
+            for (int j = t.my_index + 1; j < t.size; ++j) ea.send(j, source, nelems * sizeof(T));
+            T out[eager_bytes / sizeof(T) + 1] = {};
+            for (int j = 0; j < t.my_index; ++j) {
+                const T* s = static_cast<const T*>(ea.receive(j));
+                for (size_t i = 0; i < nelems; ++i) out[i] = combine<op_sum>(out[i], s[i]);
+            }
+            if (inclusive)
+                for (size_t i = 0; i < nelems; ++i) out[i] = combine<op_sum>(out[i], source[i]);
+            std::memcpy(dest, out, nelems * sizeof(T));
+            ea.finish();
+        });
+        return 0;
+    }
+    exchange ex(w, team, routine);
+    const team_t& t = ex.team();
     const auto [b, e] = share(w, nelems, 64);
     std::vector<T> out(e - b);
+    leader(w, [&] {
+        ex.publish();
+        for (int j = 0; j < t.my_index; ++j) ex.wait_ready(j);
+    });
     reduce_range<op_sum>(t, source, 0, t.my_index + (inclusive ? 1 : 0), b, e, out.data());
-    barrier(w, t, team, routine);
+    w.sync();
+    leader(w, [&] {
+        for (int j = 0; j < t.my_index; ++j) ex.ack(j);
+        ex.wait_acks(t.size - 1 - t.my_index);
+    });
     if (e > b) std::memcpy(dest + b, out.data(), (e - b) * sizeof(T));
     w.sync();
     return 0;

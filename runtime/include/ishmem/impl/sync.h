@@ -67,6 +67,10 @@ struct barrier_slot {
 ISHMEM_API void barrier_pes(int start, int stride, int size, int my_index, size_t slot_offset,
                             const char* routine);
 
+// Waits (backing off like a barrier) until *word >= target. partner: the PE expected to raise it,
+// whose leaving the job turns the wait into an error; negative for none.
+ISHMEM_API void wait_at_least(uint64_t* word, uint64_t target, int partner, const char* routine);
+
 namespace impl {
 
 // Quiet, then wait for every PE. One thread per PE at a time.

@@ -17,6 +17,9 @@ struct team_t {
     int start, stride, size;  // world PEs start, start + stride, ... (size of them)
     int my_index;             // the calling PE's number in the team
     ishmem_team_config_t config;
+    uint64_t calls;           // flag-exchange collectives this PE has entered on the team
+    uint64_t acks_expected;   // acknowledgements this PE has waited for in them, in total
+    uint64_t eager_ops;       // eager collectives (small messages through inboxes) on the team
 
     int world_pe(int index) const { return start + index * stride; }
 };
@@ -25,9 +28,33 @@ struct team_t {
 // collect to share counts). Slots of teams sit at internal_sync_offset + slot * sizeof(team_slot).
 struct team_slot {
     barrier_slot barrier;
-    alignas(64) uint64_t published;
+    alignas(64) uint64_t published;  // collect: this PE's count in the current call
+    alignas(64) uint64_t ready;      // the last call in which this PE's buffers were ready to read
+    alignas(64) uint64_t acks;       // how many reads of this PE's buffers peers have finished, in total
+    alignas(64) uint64_t eager_done; // the last eager collective this PE has finished on the team
 };
 inline constexpr int team_slots_max = static_cast<int>(internal_sync_size / sizeof(team_slot));
+
+// Eager collectives: a small message goes straight into an inbox of each reader, in its internal
+// scratch region, so that the sender need not wait for the reader. Inboxes exist for the first
+// eager_slots team slots, for teams of at most eager_members PEs, for messages of at most
+// eager_bytes; two per sender (by the parity of the operation), so that a sender runs at most one
+// operation ahead of a reader.
+inline constexpr int eager_slots = 96;
+inline constexpr int eager_members = 8;
+inline constexpr size_t eager_bytes = 512;
+struct eager_box {
+    alignas(64) uint64_t seq;  // the eager operation whose message the data holds
+    alignas(64) unsigned char data[eager_bytes];
+};
+inline constexpr size_t eager_region_offset = internal_scratch_offset + 4096;
+inline constexpr size_t eager_slot_size = 2 * eager_members * sizeof(eager_box);
+static_assert(4096 + eager_slots * eager_slot_size <= internal_scratch_size);
+// PE pe's inbox for messages from team member `sender` in eager operations of parity `parity`.
+inline eager_box* eager_inbox(int pe, int slot, uint64_t parity, int sender) {
+    return reinterpret_cast<eager_box*>(internal_base(pe) + eager_region_offset + static_cast<size_t>(slot) * eager_slot_size) +
+           parity * eager_members + sender;
+}
 
 inline size_t team_slot_offset(int slot) { return internal_sync_offset + static_cast<size_t>(slot) * sizeof(team_slot); }
 inline team_slot* team_slot_of(int pe, int slot) {
