@@ -57,8 +57,8 @@ void install(int slot, const team_t& t) {
     teams[slot] = t;
     std::memset(static_cast<void*>(team_slot_of(state.my_pe, slot)), 0, sizeof(team_slot));
     if (slot < eager_slots)
-        for (uint64_t parity = 0; parity < 2; ++parity)
-            for (int s = 0; s < eager_members; ++s) eager_inbox(state.my_pe, slot, parity, s)->seq = 0;
+        for (uint64_t op = 0; op < eager_depth; ++op)
+            for (int s = 0; s < eager_members; ++s) eager_inbox(state.my_pe, slot, op, s)->seq = 0;
 }
 
 }  // namespace

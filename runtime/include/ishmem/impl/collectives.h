@@ -102,7 +102,7 @@ class exchange {
 
 // An eager collective: each message of at most eager_bytes goes into an inbox of its reader (see
 // eager_box), and the sender goes on without waiting for the reader, as MPI's eager protocol does.
-// A sender waits only when the reader is two operations behind. All members count the team's eager
+// A sender waits only when the reader is eager_depth operations behind. All members count the team's eager
 // operations alike, since all decide alike whether a call is eager (usable()).
 class eager {
   public:
@@ -114,14 +114,14 @@ class eager {
     const team_t& team() const { return t_; }
     void send(int to, const void* data, size_t bytes) const {
         const int pe = t_.world_pe(to);
-        if (op_ > 2) wait_at_least(&team_slot_of(pe, team_)->eager_done, op_ - 2, pe, routine_);
-        eager_box* box = eager_inbox(pe, team_, op_ & 1, t_.my_index);
+        if (op_ > eager_depth) wait_at_least(&team_slot_of(pe, team_)->eager_done, op_ - eager_depth, pe, routine_);
+        eager_box* box = eager_inbox(pe, team_, op_, t_.my_index);
         if (bytes) std::memcpy(box->data, data, bytes);
         __atomic_store_n(&box->seq, op_, __ATOMIC_RELEASE);
     }
     // Member from's message in this operation; valid until finish().
     const void* receive(int from) const {
-        eager_box* box = eager_inbox(state.my_pe, team_, op_ & 1, from);
+        eager_box* box = eager_inbox(state.my_pe, team_, op_, from);
         wait_at_least(&box->seq, op_, t_.world_pe(from), routine_);
         return box->data;
     }

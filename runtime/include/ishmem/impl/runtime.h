@@ -138,7 +138,7 @@ inline constexpr size_t internal_control_offset = 0;           // status word, w
 inline constexpr size_t internal_sync_offset = 64 * 1024;      // sync slots for teams
 inline constexpr size_t internal_sync_size = 960 * 1024;
 inline constexpr size_t internal_scratch_offset = 1024 * 1024; // scratch for collectives
-inline constexpr size_t internal_scratch_size = 1024 * 1024;
+inline constexpr size_t internal_scratch_size = 7 * 1024 * 1024;  // mostly eager inboxes (teams.h)
 inline constexpr size_t internal_size = internal_scratch_offset + internal_scratch_size;
 
 // PE pe's internal region in my address space.

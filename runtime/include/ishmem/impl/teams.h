@@ -38,22 +38,24 @@ inline constexpr int team_slots_max = static_cast<int>(internal_sync_size / size
 // Eager collectives: a small message goes straight into an inbox of each reader, in its internal
 // scratch region, so that the sender need not wait for the reader. Inboxes exist for the first
 // eager_slots team slots, for teams of at most eager_members PEs, for messages of at most
-// eager_bytes; two per sender (by the parity of the operation), so that a sender runs at most one
-// operation ahead of a reader.
-inline constexpr int eager_slots = 96;
+// eager_bytes; eager_depth per sender (used in turn by successive operations), so that a sender
+// may run that many operations ahead of a reader: with more PEs than cores, a deeper pipeline
+// means fewer context switches per operation.
+inline constexpr int eager_slots = 160;
 inline constexpr int eager_members = 8;
 inline constexpr size_t eager_bytes = 512;
+inline constexpr uint64_t eager_depth = 8;
 struct eager_box {
     alignas(64) uint64_t seq;  // the eager operation whose message the data holds
     alignas(64) unsigned char data[eager_bytes];
 };
 inline constexpr size_t eager_region_offset = internal_scratch_offset + 4096;
-inline constexpr size_t eager_slot_size = 2 * eager_members * sizeof(eager_box);
+inline constexpr size_t eager_slot_size = eager_depth * eager_members * sizeof(eager_box);
 static_assert(4096 + eager_slots * eager_slot_size <= internal_scratch_size);
-// PE pe's inbox for messages from team member `sender` in eager operations of parity `parity`.
-inline eager_box* eager_inbox(int pe, int slot, uint64_t parity, int sender) {
+// PE pe's inbox for messages from team member `sender` in eager operation `op`.
+inline eager_box* eager_inbox(int pe, int slot, uint64_t op, int sender) {
     return reinterpret_cast<eager_box*>(internal_base(pe) + eager_region_offset + static_cast<size_t>(slot) * eager_slot_size) +
-           parity * eager_members + sender;
+           (op % eager_depth) * eager_members + sender;
 }
 
 inline size_t team_slot_offset(int slot) { return internal_sync_offset + static_cast<size_t>(slot) * sizeof(team_slot); }
