@@ -114,9 +114,9 @@ void load_config(bool warn_unknown) {
             fatal(routine, "%s=%s is neither auto nor a non-negative integer", name, text);
         return static_cast<unsigned>(v);
     };
-    config.barrier_spins = spins("ISHMEM_BARRIER_SPINS", 1024, 4);
+    config.barrier_spins = spins("ISHMEM_BARRIER_SPINS", 1024, 0);
     spin_limit = config.barrier_spins;
-    config.wait_spins = spins("ISHMEM_WAIT_SPINS", 4096, 64);
+    config.wait_spins = spins("ISHMEM_WAIT_SPINS", 4096, 0);
     wait_spin_limit = config.wait_spins;
 
     const char* rs_text = value_of("ISHMEM_REDUCE_SCATTER_MIN");

@@ -19,14 +19,14 @@ inline constexpr config_var config_vars[] = {
     {"ISHMEM_TEAMS_MAX", "64", "Most teams (the predefined ones included) that may exist at once on a PE."},
     {"ISHMEM_BARRIER_SPINS", "auto",
      "Polls of a collective's wait loop (barriers, flag exchanges) before it starts yielding the "
-     "core; auto: 1024 when every PE of the node has a core, 4 when there are more PEs than cores."},
+     "core; auto: 1024 when every PE of the node has a core, 0 (yield at once) when there are more PEs than cores."},
     {"ISHMEM_REDUCE_SCATTER_MIN", "65536",
      "Bytes (nreduce times the element size) from which a reduction over 3 or more PEs reduce-scatters "
      "and then gathers, instead of every PE reducing the whole array."},
     {"ISHMEM_WAIT_SPINS", "auto",
      "Polls (each with one CPU pause, some 10-40 ns) of a point-to-point wait (wait_until, "
      "signal_wait_until, ...) before it starts yielding the core; auto: 4096 when every PE of the "
-     "node has a core, 64 when there are more PEs than cores."},
+     "node has a core, 0 (yield at once) when there are more PEs than cores."},
 };
 
 }  // namespace ishmemi
