@@ -92,6 +92,18 @@ class exchange {
         t_.acks_expected += static_cast<uint64_t>(readers);
         wait_at_least(&team_slot_of(state.my_pe, team_)->acks, t_.acks_expected, -1, routine_);
     }
+    // The common shape where every member reads every other: publish, then wait for all the others.
+    void publish_and_wait_all() const {
+        publish();
+        for (int j = 0; j < t_.size; ++j)
+            if (j != t_.my_index) wait_ready(j);
+    }
+    // Done reading all the others; wait until all of them are done reading mine.
+    void ack_all_and_wait() const {
+        for (int j = 0; j < t_.size; ++j)
+            if (j != t_.my_index) ack(j);
+        wait_acks(t_.size - 1);
+    }
 
   private:
     team_t& t_;
@@ -118,6 +130,10 @@ class eager {
         eager_box* box = eager_inbox(pe, team_, op_, t_.my_index);
         if (bytes) std::memcpy(box->data, data, bytes);
         __atomic_store_n(&box->seq, op_, __ATOMIC_RELEASE);
+    }
+    void send_to_others(const void* data, size_t bytes) const {
+        for (int j = 0; j < t_.size; ++j)
+            if (j != t_.my_index) send(j, data, bytes);
     }
     // Member from's message in this operation; valid until finish().
     const void* receive(int from) const {
@@ -150,11 +166,7 @@ template <class W, class Read> void read_all_members(const W& w, exchange& ex, R
         read(j);
     }
     w.sync();
-    leader(w, [&] {
-        for (int j = 0; j < t.size; ++j)
-            if (j != t.my_index) ex.ack(j);
-        ex.wait_acks(t.size - 1);
-    });
+    leader(w, [&] { ex.ack_all_and_wait(); });
 }
 
 template <int Op, class T> inline T combine(T a, T b) {
@@ -213,8 +225,7 @@ int broadcast(const W& w, ishmem_team_t team, T* dest, const T* source, size_t n
             eager ea(team, "ishmem_broadcast");
             const team_t& t = ea.team();
             if (t.my_index == root) {
-                for (int j = 0; j < t.size; ++j)
-                    if (j != root) ea.send(j, source, nelems * sizeof(T));
+                ea.send_to_others(source, nelems * sizeof(T));
                 if (dest != source) std::memmove(dest, source, nelems * sizeof(T));
             } else {
                 std::memcpy(dest, ea.receive(root), nelems * sizeof(T));
@@ -244,8 +255,7 @@ template <class T, class W> int fcollect(const W& w, ishmem_team_t team, T* dest
         leader(w, [&] {
             eager ea(team, "ishmem_fcollect");
             const team_t& t = ea.team();
-            for (int j = 0; j < t.size; ++j)
-                if (j != t.my_index) ea.send(j, source, nelems * sizeof(T));
+            ea.send_to_others(source, nelems * sizeof(T));
             std::memmove(dest + t.my_index * nelems, source, nelems * sizeof(T));
             for (int j = 0; j < t.size; ++j)
                 if (j != t.my_index) std::memcpy(dest + j * nelems, ea.receive(j), nelems * sizeof(T));
@@ -265,11 +275,7 @@ template <class T, class W> int collect(const W& w, ishmem_team_t team, T* dest,
     const team_t& t = ex.team();
     if (w.rank() == 0) __atomic_store_n(&team_slot_of(state.my_pe, team)->published, nelems, __ATOMIC_RELAXED);
     // Offsets need every count first: wait for all members, then copy.
-    leader(w, [&] {
-        ex.publish();
-        for (int j = 0; j < t.size; ++j)
-            if (j != t.my_index) ex.wait_ready(j);
-    });
+    leader(w, [&] { ex.publish_and_wait_all(); });
     size_t offset = 0;
     for (int j = 0; j < t.size; ++j) {
         const int pe = t.world_pe(j);
@@ -278,11 +284,7 @@ template <class T, class W> int collect(const W& w, ishmem_team_t team, T* dest,
         offset += n;
     }
     w.sync();
-    leader(w, [&] {
-        for (int j = 0; j < t.size; ++j)
-            if (j != t.my_index) ex.ack(j);
-        ex.wait_acks(t.size - 1);  // also: nobody republishes its count before all have read it
-    });
+    leader(w, [&] { ex.ack_all_and_wait(); });  // also: nobody republishes its count before all have read it
     return 0;
 }
 
@@ -315,8 +317,7 @@ int reduce(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nred
         // Every member sends its source to every other and reduces the messages, in member order.
         leader(w, [&] {
             eager ea(team, routine);
-            for (int j = 0; j < t.size; ++j)
-                if (j != t.my_index) ea.send(j, source, nreduce * sizeof(T));
+            ea.send_to_others(source, nreduce * sizeof(T));
             T out[eager_bytes / sizeof(T) + 1];
             for (int j = 0; j < t.size; ++j) {
                 const T* s = j == t.my_index ? source : static_cast<const T*>(ea.receive(j));
@@ -332,18 +333,10 @@ int reduce(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nred
     exchange ex(w, team, routine);
     const auto [b, e] = share(w, nreduce, 64);
     std::vector<T> out(e - b);
-    leader(w, [&] {
-        ex.publish();
-        for (int j = 0; j < t.size; ++j)
-            if (j != t.my_index) ex.wait_ready(j);
-    });
+    leader(w, [&] { ex.publish_and_wait_all(); });
     reduce_range<Op>(t, source, 0, t.size, b, e, out.data());
     w.sync();
-    leader(w, [&] {
-        for (int j = 0; j < t.size; ++j)
-            if (j != t.my_index) ex.ack(j);
-        ex.wait_acks(t.size - 1);
-    });
+    leader(w, [&] { ex.ack_all_and_wait(); });
     if (e > b) std::memcpy(dest + b, out.data(), (e - b) * sizeof(T));
     w.sync();
     return 0;
