@@ -381,7 +381,7 @@ SOFT_CHECKS = ("team", "team_pe", "no_partial_overlap")
 
 def _soft_checks(fam: Family, form: _Form, team_form: bool) -> list[str]:
     conds = []
-    if fam.team:
+    if team_form:  # the world forms pass ISHMEM_TEAM_WORLD, valid whenever the library is initialized
         conds.append("ishmemi::check_team(fn, team)")
     for p in fam.params:
         for c in p.checks:

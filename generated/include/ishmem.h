@@ -1075,7 +1075,7 @@ inline void ishmem_wait_until_all_vector(T* ivars, size_t nelems, const int* sta
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector<T>(ivars, nelems, status, cmp, cmp_values);
+    ishmemi::impl::wait_until_all<T>(ivars, nelems, status, cmp, cmp_values);
 }
 template <typename T>
 inline size_t ishmem_wait_until_any_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values) {
@@ -1086,7 +1086,7 @@ inline size_t ishmem_wait_until_any_vector(T* ivars, size_t nelems, const int* s
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector<T>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_any<T>(ivars, nelems, status, cmp, cmp_values);
 }
 template <typename T>
 inline size_t ishmem_wait_until_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const T* cmp_values) {
@@ -1098,7 +1098,7 @@ inline size_t ishmem_wait_until_some_vector(T* ivars, size_t nelems, size_t* ind
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector<T>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_some<T>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 template <typename T>
 inline int ishmem_test(T* ivar, int cmp, T cmp_value) {
@@ -1149,7 +1149,7 @@ inline int ishmem_test_all_vector(T* ivars, size_t nelems, const int* status, in
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector<T>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_all<T>(ivars, nelems, status, cmp, cmp_values);
 }
 template <typename T>
 inline size_t ishmem_test_any_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values) {
@@ -1160,7 +1160,7 @@ inline size_t ishmem_test_any_vector(T* ivars, size_t nelems, const int* status,
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector<T>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_any<T>(ivars, nelems, status, cmp, cmp_values);
 }
 template <typename T>
 inline size_t ishmem_test_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const T* cmp_values) {
@@ -1172,7 +1172,7 @@ inline size_t ishmem_test_some_vector(T* ivars, size_t nelems, size_t* indices, 
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector<T>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::test_some<T>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 /* Teams */
@@ -1748,7 +1748,6 @@ inline int ishmem_alltoall(T* dest, const T* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<T>(team, dest, source, nelems);
 }
 template <typename T>
@@ -1769,7 +1768,7 @@ inline int ishmem_broadcast(T* dest, const T* source, size_t nelems, int PE_root
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<T>(team, dest, source, nelems, PE_root);
 }
 template <typename T>
@@ -1790,7 +1789,6 @@ inline int ishmem_collect(T* dest, const T* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<T>(team, dest, source, nelems);
 }
 template <typename T>
@@ -1811,7 +1809,6 @@ inline int ishmem_fcollect(T* dest, const T* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<T>(team, dest, source, nelems);
 }
 template <typename T>
@@ -1832,7 +1829,7 @@ inline int ishmem_and_reduce(T* dest, const T* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::and_reduce<T>(team, dest, source, nreduce);
 }
 template <typename T>
@@ -1853,7 +1850,7 @@ inline int ishmem_or_reduce(T* dest, const T* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::or_reduce<T>(team, dest, source, nreduce);
 }
 template <typename T>
@@ -1874,7 +1871,7 @@ inline int ishmem_xor_reduce(T* dest, const T* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::xor_reduce<T>(team, dest, source, nreduce);
 }
 template <typename T>
@@ -1895,7 +1892,7 @@ inline int ishmem_max_reduce(T* dest, const T* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::max_reduce<T>(team, dest, source, nreduce);
 }
 template <typename T>
@@ -1916,7 +1913,7 @@ inline int ishmem_min_reduce(T* dest, const T* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::min_reduce<T>(team, dest, source, nreduce);
 }
 template <typename T>
@@ -1937,7 +1934,7 @@ inline int ishmem_sum_reduce(T* dest, const T* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::sum_reduce<T>(team, dest, source, nreduce);
 }
 template <typename T>
@@ -1958,7 +1955,7 @@ inline int ishmem_prod_reduce(T* dest, const T* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::prod_reduce<T>(team, dest, source, nreduce);
 }
 template <typename T>
@@ -1979,7 +1976,7 @@ inline int ishmem_sum_inscan(T* dest, const T* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return -1;
     return ishmemi::impl::sum_inscan<T>(team, dest, source, nelems);
 }
 template <typename T>
@@ -2000,7 +1997,7 @@ inline int ishmem_sum_exscan(T* dest, const T* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return -1;
     return ishmemi::impl::sum_exscan<T>(team, dest, source, nelems);
 }
 template <typename T>

@@ -4175,7 +4175,7 @@ inline void ishmemx_int_wait_until_all_vector_work_group(int* ivars, size_t nele
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
+    ishmemi::impl::wait_until_all_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline void ishmemx_long_wait_until_all_vector_work_group(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values, const Group& group) {
@@ -4185,7 +4185,7 @@ inline void ishmemx_long_wait_until_all_vector_work_group(long* ivars, size_t ne
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
+    ishmemi::impl::wait_until_all_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline void ishmemx_longlong_wait_until_all_vector_work_group(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values, const Group& group) {
@@ -4195,7 +4195,7 @@ inline void ishmemx_longlong_wait_until_all_vector_work_group(long long* ivars, 
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
+    ishmemi::impl::wait_until_all_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline void ishmemx_uint_wait_until_all_vector_work_group(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values, const Group& group) {
@@ -4205,7 +4205,7 @@ inline void ishmemx_uint_wait_until_all_vector_work_group(unsigned int* ivars, s
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
+    ishmemi::impl::wait_until_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline void ishmemx_ulong_wait_until_all_vector_work_group(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values, const Group& group) {
@@ -4215,7 +4215,7 @@ inline void ishmemx_ulong_wait_until_all_vector_work_group(unsigned long* ivars,
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
+    ishmemi::impl::wait_until_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline void ishmemx_ulonglong_wait_until_all_vector_work_group(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values, const Group& group) {
@@ -4225,7 +4225,7 @@ inline void ishmemx_ulonglong_wait_until_all_vector_work_group(unsigned long lon
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
+    ishmemi::impl::wait_until_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline void ishmemx_int32_wait_until_all_vector_work_group(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values, const Group& group) {
@@ -4235,7 +4235,7 @@ inline void ishmemx_int32_wait_until_all_vector_work_group(int32_t* ivars, size_
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
+    ishmemi::impl::wait_until_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline void ishmemx_int64_wait_until_all_vector_work_group(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values, const Group& group) {
@@ -4245,7 +4245,7 @@ inline void ishmemx_int64_wait_until_all_vector_work_group(int64_t* ivars, size_
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
+    ishmemi::impl::wait_until_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline void ishmemx_uint32_wait_until_all_vector_work_group(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values, const Group& group) {
@@ -4255,7 +4255,7 @@ inline void ishmemx_uint32_wait_until_all_vector_work_group(uint32_t* ivars, siz
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
+    ishmemi::impl::wait_until_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline void ishmemx_uint64_wait_until_all_vector_work_group(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values, const Group& group) {
@@ -4265,7 +4265,7 @@ inline void ishmemx_uint64_wait_until_all_vector_work_group(uint64_t* ivars, siz
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
+    ishmemi::impl::wait_until_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline void ishmemx_size_wait_until_all_vector_work_group(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values, const Group& group) {
@@ -4275,7 +4275,7 @@ inline void ishmemx_size_wait_until_all_vector_work_group(size_t* ivars, size_t 
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
+    ishmemi::impl::wait_until_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline void ishmemx_ptrdiff_wait_until_all_vector_work_group(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values, const Group& group) {
@@ -4285,7 +4285,7 @@ inline void ishmemx_ptrdiff_wait_until_all_vector_work_group(ptrdiff_t* ivars, s
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
+    ishmemi::impl::wait_until_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename T>
 inline ishmem::event ishmemx_wait_until_all_vector_on_queue(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -4296,7 +4296,7 @@ inline ishmem::event ishmemx_wait_until_all_vector_on_queue(T* ivars, size_t nel
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all_vector<T>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<T>(ivars, nelems, status, cmp, cmp_values); });
 }
 template <typename T, typename Group>
 inline void ishmemx_wait_until_all_vector_work_group(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values, const Group& group) {
@@ -4307,7 +4307,7 @@ inline void ishmemx_wait_until_all_vector_work_group(T* ivars, size_t nelems, co
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
+    ishmemi::impl::wait_until_all_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_int_wait_until_any_vector_work_group(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values, const Group& group) {
@@ -4317,7 +4317,7 @@ inline size_t ishmemx_int_wait_until_any_vector_work_group(int* ivars, size_t ne
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_any_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_long_wait_until_any_vector_work_group(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values, const Group& group) {
@@ -4327,7 +4327,7 @@ inline size_t ishmemx_long_wait_until_any_vector_work_group(long* ivars, size_t 
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_any_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_longlong_wait_until_any_vector_work_group(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values, const Group& group) {
@@ -4337,7 +4337,7 @@ inline size_t ishmemx_longlong_wait_until_any_vector_work_group(long long* ivars
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_any_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_uint_wait_until_any_vector_work_group(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values, const Group& group) {
@@ -4347,7 +4347,7 @@ inline size_t ishmemx_uint_wait_until_any_vector_work_group(unsigned int* ivars,
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_ulong_wait_until_any_vector_work_group(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values, const Group& group) {
@@ -4357,7 +4357,7 @@ inline size_t ishmemx_ulong_wait_until_any_vector_work_group(unsigned long* ivar
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_ulonglong_wait_until_any_vector_work_group(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values, const Group& group) {
@@ -4367,7 +4367,7 @@ inline size_t ishmemx_ulonglong_wait_until_any_vector_work_group(unsigned long l
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_int32_wait_until_any_vector_work_group(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values, const Group& group) {
@@ -4377,7 +4377,7 @@ inline size_t ishmemx_int32_wait_until_any_vector_work_group(int32_t* ivars, siz
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_int64_wait_until_any_vector_work_group(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values, const Group& group) {
@@ -4387,7 +4387,7 @@ inline size_t ishmemx_int64_wait_until_any_vector_work_group(int64_t* ivars, siz
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_uint32_wait_until_any_vector_work_group(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values, const Group& group) {
@@ -4397,7 +4397,7 @@ inline size_t ishmemx_uint32_wait_until_any_vector_work_group(uint32_t* ivars, s
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_uint64_wait_until_any_vector_work_group(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values, const Group& group) {
@@ -4407,7 +4407,7 @@ inline size_t ishmemx_uint64_wait_until_any_vector_work_group(uint64_t* ivars, s
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_size_wait_until_any_vector_work_group(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values, const Group& group) {
@@ -4417,7 +4417,7 @@ inline size_t ishmemx_size_wait_until_any_vector_work_group(size_t* ivars, size_
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_ptrdiff_wait_until_any_vector_work_group(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values, const Group& group) {
@@ -4427,7 +4427,7 @@ inline size_t ishmemx_ptrdiff_wait_until_any_vector_work_group(ptrdiff_t* ivars,
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename T>
 inline ishmem::event ishmemx_wait_until_any_vector_on_queue(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -4439,7 +4439,7 @@ inline ishmem::event ishmemx_wait_until_any_vector_on_queue(T* ivars, size_t nel
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any_vector<T>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<T>(ivars, nelems, status, cmp, cmp_values); });
 }
 template <typename T, typename Group>
 inline size_t ishmemx_wait_until_any_vector_work_group(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values, const Group& group) {
@@ -4450,7 +4450,7 @@ inline size_t ishmemx_wait_until_any_vector_work_group(T* ivars, size_t nelems, 
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_any_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_int_wait_until_some_vector_work_group(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int* cmp_values, const Group& group) {
@@ -4461,7 +4461,7 @@ inline size_t ishmemx_int_wait_until_some_vector_work_group(int* ivars, size_t n
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector_work_group<int>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_some_work_group<int>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_long_wait_until_some_vector_work_group(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long* cmp_values, const Group& group) {
@@ -4472,7 +4472,7 @@ inline size_t ishmemx_long_wait_until_some_vector_work_group(long* ivars, size_t
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector_work_group<long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_some_work_group<long>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_longlong_wait_until_some_vector_work_group(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long long* cmp_values, const Group& group) {
@@ -4483,7 +4483,7 @@ inline size_t ishmemx_longlong_wait_until_some_vector_work_group(long long* ivar
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector_work_group<long long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_some_work_group<long long>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_uint_wait_until_some_vector_work_group(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned int* cmp_values, const Group& group) {
@@ -4494,7 +4494,7 @@ inline size_t ishmemx_uint_wait_until_some_vector_work_group(unsigned int* ivars
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector_work_group<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_some_work_group<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_ulong_wait_until_some_vector_work_group(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long* cmp_values, const Group& group) {
@@ -4505,7 +4505,7 @@ inline size_t ishmemx_ulong_wait_until_some_vector_work_group(unsigned long* iva
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector_work_group<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_some_work_group<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_ulonglong_wait_until_some_vector_work_group(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long long* cmp_values, const Group& group) {
@@ -4516,7 +4516,7 @@ inline size_t ishmemx_ulonglong_wait_until_some_vector_work_group(unsigned long 
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector_work_group<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_some_work_group<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_int32_wait_until_some_vector_work_group(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int32_t* cmp_values, const Group& group) {
@@ -4527,7 +4527,7 @@ inline size_t ishmemx_int32_wait_until_some_vector_work_group(int32_t* ivars, si
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector_work_group<int32_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_some_work_group<int32_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_int64_wait_until_some_vector_work_group(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int64_t* cmp_values, const Group& group) {
@@ -4538,7 +4538,7 @@ inline size_t ishmemx_int64_wait_until_some_vector_work_group(int64_t* ivars, si
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector_work_group<int64_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_some_work_group<int64_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_uint32_wait_until_some_vector_work_group(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint32_t* cmp_values, const Group& group) {
@@ -4549,7 +4549,7 @@ inline size_t ishmemx_uint32_wait_until_some_vector_work_group(uint32_t* ivars, 
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector_work_group<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_some_work_group<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_uint64_wait_until_some_vector_work_group(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint64_t* cmp_values, const Group& group) {
@@ -4560,7 +4560,7 @@ inline size_t ishmemx_uint64_wait_until_some_vector_work_group(uint64_t* ivars, 
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector_work_group<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_some_work_group<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_size_wait_until_some_vector_work_group(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const size_t* cmp_values, const Group& group) {
@@ -4571,7 +4571,7 @@ inline size_t ishmemx_size_wait_until_some_vector_work_group(size_t* ivars, size
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector_work_group<size_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_some_work_group<size_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_ptrdiff_wait_until_some_vector_work_group(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const ptrdiff_t* cmp_values, const Group& group) {
@@ -4582,7 +4582,7 @@ inline size_t ishmemx_ptrdiff_wait_until_some_vector_work_group(ptrdiff_t* ivars
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector_work_group<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_some_work_group<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename T>
 inline ishmem::event ishmemx_wait_until_some_vector_on_queue(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const T* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -4595,7 +4595,7 @@ inline ishmem::event ishmemx_wait_until_some_vector_on_queue(T* ivars, size_t ne
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some_vector<T>(ivars, nelems, indices, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some<T>(ivars, nelems, indices, status, cmp, cmp_values); });
 }
 template <typename T, typename Group>
 inline size_t ishmemx_wait_until_some_vector_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const T* cmp_values, const Group& group) {
@@ -4607,7 +4607,7 @@ inline size_t ishmemx_wait_until_some_vector_work_group(T* ivars, size_t nelems,
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector_work_group<T>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::wait_until_some_work_group<T>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline int ishmemx_int_test_work_group(int* ivar, int cmp, int cmp_value, const Group& group) {
@@ -5089,7 +5089,7 @@ inline int ishmemx_int_test_all_vector_work_group(int* ivars, size_t nelems, con
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_all_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline int ishmemx_long_test_all_vector_work_group(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values, const Group& group) {
@@ -5099,7 +5099,7 @@ inline int ishmemx_long_test_all_vector_work_group(long* ivars, size_t nelems, c
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_all_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline int ishmemx_longlong_test_all_vector_work_group(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values, const Group& group) {
@@ -5109,7 +5109,7 @@ inline int ishmemx_longlong_test_all_vector_work_group(long long* ivars, size_t 
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_all_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline int ishmemx_uint_test_all_vector_work_group(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values, const Group& group) {
@@ -5119,7 +5119,7 @@ inline int ishmemx_uint_test_all_vector_work_group(unsigned int* ivars, size_t n
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline int ishmemx_ulong_test_all_vector_work_group(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values, const Group& group) {
@@ -5129,7 +5129,7 @@ inline int ishmemx_ulong_test_all_vector_work_group(unsigned long* ivars, size_t
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline int ishmemx_ulonglong_test_all_vector_work_group(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values, const Group& group) {
@@ -5139,7 +5139,7 @@ inline int ishmemx_ulonglong_test_all_vector_work_group(unsigned long long* ivar
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline int ishmemx_int32_test_all_vector_work_group(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values, const Group& group) {
@@ -5149,7 +5149,7 @@ inline int ishmemx_int32_test_all_vector_work_group(int32_t* ivars, size_t nelem
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline int ishmemx_int64_test_all_vector_work_group(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values, const Group& group) {
@@ -5159,7 +5159,7 @@ inline int ishmemx_int64_test_all_vector_work_group(int64_t* ivars, size_t nelem
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline int ishmemx_uint32_test_all_vector_work_group(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values, const Group& group) {
@@ -5169,7 +5169,7 @@ inline int ishmemx_uint32_test_all_vector_work_group(uint32_t* ivars, size_t nel
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline int ishmemx_uint64_test_all_vector_work_group(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values, const Group& group) {
@@ -5179,7 +5179,7 @@ inline int ishmemx_uint64_test_all_vector_work_group(uint64_t* ivars, size_t nel
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline int ishmemx_size_test_all_vector_work_group(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values, const Group& group) {
@@ -5189,7 +5189,7 @@ inline int ishmemx_size_test_all_vector_work_group(size_t* ivars, size_t nelems,
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline int ishmemx_ptrdiff_test_all_vector_work_group(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values, const Group& group) {
@@ -5199,7 +5199,7 @@ inline int ishmemx_ptrdiff_test_all_vector_work_group(ptrdiff_t* ivars, size_t n
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename T, typename Group>
 inline int ishmemx_test_all_vector_work_group(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values, const Group& group) {
@@ -5210,7 +5210,7 @@ inline int ishmemx_test_all_vector_work_group(T* ivars, size_t nelems, const int
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_all_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_int_test_any_vector_work_group(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values, const Group& group) {
@@ -5220,7 +5220,7 @@ inline size_t ishmemx_int_test_any_vector_work_group(int* ivars, size_t nelems, 
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_any_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_long_test_any_vector_work_group(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values, const Group& group) {
@@ -5230,7 +5230,7 @@ inline size_t ishmemx_long_test_any_vector_work_group(long* ivars, size_t nelems
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_any_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_longlong_test_any_vector_work_group(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values, const Group& group) {
@@ -5240,7 +5240,7 @@ inline size_t ishmemx_longlong_test_any_vector_work_group(long long* ivars, size
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_any_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_uint_test_any_vector_work_group(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values, const Group& group) {
@@ -5250,7 +5250,7 @@ inline size_t ishmemx_uint_test_any_vector_work_group(unsigned int* ivars, size_
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_ulong_test_any_vector_work_group(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values, const Group& group) {
@@ -5260,7 +5260,7 @@ inline size_t ishmemx_ulong_test_any_vector_work_group(unsigned long* ivars, siz
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_ulonglong_test_any_vector_work_group(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values, const Group& group) {
@@ -5270,7 +5270,7 @@ inline size_t ishmemx_ulonglong_test_any_vector_work_group(unsigned long long* i
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_int32_test_any_vector_work_group(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values, const Group& group) {
@@ -5280,7 +5280,7 @@ inline size_t ishmemx_int32_test_any_vector_work_group(int32_t* ivars, size_t ne
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_int64_test_any_vector_work_group(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values, const Group& group) {
@@ -5290,7 +5290,7 @@ inline size_t ishmemx_int64_test_any_vector_work_group(int64_t* ivars, size_t ne
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_uint32_test_any_vector_work_group(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values, const Group& group) {
@@ -5300,7 +5300,7 @@ inline size_t ishmemx_uint32_test_any_vector_work_group(uint32_t* ivars, size_t 
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_uint64_test_any_vector_work_group(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values, const Group& group) {
@@ -5310,7 +5310,7 @@ inline size_t ishmemx_uint64_test_any_vector_work_group(uint64_t* ivars, size_t 
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_size_test_any_vector_work_group(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values, const Group& group) {
@@ -5320,7 +5320,7 @@ inline size_t ishmemx_size_test_any_vector_work_group(size_t* ivars, size_t nele
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_ptrdiff_test_any_vector_work_group(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values, const Group& group) {
@@ -5330,7 +5330,7 @@ inline size_t ishmemx_ptrdiff_test_any_vector_work_group(ptrdiff_t* ivars, size_
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename T, typename Group>
 inline size_t ishmemx_test_any_vector_work_group(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values, const Group& group) {
@@ -5341,7 +5341,7 @@ inline size_t ishmemx_test_any_vector_work_group(T* ivars, size_t nelems, const 
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_any_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_int_test_some_vector_work_group(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int* cmp_values, const Group& group) {
@@ -5352,7 +5352,7 @@ inline size_t ishmemx_int_test_some_vector_work_group(int* ivars, size_t nelems,
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector_work_group<int>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_some_work_group<int>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_long_test_some_vector_work_group(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long* cmp_values, const Group& group) {
@@ -5363,7 +5363,7 @@ inline size_t ishmemx_long_test_some_vector_work_group(long* ivars, size_t nelem
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector_work_group<long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_some_work_group<long>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_longlong_test_some_vector_work_group(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long long* cmp_values, const Group& group) {
@@ -5374,7 +5374,7 @@ inline size_t ishmemx_longlong_test_some_vector_work_group(long long* ivars, siz
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector_work_group<long long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_some_work_group<long long>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_uint_test_some_vector_work_group(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned int* cmp_values, const Group& group) {
@@ -5385,7 +5385,7 @@ inline size_t ishmemx_uint_test_some_vector_work_group(unsigned int* ivars, size
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector_work_group<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_some_work_group<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_ulong_test_some_vector_work_group(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long* cmp_values, const Group& group) {
@@ -5396,7 +5396,7 @@ inline size_t ishmemx_ulong_test_some_vector_work_group(unsigned long* ivars, si
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector_work_group<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_some_work_group<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_ulonglong_test_some_vector_work_group(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long long* cmp_values, const Group& group) {
@@ -5407,7 +5407,7 @@ inline size_t ishmemx_ulonglong_test_some_vector_work_group(unsigned long long* 
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector_work_group<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_some_work_group<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_int32_test_some_vector_work_group(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int32_t* cmp_values, const Group& group) {
@@ -5418,7 +5418,7 @@ inline size_t ishmemx_int32_test_some_vector_work_group(int32_t* ivars, size_t n
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector_work_group<int32_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_some_work_group<int32_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_int64_test_some_vector_work_group(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int64_t* cmp_values, const Group& group) {
@@ -5429,7 +5429,7 @@ inline size_t ishmemx_int64_test_some_vector_work_group(int64_t* ivars, size_t n
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector_work_group<int64_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_some_work_group<int64_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_uint32_test_some_vector_work_group(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint32_t* cmp_values, const Group& group) {
@@ -5440,7 +5440,7 @@ inline size_t ishmemx_uint32_test_some_vector_work_group(uint32_t* ivars, size_t
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector_work_group<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_some_work_group<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_uint64_test_some_vector_work_group(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint64_t* cmp_values, const Group& group) {
@@ -5451,7 +5451,7 @@ inline size_t ishmemx_uint64_test_some_vector_work_group(uint64_t* ivars, size_t
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector_work_group<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_some_work_group<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_size_test_some_vector_work_group(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const size_t* cmp_values, const Group& group) {
@@ -5462,7 +5462,7 @@ inline size_t ishmemx_size_test_some_vector_work_group(size_t* ivars, size_t nel
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector_work_group<size_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_some_work_group<size_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline size_t ishmemx_ptrdiff_test_some_vector_work_group(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const ptrdiff_t* cmp_values, const Group& group) {
@@ -5473,7 +5473,7 @@ inline size_t ishmemx_ptrdiff_test_some_vector_work_group(ptrdiff_t* ivars, size
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector_work_group<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_some_work_group<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename T, typename Group>
 inline size_t ishmemx_test_some_vector_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const T* cmp_values, const Group& group) {
@@ -5485,7 +5485,7 @@ inline size_t ishmemx_test_some_vector_work_group(T* ivars, size_t nelems, size_
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector_work_group<T>(ivars, nelems, indices, status, cmp, cmp_values, group);
+    return ishmemi::impl::test_some_work_group<T>(ivars, nelems, indices, status, cmp, cmp_values, group);
 }
 template <typename Group>
 inline uint64_t ishmemx_signal_wait_until_work_group(uint64_t* sig_addr, int cmp, uint64_t cmp_value, const Group& group) {
@@ -6186,7 +6186,6 @@ inline int ishmemx_float_alltoall_work_group(float* dest, const float* source, s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<float>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6205,7 +6204,6 @@ inline int ishmemx_double_alltoall_work_group(double* dest, const double* source
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<double>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6224,7 +6222,6 @@ inline int ishmemx_char_alltoall_work_group(char* dest, const char* source, size
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<char>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6243,7 +6240,6 @@ inline int ishmemx_schar_alltoall_work_group(signed char* dest, const signed cha
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<signed char>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6262,7 +6258,6 @@ inline int ishmemx_short_alltoall_work_group(short* dest, const short* source, s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<short>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6281,7 +6276,6 @@ inline int ishmemx_int_alltoall_work_group(int* dest, const int* source, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<int>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6300,7 +6294,6 @@ inline int ishmemx_long_alltoall_work_group(long* dest, const long* source, size
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<long>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6319,7 +6312,6 @@ inline int ishmemx_longlong_alltoall_work_group(long long* dest, const long long
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<long long>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6338,7 +6330,6 @@ inline int ishmemx_uchar_alltoall_work_group(unsigned char* dest, const unsigned
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<unsigned char>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6357,7 +6348,6 @@ inline int ishmemx_ushort_alltoall_work_group(unsigned short* dest, const unsign
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<unsigned short>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6376,7 +6366,6 @@ inline int ishmemx_uint_alltoall_work_group(unsigned int* dest, const unsigned i
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<unsigned int>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6395,7 +6384,6 @@ inline int ishmemx_ulong_alltoall_work_group(unsigned long* dest, const unsigned
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<unsigned long>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6414,7 +6402,6 @@ inline int ishmemx_ulonglong_alltoall_work_group(unsigned long long* dest, const
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<unsigned long long>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6433,7 +6420,6 @@ inline int ishmemx_int8_alltoall_work_group(int8_t* dest, const int8_t* source, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<int8_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6452,7 +6438,6 @@ inline int ishmemx_int16_alltoall_work_group(int16_t* dest, const int16_t* sourc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<int16_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6471,7 +6456,6 @@ inline int ishmemx_int32_alltoall_work_group(int32_t* dest, const int32_t* sourc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<int32_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6490,7 +6474,6 @@ inline int ishmemx_int64_alltoall_work_group(int64_t* dest, const int64_t* sourc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<int64_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6509,7 +6492,6 @@ inline int ishmemx_uint8_alltoall_work_group(uint8_t* dest, const uint8_t* sourc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<uint8_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6528,7 +6510,6 @@ inline int ishmemx_uint16_alltoall_work_group(uint16_t* dest, const uint16_t* so
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<uint16_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6547,7 +6528,6 @@ inline int ishmemx_uint32_alltoall_work_group(uint32_t* dest, const uint32_t* so
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<uint32_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6566,7 +6546,6 @@ inline int ishmemx_uint64_alltoall_work_group(uint64_t* dest, const uint64_t* so
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<uint64_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6585,7 +6564,6 @@ inline int ishmemx_size_alltoall_work_group(size_t* dest, const size_t* source, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<size_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6604,7 +6582,6 @@ inline int ishmemx_ptrdiff_alltoall_work_group(ptrdiff_t* dest, const ptrdiff_t*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<ptrdiff_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -6623,7 +6600,6 @@ inline int ishmemx_alltoallmem_work_group(void* dest, const void* source, size_t
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
 }
 template <typename Group>
@@ -6644,7 +6620,6 @@ inline ishmem::event ishmemx_alltoall_on_queue(T* dest, const T* source, size_t 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<T>(team, dest, source, nelems); });
 }
 template <typename T>
@@ -6666,7 +6641,6 @@ inline int ishmemx_alltoall_work_group(T* dest, const T* source, size_t nelems, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<T>(team, dest, source, nelems, group);
 }
 template <typename T, typename Group>
@@ -6686,7 +6660,7 @@ inline int ishmemx_float_broadcast_work_group(float* dest, const float* source, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<float>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -6705,7 +6679,7 @@ inline int ishmemx_double_broadcast_work_group(double* dest, const double* sourc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<double>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -6724,7 +6698,7 @@ inline int ishmemx_char_broadcast_work_group(char* dest, const char* source, siz
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<char>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -6743,7 +6717,7 @@ inline int ishmemx_schar_broadcast_work_group(signed char* dest, const signed ch
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<signed char>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -6762,7 +6736,7 @@ inline int ishmemx_short_broadcast_work_group(short* dest, const short* source, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<short>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -6781,7 +6755,7 @@ inline int ishmemx_int_broadcast_work_group(int* dest, const int* source, size_t
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -6800,7 +6774,7 @@ inline int ishmemx_long_broadcast_work_group(long* dest, const long* source, siz
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<long>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -6819,7 +6793,7 @@ inline int ishmemx_longlong_broadcast_work_group(long long* dest, const long lon
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<long long>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -6838,7 +6812,7 @@ inline int ishmemx_uchar_broadcast_work_group(unsigned char* dest, const unsigne
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned char>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -6857,7 +6831,7 @@ inline int ishmemx_ushort_broadcast_work_group(unsigned short* dest, const unsig
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned short>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -6876,7 +6850,7 @@ inline int ishmemx_uint_broadcast_work_group(unsigned int* dest, const unsigned 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned int>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -6895,7 +6869,7 @@ inline int ishmemx_ulong_broadcast_work_group(unsigned long* dest, const unsigne
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned long>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -6914,7 +6888,7 @@ inline int ishmemx_ulonglong_broadcast_work_group(unsigned long long* dest, cons
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned long long>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -6933,7 +6907,7 @@ inline int ishmemx_int8_broadcast_work_group(int8_t* dest, const int8_t* source,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int8_t>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -6952,7 +6926,7 @@ inline int ishmemx_int16_broadcast_work_group(int16_t* dest, const int16_t* sour
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int16_t>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -6971,7 +6945,7 @@ inline int ishmemx_int32_broadcast_work_group(int32_t* dest, const int32_t* sour
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int32_t>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -6990,7 +6964,7 @@ inline int ishmemx_int64_broadcast_work_group(int64_t* dest, const int64_t* sour
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int64_t>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -7009,7 +6983,7 @@ inline int ishmemx_uint8_broadcast_work_group(uint8_t* dest, const uint8_t* sour
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint8_t>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -7028,7 +7002,7 @@ inline int ishmemx_uint16_broadcast_work_group(uint16_t* dest, const uint16_t* s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint16_t>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -7047,7 +7021,7 @@ inline int ishmemx_uint32_broadcast_work_group(uint32_t* dest, const uint32_t* s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint32_t>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -7066,7 +7040,7 @@ inline int ishmemx_uint64_broadcast_work_group(uint64_t* dest, const uint64_t* s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint64_t>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -7085,7 +7059,7 @@ inline int ishmemx_size_broadcast_work_group(size_t* dest, const size_t* source,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<size_t>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -7104,7 +7078,7 @@ inline int ishmemx_ptrdiff_broadcast_work_group(ptrdiff_t* dest, const ptrdiff_t
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<ptrdiff_t>(team, dest, source, nelems, PE_root, group);
 }
 template <typename Group>
@@ -7123,7 +7097,7 @@ inline int ishmemx_broadcastmem_work_group(void* dest, const void* source, size_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root, group);
 }
 template <typename Group>
@@ -7144,7 +7118,7 @@ inline ishmem::event ishmemx_broadcast_on_queue(T* dest, const T* source, size_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<T>(team, dest, source, nelems, PE_root); });
 }
 template <typename T>
@@ -7166,7 +7140,7 @@ inline int ishmemx_broadcast_work_group(T* dest, const T* source, size_t nelems,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<T>(team, dest, source, nelems, PE_root, group);
 }
 template <typename T, typename Group>
@@ -7186,7 +7160,6 @@ inline int ishmemx_float_collect_work_group(float* dest, const float* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<float>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7205,7 +7178,6 @@ inline int ishmemx_double_collect_work_group(double* dest, const double* source,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<double>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7224,7 +7196,6 @@ inline int ishmemx_char_collect_work_group(char* dest, const char* source, size_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<char>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7243,7 +7214,6 @@ inline int ishmemx_schar_collect_work_group(signed char* dest, const signed char
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<signed char>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7262,7 +7232,6 @@ inline int ishmemx_short_collect_work_group(short* dest, const short* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<short>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7281,7 +7250,6 @@ inline int ishmemx_int_collect_work_group(int* dest, const int* source, size_t n
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<int>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7300,7 +7268,6 @@ inline int ishmemx_long_collect_work_group(long* dest, const long* source, size_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<long>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7319,7 +7286,6 @@ inline int ishmemx_longlong_collect_work_group(long long* dest, const long long*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<long long>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7338,7 +7304,6 @@ inline int ishmemx_uchar_collect_work_group(unsigned char* dest, const unsigned 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<unsigned char>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7357,7 +7322,6 @@ inline int ishmemx_ushort_collect_work_group(unsigned short* dest, const unsigne
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<unsigned short>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7376,7 +7340,6 @@ inline int ishmemx_uint_collect_work_group(unsigned int* dest, const unsigned in
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<unsigned int>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7395,7 +7358,6 @@ inline int ishmemx_ulong_collect_work_group(unsigned long* dest, const unsigned 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<unsigned long>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7414,7 +7376,6 @@ inline int ishmemx_ulonglong_collect_work_group(unsigned long long* dest, const 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<unsigned long long>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7433,7 +7394,6 @@ inline int ishmemx_int8_collect_work_group(int8_t* dest, const int8_t* source, s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<int8_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7452,7 +7412,6 @@ inline int ishmemx_int16_collect_work_group(int16_t* dest, const int16_t* source
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<int16_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7471,7 +7430,6 @@ inline int ishmemx_int32_collect_work_group(int32_t* dest, const int32_t* source
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<int32_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7490,7 +7448,6 @@ inline int ishmemx_int64_collect_work_group(int64_t* dest, const int64_t* source
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<int64_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7509,7 +7466,6 @@ inline int ishmemx_uint8_collect_work_group(uint8_t* dest, const uint8_t* source
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<uint8_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7528,7 +7484,6 @@ inline int ishmemx_uint16_collect_work_group(uint16_t* dest, const uint16_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<uint16_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7547,7 +7502,6 @@ inline int ishmemx_uint32_collect_work_group(uint32_t* dest, const uint32_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<uint32_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7566,7 +7520,6 @@ inline int ishmemx_uint64_collect_work_group(uint64_t* dest, const uint64_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<uint64_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7585,7 +7538,6 @@ inline int ishmemx_size_collect_work_group(size_t* dest, const size_t* source, s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<size_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7604,7 +7556,6 @@ inline int ishmemx_ptrdiff_collect_work_group(ptrdiff_t* dest, const ptrdiff_t* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7623,7 +7574,6 @@ inline int ishmemx_collectmem_work_group(void* dest, const void* source, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
 }
 template <typename Group>
@@ -7644,7 +7594,6 @@ inline ishmem::event ishmemx_collect_on_queue(T* dest, const T* source, size_t n
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<T>(team, dest, source, nelems); });
 }
 template <typename T>
@@ -7666,7 +7615,6 @@ inline int ishmemx_collect_work_group(T* dest, const T* source, size_t nelems, c
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<T>(team, dest, source, nelems, group);
 }
 template <typename T, typename Group>
@@ -7686,7 +7634,6 @@ inline int ishmemx_float_fcollect_work_group(float* dest, const float* source, s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<float>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7705,7 +7652,6 @@ inline int ishmemx_double_fcollect_work_group(double* dest, const double* source
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<double>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7724,7 +7670,6 @@ inline int ishmemx_char_fcollect_work_group(char* dest, const char* source, size
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<char>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7743,7 +7688,6 @@ inline int ishmemx_schar_fcollect_work_group(signed char* dest, const signed cha
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<signed char>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7762,7 +7706,6 @@ inline int ishmemx_short_fcollect_work_group(short* dest, const short* source, s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<short>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7781,7 +7724,6 @@ inline int ishmemx_int_fcollect_work_group(int* dest, const int* source, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<int>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7800,7 +7742,6 @@ inline int ishmemx_long_fcollect_work_group(long* dest, const long* source, size
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<long>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7819,7 +7760,6 @@ inline int ishmemx_longlong_fcollect_work_group(long long* dest, const long long
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<long long>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7838,7 +7778,6 @@ inline int ishmemx_uchar_fcollect_work_group(unsigned char* dest, const unsigned
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned char>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7857,7 +7796,6 @@ inline int ishmemx_ushort_fcollect_work_group(unsigned short* dest, const unsign
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned short>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7876,7 +7814,6 @@ inline int ishmemx_uint_fcollect_work_group(unsigned int* dest, const unsigned i
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned int>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7895,7 +7832,6 @@ inline int ishmemx_ulong_fcollect_work_group(unsigned long* dest, const unsigned
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned long>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7914,7 +7850,6 @@ inline int ishmemx_ulonglong_fcollect_work_group(unsigned long long* dest, const
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned long long>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7933,7 +7868,6 @@ inline int ishmemx_int8_fcollect_work_group(int8_t* dest, const int8_t* source, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<int8_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7952,7 +7886,6 @@ inline int ishmemx_int16_fcollect_work_group(int16_t* dest, const int16_t* sourc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<int16_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7971,7 +7904,6 @@ inline int ishmemx_int32_fcollect_work_group(int32_t* dest, const int32_t* sourc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<int32_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -7990,7 +7922,6 @@ inline int ishmemx_int64_fcollect_work_group(int64_t* dest, const int64_t* sourc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<int64_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -8009,7 +7940,6 @@ inline int ishmemx_uint8_fcollect_work_group(uint8_t* dest, const uint8_t* sourc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<uint8_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -8028,7 +7958,6 @@ inline int ishmemx_uint16_fcollect_work_group(uint16_t* dest, const uint16_t* so
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<uint16_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -8047,7 +7976,6 @@ inline int ishmemx_uint32_fcollect_work_group(uint32_t* dest, const uint32_t* so
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<uint32_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -8066,7 +7994,6 @@ inline int ishmemx_uint64_fcollect_work_group(uint64_t* dest, const uint64_t* so
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<uint64_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -8085,7 +8012,6 @@ inline int ishmemx_size_fcollect_work_group(size_t* dest, const size_t* source, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<size_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -8104,7 +8030,6 @@ inline int ishmemx_ptrdiff_fcollect_work_group(ptrdiff_t* dest, const ptrdiff_t*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
 }
 template <typename Group>
@@ -8123,7 +8048,6 @@ inline int ishmemx_fcollectmem_work_group(void* dest, const void* source, size_t
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
 }
 template <typename Group>
@@ -8144,7 +8068,6 @@ inline ishmem::event ishmemx_fcollect_on_queue(T* dest, const T* source, size_t 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<T>(team, dest, source, nelems); });
 }
 template <typename T>
@@ -8166,7 +8089,6 @@ inline int ishmemx_fcollect_work_group(T* dest, const T* source, size_t nelems, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<T>(team, dest, source, nelems, group);
 }
 template <typename T, typename Group>
@@ -8186,7 +8108,7 @@ inline int ishmemx_uchar_and_reduce_work_group(unsigned char* dest, const unsign
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8205,7 +8127,7 @@ inline int ishmemx_ushort_and_reduce_work_group(unsigned short* dest, const unsi
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8224,7 +8146,7 @@ inline int ishmemx_uint_and_reduce_work_group(unsigned int* dest, const unsigned
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8243,7 +8165,7 @@ inline int ishmemx_ulong_and_reduce_work_group(unsigned long* dest, const unsign
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8262,7 +8184,7 @@ inline int ishmemx_ulonglong_and_reduce_work_group(unsigned long long* dest, con
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8281,7 +8203,7 @@ inline int ishmemx_int8_and_reduce_work_group(int8_t* dest, const int8_t* source
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8300,7 +8222,7 @@ inline int ishmemx_int16_and_reduce_work_group(int16_t* dest, const int16_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8319,7 +8241,7 @@ inline int ishmemx_int32_and_reduce_work_group(int32_t* dest, const int32_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8338,7 +8260,7 @@ inline int ishmemx_int64_and_reduce_work_group(int64_t* dest, const int64_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8357,7 +8279,7 @@ inline int ishmemx_uint8_and_reduce_work_group(uint8_t* dest, const uint8_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8376,7 +8298,7 @@ inline int ishmemx_uint16_and_reduce_work_group(uint16_t* dest, const uint16_t* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8395,7 +8317,7 @@ inline int ishmemx_uint32_and_reduce_work_group(uint32_t* dest, const uint32_t* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8414,7 +8336,7 @@ inline int ishmemx_uint64_and_reduce_work_group(uint64_t* dest, const uint64_t* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8433,7 +8355,7 @@ inline int ishmemx_size_and_reduce_work_group(size_t* dest, const size_t* source
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8454,7 +8376,7 @@ inline ishmem::event ishmemx_and_reduce_on_queue(T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<T>(team, dest, source, nreduce); });
 }
 template <typename T>
@@ -8476,7 +8398,7 @@ inline int ishmemx_and_reduce_work_group(T* dest, const T* source, size_t nreduc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::and_reduce_work_group<T>(team, dest, source, nreduce, group);
 }
 template <typename T, typename Group>
@@ -8496,7 +8418,7 @@ inline int ishmemx_uchar_or_reduce_work_group(unsigned char* dest, const unsigne
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8515,7 +8437,7 @@ inline int ishmemx_ushort_or_reduce_work_group(unsigned short* dest, const unsig
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8534,7 +8456,7 @@ inline int ishmemx_uint_or_reduce_work_group(unsigned int* dest, const unsigned 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8553,7 +8475,7 @@ inline int ishmemx_ulong_or_reduce_work_group(unsigned long* dest, const unsigne
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8572,7 +8494,7 @@ inline int ishmemx_ulonglong_or_reduce_work_group(unsigned long long* dest, cons
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8591,7 +8513,7 @@ inline int ishmemx_int8_or_reduce_work_group(int8_t* dest, const int8_t* source,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8610,7 +8532,7 @@ inline int ishmemx_int16_or_reduce_work_group(int16_t* dest, const int16_t* sour
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8629,7 +8551,7 @@ inline int ishmemx_int32_or_reduce_work_group(int32_t* dest, const int32_t* sour
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8648,7 +8570,7 @@ inline int ishmemx_int64_or_reduce_work_group(int64_t* dest, const int64_t* sour
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8667,7 +8589,7 @@ inline int ishmemx_uint8_or_reduce_work_group(uint8_t* dest, const uint8_t* sour
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8686,7 +8608,7 @@ inline int ishmemx_uint16_or_reduce_work_group(uint16_t* dest, const uint16_t* s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8705,7 +8627,7 @@ inline int ishmemx_uint32_or_reduce_work_group(uint32_t* dest, const uint32_t* s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8724,7 +8646,7 @@ inline int ishmemx_uint64_or_reduce_work_group(uint64_t* dest, const uint64_t* s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8743,7 +8665,7 @@ inline int ishmemx_size_or_reduce_work_group(size_t* dest, const size_t* source,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8764,7 +8686,7 @@ inline ishmem::event ishmemx_or_reduce_on_queue(T* dest, const T* source, size_t
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<T>(team, dest, source, nreduce); });
 }
 template <typename T>
@@ -8786,7 +8708,7 @@ inline int ishmemx_or_reduce_work_group(T* dest, const T* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::or_reduce_work_group<T>(team, dest, source, nreduce, group);
 }
 template <typename T, typename Group>
@@ -8806,7 +8728,7 @@ inline int ishmemx_uchar_xor_reduce_work_group(unsigned char* dest, const unsign
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8825,7 +8747,7 @@ inline int ishmemx_ushort_xor_reduce_work_group(unsigned short* dest, const unsi
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8844,7 +8766,7 @@ inline int ishmemx_uint_xor_reduce_work_group(unsigned int* dest, const unsigned
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8863,7 +8785,7 @@ inline int ishmemx_ulong_xor_reduce_work_group(unsigned long* dest, const unsign
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8882,7 +8804,7 @@ inline int ishmemx_ulonglong_xor_reduce_work_group(unsigned long long* dest, con
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8901,7 +8823,7 @@ inline int ishmemx_int8_xor_reduce_work_group(int8_t* dest, const int8_t* source
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8920,7 +8842,7 @@ inline int ishmemx_int16_xor_reduce_work_group(int16_t* dest, const int16_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8939,7 +8861,7 @@ inline int ishmemx_int32_xor_reduce_work_group(int32_t* dest, const int32_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8958,7 +8880,7 @@ inline int ishmemx_int64_xor_reduce_work_group(int64_t* dest, const int64_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8977,7 +8899,7 @@ inline int ishmemx_uint8_xor_reduce_work_group(uint8_t* dest, const uint8_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -8996,7 +8918,7 @@ inline int ishmemx_uint16_xor_reduce_work_group(uint16_t* dest, const uint16_t* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9015,7 +8937,7 @@ inline int ishmemx_uint32_xor_reduce_work_group(uint32_t* dest, const uint32_t* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9034,7 +8956,7 @@ inline int ishmemx_uint64_xor_reduce_work_group(uint64_t* dest, const uint64_t* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9053,7 +8975,7 @@ inline int ishmemx_size_xor_reduce_work_group(size_t* dest, const size_t* source
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9074,7 +8996,7 @@ inline ishmem::event ishmemx_xor_reduce_on_queue(T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<T>(team, dest, source, nreduce); });
 }
 template <typename T>
@@ -9096,7 +9018,7 @@ inline int ishmemx_xor_reduce_work_group(T* dest, const T* source, size_t nreduc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<T>(team, dest, source, nreduce, group);
 }
 template <typename T, typename Group>
@@ -9116,7 +9038,7 @@ inline int ishmemx_char_max_reduce_work_group(char* dest, const char* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::max_reduce_work_group<char>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9135,7 +9057,7 @@ inline int ishmemx_schar_max_reduce_work_group(signed char* dest, const signed c
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::max_reduce_work_group<signed char>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9154,7 +9076,7 @@ inline int ishmemx_short_max_reduce_work_group(short* dest, const short* source,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::max_reduce_work_group<short>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9173,7 +9095,7 @@ inline int ishmemx_int_max_reduce_work_group(int* dest, const int* source, size_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9192,7 +9114,7 @@ inline int ishmemx_long_max_reduce_work_group(long* dest, const long* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::max_reduce_work_group<long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9211,7 +9133,7 @@ inline int ishmemx_longlong_max_reduce_work_group(long long* dest, const long lo
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::max_reduce_work_group<long long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9230,7 +9152,7 @@ inline int ishmemx_ptrdiff_max_reduce_work_group(ptrdiff_t* dest, const ptrdiff_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9249,7 +9171,7 @@ inline int ishmemx_uchar_max_reduce_work_group(unsigned char* dest, const unsign
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9268,7 +9190,7 @@ inline int ishmemx_ushort_max_reduce_work_group(unsigned short* dest, const unsi
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9287,7 +9209,7 @@ inline int ishmemx_uint_max_reduce_work_group(unsigned int* dest, const unsigned
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9306,7 +9228,7 @@ inline int ishmemx_ulong_max_reduce_work_group(unsigned long* dest, const unsign
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9325,7 +9247,7 @@ inline int ishmemx_ulonglong_max_reduce_work_group(unsigned long long* dest, con
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9344,7 +9266,7 @@ inline int ishmemx_int8_max_reduce_work_group(int8_t* dest, const int8_t* source
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9363,7 +9285,7 @@ inline int ishmemx_int16_max_reduce_work_group(int16_t* dest, const int16_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9382,7 +9304,7 @@ inline int ishmemx_int32_max_reduce_work_group(int32_t* dest, const int32_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9401,7 +9323,7 @@ inline int ishmemx_int64_max_reduce_work_group(int64_t* dest, const int64_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9420,7 +9342,7 @@ inline int ishmemx_uint8_max_reduce_work_group(uint8_t* dest, const uint8_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9439,7 +9361,7 @@ inline int ishmemx_uint16_max_reduce_work_group(uint16_t* dest, const uint16_t* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9458,7 +9380,7 @@ inline int ishmemx_uint32_max_reduce_work_group(uint32_t* dest, const uint32_t* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9477,7 +9399,7 @@ inline int ishmemx_uint64_max_reduce_work_group(uint64_t* dest, const uint64_t* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9496,7 +9418,7 @@ inline int ishmemx_size_max_reduce_work_group(size_t* dest, const size_t* source
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9515,7 +9437,7 @@ inline int ishmemx_float_max_reduce_work_group(float* dest, const float* source,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::max_reduce_work_group<float>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9534,7 +9456,7 @@ inline int ishmemx_double_max_reduce_work_group(double* dest, const double* sour
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::max_reduce_work_group<double>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9555,7 +9477,7 @@ inline ishmem::event ishmemx_max_reduce_on_queue(T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<T>(team, dest, source, nreduce); });
 }
 template <typename T>
@@ -9577,7 +9499,7 @@ inline int ishmemx_max_reduce_work_group(T* dest, const T* source, size_t nreduc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::max_reduce_work_group<T>(team, dest, source, nreduce, group);
 }
 template <typename T, typename Group>
@@ -9597,7 +9519,7 @@ inline int ishmemx_char_min_reduce_work_group(char* dest, const char* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::min_reduce_work_group<char>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9616,7 +9538,7 @@ inline int ishmemx_schar_min_reduce_work_group(signed char* dest, const signed c
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::min_reduce_work_group<signed char>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9635,7 +9557,7 @@ inline int ishmemx_short_min_reduce_work_group(short* dest, const short* source,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::min_reduce_work_group<short>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9654,7 +9576,7 @@ inline int ishmemx_int_min_reduce_work_group(int* dest, const int* source, size_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9673,7 +9595,7 @@ inline int ishmemx_long_min_reduce_work_group(long* dest, const long* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::min_reduce_work_group<long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9692,7 +9614,7 @@ inline int ishmemx_longlong_min_reduce_work_group(long long* dest, const long lo
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::min_reduce_work_group<long long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9711,7 +9633,7 @@ inline int ishmemx_ptrdiff_min_reduce_work_group(ptrdiff_t* dest, const ptrdiff_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9730,7 +9652,7 @@ inline int ishmemx_uchar_min_reduce_work_group(unsigned char* dest, const unsign
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9749,7 +9671,7 @@ inline int ishmemx_ushort_min_reduce_work_group(unsigned short* dest, const unsi
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9768,7 +9690,7 @@ inline int ishmemx_uint_min_reduce_work_group(unsigned int* dest, const unsigned
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9787,7 +9709,7 @@ inline int ishmemx_ulong_min_reduce_work_group(unsigned long* dest, const unsign
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9806,7 +9728,7 @@ inline int ishmemx_ulonglong_min_reduce_work_group(unsigned long long* dest, con
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9825,7 +9747,7 @@ inline int ishmemx_int8_min_reduce_work_group(int8_t* dest, const int8_t* source
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9844,7 +9766,7 @@ inline int ishmemx_int16_min_reduce_work_group(int16_t* dest, const int16_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9863,7 +9785,7 @@ inline int ishmemx_int32_min_reduce_work_group(int32_t* dest, const int32_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9882,7 +9804,7 @@ inline int ishmemx_int64_min_reduce_work_group(int64_t* dest, const int64_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9901,7 +9823,7 @@ inline int ishmemx_uint8_min_reduce_work_group(uint8_t* dest, const uint8_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9920,7 +9842,7 @@ inline int ishmemx_uint16_min_reduce_work_group(uint16_t* dest, const uint16_t* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9939,7 +9861,7 @@ inline int ishmemx_uint32_min_reduce_work_group(uint32_t* dest, const uint32_t* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9958,7 +9880,7 @@ inline int ishmemx_uint64_min_reduce_work_group(uint64_t* dest, const uint64_t* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9977,7 +9899,7 @@ inline int ishmemx_size_min_reduce_work_group(size_t* dest, const size_t* source
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -9996,7 +9918,7 @@ inline int ishmemx_float_min_reduce_work_group(float* dest, const float* source,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::min_reduce_work_group<float>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10015,7 +9937,7 @@ inline int ishmemx_double_min_reduce_work_group(double* dest, const double* sour
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::min_reduce_work_group<double>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10036,7 +9958,7 @@ inline ishmem::event ishmemx_min_reduce_on_queue(T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<T>(team, dest, source, nreduce); });
 }
 template <typename T>
@@ -10058,7 +9980,7 @@ inline int ishmemx_min_reduce_work_group(T* dest, const T* source, size_t nreduc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::min_reduce_work_group<T>(team, dest, source, nreduce, group);
 }
 template <typename T, typename Group>
@@ -10078,7 +10000,7 @@ inline int ishmemx_char_sum_reduce_work_group(char* dest, const char* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<char>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10097,7 +10019,7 @@ inline int ishmemx_schar_sum_reduce_work_group(signed char* dest, const signed c
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<signed char>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10116,7 +10038,7 @@ inline int ishmemx_short_sum_reduce_work_group(short* dest, const short* source,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<short>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10135,7 +10057,7 @@ inline int ishmemx_int_sum_reduce_work_group(int* dest, const int* source, size_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10154,7 +10076,7 @@ inline int ishmemx_long_sum_reduce_work_group(long* dest, const long* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10173,7 +10095,7 @@ inline int ishmemx_longlong_sum_reduce_work_group(long long* dest, const long lo
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<long long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10192,7 +10114,7 @@ inline int ishmemx_ptrdiff_sum_reduce_work_group(ptrdiff_t* dest, const ptrdiff_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10211,7 +10133,7 @@ inline int ishmemx_uchar_sum_reduce_work_group(unsigned char* dest, const unsign
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10230,7 +10152,7 @@ inline int ishmemx_ushort_sum_reduce_work_group(unsigned short* dest, const unsi
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10249,7 +10171,7 @@ inline int ishmemx_uint_sum_reduce_work_group(unsigned int* dest, const unsigned
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10268,7 +10190,7 @@ inline int ishmemx_ulong_sum_reduce_work_group(unsigned long* dest, const unsign
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10287,7 +10209,7 @@ inline int ishmemx_ulonglong_sum_reduce_work_group(unsigned long long* dest, con
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10306,7 +10228,7 @@ inline int ishmemx_int8_sum_reduce_work_group(int8_t* dest, const int8_t* source
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10325,7 +10247,7 @@ inline int ishmemx_int16_sum_reduce_work_group(int16_t* dest, const int16_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10344,7 +10266,7 @@ inline int ishmemx_int32_sum_reduce_work_group(int32_t* dest, const int32_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10363,7 +10285,7 @@ inline int ishmemx_int64_sum_reduce_work_group(int64_t* dest, const int64_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10382,7 +10304,7 @@ inline int ishmemx_uint8_sum_reduce_work_group(uint8_t* dest, const uint8_t* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10401,7 +10323,7 @@ inline int ishmemx_uint16_sum_reduce_work_group(uint16_t* dest, const uint16_t* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10420,7 +10342,7 @@ inline int ishmemx_uint32_sum_reduce_work_group(uint32_t* dest, const uint32_t* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10439,7 +10361,7 @@ inline int ishmemx_uint64_sum_reduce_work_group(uint64_t* dest, const uint64_t* 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10458,7 +10380,7 @@ inline int ishmemx_size_sum_reduce_work_group(size_t* dest, const size_t* source
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10477,7 +10399,7 @@ inline int ishmemx_float_sum_reduce_work_group(float* dest, const float* source,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<float>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10496,7 +10418,7 @@ inline int ishmemx_double_sum_reduce_work_group(double* dest, const double* sour
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<double>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10517,7 +10439,7 @@ inline ishmem::event ishmemx_sum_reduce_on_queue(T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<T>(team, dest, source, nreduce); });
 }
 template <typename T>
@@ -10539,7 +10461,7 @@ inline int ishmemx_sum_reduce_work_group(T* dest, const T* source, size_t nreduc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<T>(team, dest, source, nreduce, group);
 }
 template <typename T, typename Group>
@@ -10559,7 +10481,7 @@ inline int ishmemx_char_prod_reduce_work_group(char* dest, const char* source, s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<char>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10578,7 +10500,7 @@ inline int ishmemx_schar_prod_reduce_work_group(signed char* dest, const signed 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<signed char>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10597,7 +10519,7 @@ inline int ishmemx_short_prod_reduce_work_group(short* dest, const short* source
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<short>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10616,7 +10538,7 @@ inline int ishmemx_int_prod_reduce_work_group(int* dest, const int* source, size
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10635,7 +10557,7 @@ inline int ishmemx_long_prod_reduce_work_group(long* dest, const long* source, s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10654,7 +10576,7 @@ inline int ishmemx_longlong_prod_reduce_work_group(long long* dest, const long l
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<long long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10673,7 +10595,7 @@ inline int ishmemx_ptrdiff_prod_reduce_work_group(ptrdiff_t* dest, const ptrdiff
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10692,7 +10614,7 @@ inline int ishmemx_uchar_prod_reduce_work_group(unsigned char* dest, const unsig
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10711,7 +10633,7 @@ inline int ishmemx_ushort_prod_reduce_work_group(unsigned short* dest, const uns
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10730,7 +10652,7 @@ inline int ishmemx_uint_prod_reduce_work_group(unsigned int* dest, const unsigne
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10749,7 +10671,7 @@ inline int ishmemx_ulong_prod_reduce_work_group(unsigned long* dest, const unsig
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10768,7 +10690,7 @@ inline int ishmemx_ulonglong_prod_reduce_work_group(unsigned long long* dest, co
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10787,7 +10709,7 @@ inline int ishmemx_int8_prod_reduce_work_group(int8_t* dest, const int8_t* sourc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10806,7 +10728,7 @@ inline int ishmemx_int16_prod_reduce_work_group(int16_t* dest, const int16_t* so
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10825,7 +10747,7 @@ inline int ishmemx_int32_prod_reduce_work_group(int32_t* dest, const int32_t* so
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10844,7 +10766,7 @@ inline int ishmemx_int64_prod_reduce_work_group(int64_t* dest, const int64_t* so
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10863,7 +10785,7 @@ inline int ishmemx_uint8_prod_reduce_work_group(uint8_t* dest, const uint8_t* so
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10882,7 +10804,7 @@ inline int ishmemx_uint16_prod_reduce_work_group(uint16_t* dest, const uint16_t*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10901,7 +10823,7 @@ inline int ishmemx_uint32_prod_reduce_work_group(uint32_t* dest, const uint32_t*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10920,7 +10842,7 @@ inline int ishmemx_uint64_prod_reduce_work_group(uint64_t* dest, const uint64_t*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10939,7 +10861,7 @@ inline int ishmemx_size_prod_reduce_work_group(size_t* dest, const size_t* sourc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<size_t>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10958,7 +10880,7 @@ inline int ishmemx_float_prod_reduce_work_group(float* dest, const float* source
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<float>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10977,7 +10899,7 @@ inline int ishmemx_double_prod_reduce_work_group(double* dest, const double* sou
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<double>(team, dest, source, nreduce, group);
 }
 template <typename Group>
@@ -10998,7 +10920,7 @@ inline ishmem::event ishmemx_prod_reduce_on_queue(T* dest, const T* source, size
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<T>(team, dest, source, nreduce); });
 }
 template <typename T>
@@ -11020,7 +10942,7 @@ inline int ishmemx_prod_reduce_work_group(T* dest, const T* source, size_t nredu
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<T>(team, dest, source, nreduce, group);
 }
 template <typename T, typename Group>
@@ -11042,7 +10964,7 @@ inline ishmem::event ishmemx_sum_inscan_on_queue(T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<T>(team, dest, source, nelems); });
 }
 template <typename T>
@@ -11065,7 +10987,7 @@ inline ishmem::event ishmemx_sum_exscan_on_queue(T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<T>(team, dest, source, nelems); });
 }
 template <typename T>

@@ -48,7 +48,6 @@ int ishmem_float_alltoall(float* dest, const float* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<float>(team, dest, source, nelems);
 }
 
@@ -68,7 +67,6 @@ ishmem::event ishmemx_float_alltoall_on_queue(float* dest, const float* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<float>(team, dest, source, nelems); });
 }
 
@@ -88,7 +86,6 @@ int ishmem_double_alltoall(double* dest, const double* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<double>(team, dest, source, nelems);
 }
 
@@ -108,7 +105,6 @@ ishmem::event ishmemx_double_alltoall_on_queue(double* dest, const double* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<double>(team, dest, source, nelems); });
 }
 
@@ -128,7 +124,6 @@ int ishmem_char_alltoall(char* dest, const char* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<char>(team, dest, source, nelems);
 }
 
@@ -148,7 +143,6 @@ ishmem::event ishmemx_char_alltoall_on_queue(char* dest, const char* source, siz
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<char>(team, dest, source, nelems); });
 }
 
@@ -168,7 +162,6 @@ int ishmem_schar_alltoall(signed char* dest, const signed char* source, size_t n
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<signed char>(team, dest, source, nelems);
 }
 
@@ -188,7 +181,6 @@ ishmem::event ishmemx_schar_alltoall_on_queue(signed char* dest, const signed ch
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<signed char>(team, dest, source, nelems); });
 }
 
@@ -208,7 +200,6 @@ int ishmem_short_alltoall(short* dest, const short* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<short>(team, dest, source, nelems);
 }
 
@@ -228,7 +219,6 @@ ishmem::event ishmemx_short_alltoall_on_queue(short* dest, const short* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<short>(team, dest, source, nelems); });
 }
 
@@ -248,7 +238,6 @@ int ishmem_int_alltoall(int* dest, const int* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<int>(team, dest, source, nelems);
 }
 
@@ -268,7 +257,6 @@ ishmem::event ishmemx_int_alltoall_on_queue(int* dest, const int* source, size_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int>(team, dest, source, nelems); });
 }
 
@@ -288,7 +276,6 @@ int ishmem_long_alltoall(long* dest, const long* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<long>(team, dest, source, nelems);
 }
 
@@ -308,7 +295,6 @@ ishmem::event ishmemx_long_alltoall_on_queue(long* dest, const long* source, siz
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<long>(team, dest, source, nelems); });
 }
 
@@ -328,7 +314,6 @@ int ishmem_longlong_alltoall(long long* dest, const long long* source, size_t ne
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<long long>(team, dest, source, nelems);
 }
 
@@ -348,7 +333,6 @@ ishmem::event ishmemx_longlong_alltoall_on_queue(long long* dest, const long lon
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<long long>(team, dest, source, nelems); });
 }
 
@@ -368,7 +352,6 @@ int ishmem_uchar_alltoall(unsigned char* dest, const unsigned char* source, size
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<unsigned char>(team, dest, source, nelems);
 }
 
@@ -388,7 +371,6 @@ ishmem::event ishmemx_uchar_alltoall_on_queue(unsigned char* dest, const unsigne
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned char>(team, dest, source, nelems); });
 }
 
@@ -408,7 +390,6 @@ int ishmem_ushort_alltoall(unsigned short* dest, const unsigned short* source, s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<unsigned short>(team, dest, source, nelems);
 }
 
@@ -428,7 +409,6 @@ ishmem::event ishmemx_ushort_alltoall_on_queue(unsigned short* dest, const unsig
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned short>(team, dest, source, nelems); });
 }
 
@@ -448,7 +428,6 @@ int ishmem_uint_alltoall(unsigned int* dest, const unsigned int* source, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<unsigned int>(team, dest, source, nelems);
 }
 
@@ -468,7 +447,6 @@ ishmem::event ishmemx_uint_alltoall_on_queue(unsigned int* dest, const unsigned 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned int>(team, dest, source, nelems); });
 }
 
@@ -488,7 +466,6 @@ int ishmem_ulong_alltoall(unsigned long* dest, const unsigned long* source, size
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<unsigned long>(team, dest, source, nelems);
 }
 
@@ -508,7 +485,6 @@ ishmem::event ishmemx_ulong_alltoall_on_queue(unsigned long* dest, const unsigne
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned long>(team, dest, source, nelems); });
 }
 
@@ -528,7 +504,6 @@ int ishmem_ulonglong_alltoall(unsigned long long* dest, const unsigned long long
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<unsigned long long>(team, dest, source, nelems);
 }
 
@@ -548,7 +523,6 @@ ishmem::event ishmemx_ulonglong_alltoall_on_queue(unsigned long long* dest, cons
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned long long>(team, dest, source, nelems); });
 }
 
@@ -568,7 +542,6 @@ int ishmem_int8_alltoall(int8_t* dest, const int8_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<int8_t>(team, dest, source, nelems);
 }
 
@@ -588,7 +561,6 @@ ishmem::event ishmemx_int8_alltoall_on_queue(int8_t* dest, const int8_t* source,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int8_t>(team, dest, source, nelems); });
 }
 
@@ -608,7 +580,6 @@ int ishmem_int16_alltoall(int16_t* dest, const int16_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<int16_t>(team, dest, source, nelems);
 }
 
@@ -628,7 +599,6 @@ ishmem::event ishmemx_int16_alltoall_on_queue(int16_t* dest, const int16_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int16_t>(team, dest, source, nelems); });
 }
 
@@ -648,7 +618,6 @@ int ishmem_int32_alltoall(int32_t* dest, const int32_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<int32_t>(team, dest, source, nelems);
 }
 
@@ -668,7 +637,6 @@ ishmem::event ishmemx_int32_alltoall_on_queue(int32_t* dest, const int32_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int32_t>(team, dest, source, nelems); });
 }
 
@@ -688,7 +656,6 @@ int ishmem_int64_alltoall(int64_t* dest, const int64_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<int64_t>(team, dest, source, nelems);
 }
 
@@ -708,7 +675,6 @@ ishmem::event ishmemx_int64_alltoall_on_queue(int64_t* dest, const int64_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int64_t>(team, dest, source, nelems); });
 }
 
@@ -728,7 +694,6 @@ int ishmem_uint8_alltoall(uint8_t* dest, const uint8_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<uint8_t>(team, dest, source, nelems);
 }
 
@@ -748,7 +713,6 @@ ishmem::event ishmemx_uint8_alltoall_on_queue(uint8_t* dest, const uint8_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint8_t>(team, dest, source, nelems); });
 }
 
@@ -768,7 +732,6 @@ int ishmem_uint16_alltoall(uint16_t* dest, const uint16_t* source, size_t nelems
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<uint16_t>(team, dest, source, nelems);
 }
 
@@ -788,7 +751,6 @@ ishmem::event ishmemx_uint16_alltoall_on_queue(uint16_t* dest, const uint16_t* s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint16_t>(team, dest, source, nelems); });
 }
 
@@ -808,7 +770,6 @@ int ishmem_uint32_alltoall(uint32_t* dest, const uint32_t* source, size_t nelems
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<uint32_t>(team, dest, source, nelems);
 }
 
@@ -828,7 +789,6 @@ ishmem::event ishmemx_uint32_alltoall_on_queue(uint32_t* dest, const uint32_t* s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint32_t>(team, dest, source, nelems); });
 }
 
@@ -848,7 +808,6 @@ int ishmem_uint64_alltoall(uint64_t* dest, const uint64_t* source, size_t nelems
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<uint64_t>(team, dest, source, nelems);
 }
 
@@ -868,7 +827,6 @@ ishmem::event ishmemx_uint64_alltoall_on_queue(uint64_t* dest, const uint64_t* s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint64_t>(team, dest, source, nelems); });
 }
 
@@ -888,7 +846,6 @@ int ishmem_size_alltoall(size_t* dest, const size_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<size_t>(team, dest, source, nelems);
 }
 
@@ -908,7 +865,6 @@ ishmem::event ishmemx_size_alltoall_on_queue(size_t* dest, const size_t* source,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<size_t>(team, dest, source, nelems); });
 }
 
@@ -928,7 +884,6 @@ int ishmem_ptrdiff_alltoall(ptrdiff_t* dest, const ptrdiff_t* source, size_t nel
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<ptrdiff_t>(team, dest, source, nelems);
 }
 
@@ -948,7 +903,6 @@ ishmem::event ishmemx_ptrdiff_alltoall_on_queue(ptrdiff_t* dest, const ptrdiff_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<ptrdiff_t>(team, dest, source, nelems); });
 }
 
@@ -968,7 +922,6 @@ int ishmem_alltoallmem(void* dest, const void* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
 
@@ -988,7 +941,6 @@ ishmem::event ishmemx_alltoallmem_on_queue(void* dest, const void* source, size_
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems); });
 }
 
@@ -1008,7 +960,7 @@ int ishmem_float_broadcast(float* dest, const float* source, size_t nelems, int 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<float>(team, dest, source, nelems, PE_root);
 }
 
@@ -1028,7 +980,7 @@ ishmem::event ishmemx_float_broadcast_on_queue(float* dest, const float* source,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<float>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1048,7 +1000,7 @@ int ishmem_double_broadcast(double* dest, const double* source, size_t nelems, i
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<double>(team, dest, source, nelems, PE_root);
 }
 
@@ -1068,7 +1020,7 @@ ishmem::event ishmemx_double_broadcast_on_queue(double* dest, const double* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<double>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1088,7 +1040,7 @@ int ishmem_char_broadcast(char* dest, const char* source, size_t nelems, int PE_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<char>(team, dest, source, nelems, PE_root);
 }
 
@@ -1108,7 +1060,7 @@ ishmem::event ishmemx_char_broadcast_on_queue(char* dest, const char* source, si
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<char>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1128,7 +1080,7 @@ int ishmem_schar_broadcast(signed char* dest, const signed char* source, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<signed char>(team, dest, source, nelems, PE_root);
 }
 
@@ -1148,7 +1100,7 @@ ishmem::event ishmemx_schar_broadcast_on_queue(signed char* dest, const signed c
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<signed char>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1168,7 +1120,7 @@ int ishmem_short_broadcast(short* dest, const short* source, size_t nelems, int 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<short>(team, dest, source, nelems, PE_root);
 }
 
@@ -1188,7 +1140,7 @@ ishmem::event ishmemx_short_broadcast_on_queue(short* dest, const short* source,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<short>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1208,7 +1160,7 @@ int ishmem_int_broadcast(int* dest, const int* source, size_t nelems, int PE_roo
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<int>(team, dest, source, nelems, PE_root);
 }
 
@@ -1228,7 +1180,7 @@ ishmem::event ishmemx_int_broadcast_on_queue(int* dest, const int* source, size_
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1248,7 +1200,7 @@ int ishmem_long_broadcast(long* dest, const long* source, size_t nelems, int PE_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<long>(team, dest, source, nelems, PE_root);
 }
 
@@ -1268,7 +1220,7 @@ ishmem::event ishmemx_long_broadcast_on_queue(long* dest, const long* source, si
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<long>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1288,7 +1240,7 @@ int ishmem_longlong_broadcast(long long* dest, const long long* source, size_t n
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<long long>(team, dest, source, nelems, PE_root);
 }
 
@@ -1308,7 +1260,7 @@ ishmem::event ishmemx_longlong_broadcast_on_queue(long long* dest, const long lo
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<long long>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1328,7 +1280,7 @@ int ishmem_uchar_broadcast(unsigned char* dest, const unsigned char* source, siz
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<unsigned char>(team, dest, source, nelems, PE_root);
 }
 
@@ -1348,7 +1300,7 @@ ishmem::event ishmemx_uchar_broadcast_on_queue(unsigned char* dest, const unsign
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned char>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1368,7 +1320,7 @@ int ishmem_ushort_broadcast(unsigned short* dest, const unsigned short* source, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<unsigned short>(team, dest, source, nelems, PE_root);
 }
 
@@ -1388,7 +1340,7 @@ ishmem::event ishmemx_ushort_broadcast_on_queue(unsigned short* dest, const unsi
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned short>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1408,7 +1360,7 @@ int ishmem_uint_broadcast(unsigned int* dest, const unsigned int* source, size_t
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<unsigned int>(team, dest, source, nelems, PE_root);
 }
 
@@ -1428,7 +1380,7 @@ ishmem::event ishmemx_uint_broadcast_on_queue(unsigned int* dest, const unsigned
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned int>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1448,7 +1400,7 @@ int ishmem_ulong_broadcast(unsigned long* dest, const unsigned long* source, siz
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<unsigned long>(team, dest, source, nelems, PE_root);
 }
 
@@ -1468,7 +1420,7 @@ ishmem::event ishmemx_ulong_broadcast_on_queue(unsigned long* dest, const unsign
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned long>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1488,7 +1440,7 @@ int ishmem_ulonglong_broadcast(unsigned long long* dest, const unsigned long lon
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<unsigned long long>(team, dest, source, nelems, PE_root);
 }
 
@@ -1508,7 +1460,7 @@ ishmem::event ishmemx_ulonglong_broadcast_on_queue(unsigned long long* dest, con
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned long long>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1528,7 +1480,7 @@ int ishmem_int8_broadcast(int8_t* dest, const int8_t* source, size_t nelems, int
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<int8_t>(team, dest, source, nelems, PE_root);
 }
 
@@ -1548,7 +1500,7 @@ ishmem::event ishmemx_int8_broadcast_on_queue(int8_t* dest, const int8_t* source
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int8_t>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1568,7 +1520,7 @@ int ishmem_int16_broadcast(int16_t* dest, const int16_t* source, size_t nelems, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<int16_t>(team, dest, source, nelems, PE_root);
 }
 
@@ -1588,7 +1540,7 @@ ishmem::event ishmemx_int16_broadcast_on_queue(int16_t* dest, const int16_t* sou
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int16_t>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1608,7 +1560,7 @@ int ishmem_int32_broadcast(int32_t* dest, const int32_t* source, size_t nelems, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<int32_t>(team, dest, source, nelems, PE_root);
 }
 
@@ -1628,7 +1580,7 @@ ishmem::event ishmemx_int32_broadcast_on_queue(int32_t* dest, const int32_t* sou
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int32_t>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1648,7 +1600,7 @@ int ishmem_int64_broadcast(int64_t* dest, const int64_t* source, size_t nelems, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<int64_t>(team, dest, source, nelems, PE_root);
 }
 
@@ -1668,7 +1620,7 @@ ishmem::event ishmemx_int64_broadcast_on_queue(int64_t* dest, const int64_t* sou
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int64_t>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1688,7 +1640,7 @@ int ishmem_uint8_broadcast(uint8_t* dest, const uint8_t* source, size_t nelems, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<uint8_t>(team, dest, source, nelems, PE_root);
 }
 
@@ -1708,7 +1660,7 @@ ishmem::event ishmemx_uint8_broadcast_on_queue(uint8_t* dest, const uint8_t* sou
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint8_t>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1728,7 +1680,7 @@ int ishmem_uint16_broadcast(uint16_t* dest, const uint16_t* source, size_t nelem
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<uint16_t>(team, dest, source, nelems, PE_root);
 }
 
@@ -1748,7 +1700,7 @@ ishmem::event ishmemx_uint16_broadcast_on_queue(uint16_t* dest, const uint16_t* 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint16_t>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1768,7 +1720,7 @@ int ishmem_uint32_broadcast(uint32_t* dest, const uint32_t* source, size_t nelem
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<uint32_t>(team, dest, source, nelems, PE_root);
 }
 
@@ -1788,7 +1740,7 @@ ishmem::event ishmemx_uint32_broadcast_on_queue(uint32_t* dest, const uint32_t* 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint32_t>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1808,7 +1760,7 @@ int ishmem_uint64_broadcast(uint64_t* dest, const uint64_t* source, size_t nelem
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<uint64_t>(team, dest, source, nelems, PE_root);
 }
 
@@ -1828,7 +1780,7 @@ ishmem::event ishmemx_uint64_broadcast_on_queue(uint64_t* dest, const uint64_t* 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint64_t>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1848,7 +1800,7 @@ int ishmem_size_broadcast(size_t* dest, const size_t* source, size_t nelems, int
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<size_t>(team, dest, source, nelems, PE_root);
 }
 
@@ -1868,7 +1820,7 @@ ishmem::event ishmemx_size_broadcast_on_queue(size_t* dest, const size_t* source
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<size_t>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1888,7 +1840,7 @@ int ishmem_ptrdiff_broadcast(ptrdiff_t* dest, const ptrdiff_t* source, size_t ne
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<ptrdiff_t>(team, dest, source, nelems, PE_root);
 }
 
@@ -1908,7 +1860,7 @@ ishmem::event ishmemx_ptrdiff_broadcast_on_queue(ptrdiff_t* dest, const ptrdiff_
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<ptrdiff_t>(team, dest, source, nelems, PE_root); });
 }
 
@@ -1928,7 +1880,7 @@ int ishmem_broadcastmem(void* dest, const void* source, size_t nelems, int PE_ro
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root);
 }
 
@@ -1948,7 +1900,7 @@ ishmem::event ishmemx_broadcastmem_on_queue(void* dest, const void* source, size
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root); });
 }
 
@@ -1968,7 +1920,6 @@ int ishmem_float_collect(float* dest, const float* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<float>(team, dest, source, nelems);
 }
 
@@ -1988,7 +1939,6 @@ ishmem::event ishmemx_float_collect_on_queue(float* dest, const float* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<float>(team, dest, source, nelems); });
 }
 
@@ -2008,7 +1958,6 @@ int ishmem_double_collect(double* dest, const double* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<double>(team, dest, source, nelems);
 }
 
@@ -2028,7 +1977,6 @@ ishmem::event ishmemx_double_collect_on_queue(double* dest, const double* source
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<double>(team, dest, source, nelems); });
 }
 
@@ -2048,7 +1996,6 @@ int ishmem_char_collect(char* dest, const char* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<char>(team, dest, source, nelems);
 }
 
@@ -2068,7 +2015,6 @@ ishmem::event ishmemx_char_collect_on_queue(char* dest, const char* source, size
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<char>(team, dest, source, nelems); });
 }
 
@@ -2088,7 +2034,6 @@ int ishmem_schar_collect(signed char* dest, const signed char* source, size_t ne
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<signed char>(team, dest, source, nelems);
 }
 
@@ -2108,7 +2053,6 @@ ishmem::event ishmemx_schar_collect_on_queue(signed char* dest, const signed cha
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<signed char>(team, dest, source, nelems); });
 }
 
@@ -2128,7 +2072,6 @@ int ishmem_short_collect(short* dest, const short* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<short>(team, dest, source, nelems);
 }
 
@@ -2148,7 +2091,6 @@ ishmem::event ishmemx_short_collect_on_queue(short* dest, const short* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<short>(team, dest, source, nelems); });
 }
 
@@ -2168,7 +2110,6 @@ int ishmem_int_collect(int* dest, const int* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<int>(team, dest, source, nelems);
 }
 
@@ -2188,7 +2129,6 @@ ishmem::event ishmemx_int_collect_on_queue(int* dest, const int* source, size_t 
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int>(team, dest, source, nelems); });
 }
 
@@ -2208,7 +2148,6 @@ int ishmem_long_collect(long* dest, const long* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<long>(team, dest, source, nelems);
 }
 
@@ -2228,7 +2167,6 @@ ishmem::event ishmemx_long_collect_on_queue(long* dest, const long* source, size
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<long>(team, dest, source, nelems); });
 }
 
@@ -2248,7 +2186,6 @@ int ishmem_longlong_collect(long long* dest, const long long* source, size_t nel
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<long long>(team, dest, source, nelems);
 }
 
@@ -2268,7 +2205,6 @@ ishmem::event ishmemx_longlong_collect_on_queue(long long* dest, const long long
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<long long>(team, dest, source, nelems); });
 }
 
@@ -2288,7 +2224,6 @@ int ishmem_uchar_collect(unsigned char* dest, const unsigned char* source, size_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<unsigned char>(team, dest, source, nelems);
 }
 
@@ -2308,7 +2243,6 @@ ishmem::event ishmemx_uchar_collect_on_queue(unsigned char* dest, const unsigned
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned char>(team, dest, source, nelems); });
 }
 
@@ -2328,7 +2262,6 @@ int ishmem_ushort_collect(unsigned short* dest, const unsigned short* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<unsigned short>(team, dest, source, nelems);
 }
 
@@ -2348,7 +2281,6 @@ ishmem::event ishmemx_ushort_collect_on_queue(unsigned short* dest, const unsign
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned short>(team, dest, source, nelems); });
 }
 
@@ -2368,7 +2300,6 @@ int ishmem_uint_collect(unsigned int* dest, const unsigned int* source, size_t n
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<unsigned int>(team, dest, source, nelems);
 }
 
@@ -2388,7 +2319,6 @@ ishmem::event ishmemx_uint_collect_on_queue(unsigned int* dest, const unsigned i
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned int>(team, dest, source, nelems); });
 }
 
@@ -2408,7 +2338,6 @@ int ishmem_ulong_collect(unsigned long* dest, const unsigned long* source, size_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<unsigned long>(team, dest, source, nelems);
 }
 
@@ -2428,7 +2357,6 @@ ishmem::event ishmemx_ulong_collect_on_queue(unsigned long* dest, const unsigned
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned long>(team, dest, source, nelems); });
 }
 
@@ -2448,7 +2376,6 @@ int ishmem_ulonglong_collect(unsigned long long* dest, const unsigned long long*
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<unsigned long long>(team, dest, source, nelems);
 }
 
@@ -2468,7 +2395,6 @@ ishmem::event ishmemx_ulonglong_collect_on_queue(unsigned long long* dest, const
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned long long>(team, dest, source, nelems); });
 }
 
@@ -2488,7 +2414,6 @@ int ishmem_int8_collect(int8_t* dest, const int8_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<int8_t>(team, dest, source, nelems);
 }
 
@@ -2508,7 +2433,6 @@ ishmem::event ishmemx_int8_collect_on_queue(int8_t* dest, const int8_t* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int8_t>(team, dest, source, nelems); });
 }
 
@@ -2528,7 +2452,6 @@ int ishmem_int16_collect(int16_t* dest, const int16_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<int16_t>(team, dest, source, nelems);
 }
 
@@ -2548,7 +2471,6 @@ ishmem::event ishmemx_int16_collect_on_queue(int16_t* dest, const int16_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int16_t>(team, dest, source, nelems); });
 }
 
@@ -2568,7 +2490,6 @@ int ishmem_int32_collect(int32_t* dest, const int32_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<int32_t>(team, dest, source, nelems);
 }
 
@@ -2588,7 +2509,6 @@ ishmem::event ishmemx_int32_collect_on_queue(int32_t* dest, const int32_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int32_t>(team, dest, source, nelems); });
 }
 
@@ -2608,7 +2528,6 @@ int ishmem_int64_collect(int64_t* dest, const int64_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<int64_t>(team, dest, source, nelems);
 }
 
@@ -2628,7 +2547,6 @@ ishmem::event ishmemx_int64_collect_on_queue(int64_t* dest, const int64_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int64_t>(team, dest, source, nelems); });
 }
 
@@ -2648,7 +2566,6 @@ int ishmem_uint8_collect(uint8_t* dest, const uint8_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<uint8_t>(team, dest, source, nelems);
 }
 
@@ -2668,7 +2585,6 @@ ishmem::event ishmemx_uint8_collect_on_queue(uint8_t* dest, const uint8_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint8_t>(team, dest, source, nelems); });
 }
 
@@ -2688,7 +2604,6 @@ int ishmem_uint16_collect(uint16_t* dest, const uint16_t* source, size_t nelems)
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<uint16_t>(team, dest, source, nelems);
 }
 
@@ -2708,7 +2623,6 @@ ishmem::event ishmemx_uint16_collect_on_queue(uint16_t* dest, const uint16_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint16_t>(team, dest, source, nelems); });
 }
 
@@ -2728,7 +2642,6 @@ int ishmem_uint32_collect(uint32_t* dest, const uint32_t* source, size_t nelems)
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<uint32_t>(team, dest, source, nelems);
 }
 
@@ -2748,7 +2661,6 @@ ishmem::event ishmemx_uint32_collect_on_queue(uint32_t* dest, const uint32_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint32_t>(team, dest, source, nelems); });
 }
 
@@ -2768,7 +2680,6 @@ int ishmem_uint64_collect(uint64_t* dest, const uint64_t* source, size_t nelems)
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<uint64_t>(team, dest, source, nelems);
 }
 
@@ -2788,7 +2699,6 @@ ishmem::event ishmemx_uint64_collect_on_queue(uint64_t* dest, const uint64_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint64_t>(team, dest, source, nelems); });
 }
 
@@ -2808,7 +2718,6 @@ int ishmem_size_collect(size_t* dest, const size_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<size_t>(team, dest, source, nelems);
 }
 
@@ -2828,7 +2737,6 @@ ishmem::event ishmemx_size_collect_on_queue(size_t* dest, const size_t* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<size_t>(team, dest, source, nelems); });
 }
 
@@ -2848,7 +2756,6 @@ int ishmem_ptrdiff_collect(ptrdiff_t* dest, const ptrdiff_t* source, size_t nele
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<ptrdiff_t>(team, dest, source, nelems);
 }
 
@@ -2868,7 +2775,6 @@ ishmem::event ishmemx_ptrdiff_collect_on_queue(ptrdiff_t* dest, const ptrdiff_t*
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<ptrdiff_t>(team, dest, source, nelems); });
 }
 
@@ -2888,7 +2794,6 @@ int ishmem_collectmem(void* dest, const void* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
 
@@ -2908,7 +2813,6 @@ ishmem::event ishmemx_collectmem_on_queue(void* dest, const void* source, size_t
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems); });
 }
 
@@ -2928,7 +2832,6 @@ int ishmem_float_fcollect(float* dest, const float* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<float>(team, dest, source, nelems);
 }
 
@@ -2948,7 +2851,6 @@ ishmem::event ishmemx_float_fcollect_on_queue(float* dest, const float* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<float>(team, dest, source, nelems); });
 }
 
@@ -2968,7 +2870,6 @@ int ishmem_double_fcollect(double* dest, const double* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<double>(team, dest, source, nelems);
 }
 
@@ -2988,7 +2889,6 @@ ishmem::event ishmemx_double_fcollect_on_queue(double* dest, const double* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<double>(team, dest, source, nelems); });
 }
 
@@ -3008,7 +2908,6 @@ int ishmem_char_fcollect(char* dest, const char* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<char>(team, dest, source, nelems);
 }
 
@@ -3028,7 +2927,6 @@ ishmem::event ishmemx_char_fcollect_on_queue(char* dest, const char* source, siz
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<char>(team, dest, source, nelems); });
 }
 
@@ -3048,7 +2946,6 @@ int ishmem_schar_fcollect(signed char* dest, const signed char* source, size_t n
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<signed char>(team, dest, source, nelems);
 }
 
@@ -3068,7 +2965,6 @@ ishmem::event ishmemx_schar_fcollect_on_queue(signed char* dest, const signed ch
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<signed char>(team, dest, source, nelems); });
 }
 
@@ -3088,7 +2984,6 @@ int ishmem_short_fcollect(short* dest, const short* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<short>(team, dest, source, nelems);
 }
 
@@ -3108,7 +3003,6 @@ ishmem::event ishmemx_short_fcollect_on_queue(short* dest, const short* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<short>(team, dest, source, nelems); });
 }
 
@@ -3128,7 +3022,6 @@ int ishmem_int_fcollect(int* dest, const int* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<int>(team, dest, source, nelems);
 }
 
@@ -3148,7 +3041,6 @@ ishmem::event ishmemx_int_fcollect_on_queue(int* dest, const int* source, size_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int>(team, dest, source, nelems); });
 }
 
@@ -3168,7 +3060,6 @@ int ishmem_long_fcollect(long* dest, const long* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<long>(team, dest, source, nelems);
 }
 
@@ -3188,7 +3079,6 @@ ishmem::event ishmemx_long_fcollect_on_queue(long* dest, const long* source, siz
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<long>(team, dest, source, nelems); });
 }
 
@@ -3208,7 +3098,6 @@ int ishmem_longlong_fcollect(long long* dest, const long long* source, size_t ne
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<long long>(team, dest, source, nelems);
 }
 
@@ -3228,7 +3117,6 @@ ishmem::event ishmemx_longlong_fcollect_on_queue(long long* dest, const long lon
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<long long>(team, dest, source, nelems); });
 }
 
@@ -3248,7 +3136,6 @@ int ishmem_uchar_fcollect(unsigned char* dest, const unsigned char* source, size
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<unsigned char>(team, dest, source, nelems);
 }
 
@@ -3268,7 +3155,6 @@ ishmem::event ishmemx_uchar_fcollect_on_queue(unsigned char* dest, const unsigne
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned char>(team, dest, source, nelems); });
 }
 
@@ -3288,7 +3174,6 @@ int ishmem_ushort_fcollect(unsigned short* dest, const unsigned short* source, s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<unsigned short>(team, dest, source, nelems);
 }
 
@@ -3308,7 +3193,6 @@ ishmem::event ishmemx_ushort_fcollect_on_queue(unsigned short* dest, const unsig
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned short>(team, dest, source, nelems); });
 }
 
@@ -3328,7 +3212,6 @@ int ishmem_uint_fcollect(unsigned int* dest, const unsigned int* source, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<unsigned int>(team, dest, source, nelems);
 }
 
@@ -3348,7 +3231,6 @@ ishmem::event ishmemx_uint_fcollect_on_queue(unsigned int* dest, const unsigned 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned int>(team, dest, source, nelems); });
 }
 
@@ -3368,7 +3250,6 @@ int ishmem_ulong_fcollect(unsigned long* dest, const unsigned long* source, size
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<unsigned long>(team, dest, source, nelems);
 }
 
@@ -3388,7 +3269,6 @@ ishmem::event ishmemx_ulong_fcollect_on_queue(unsigned long* dest, const unsigne
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned long>(team, dest, source, nelems); });
 }
 
@@ -3408,7 +3288,6 @@ int ishmem_ulonglong_fcollect(unsigned long long* dest, const unsigned long long
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<unsigned long long>(team, dest, source, nelems);
 }
 
@@ -3428,7 +3307,6 @@ ishmem::event ishmemx_ulonglong_fcollect_on_queue(unsigned long long* dest, cons
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned long long>(team, dest, source, nelems); });
 }
 
@@ -3448,7 +3326,6 @@ int ishmem_int8_fcollect(int8_t* dest, const int8_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<int8_t>(team, dest, source, nelems);
 }
 
@@ -3468,7 +3345,6 @@ ishmem::event ishmemx_int8_fcollect_on_queue(int8_t* dest, const int8_t* source,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int8_t>(team, dest, source, nelems); });
 }
 
@@ -3488,7 +3364,6 @@ int ishmem_int16_fcollect(int16_t* dest, const int16_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<int16_t>(team, dest, source, nelems);
 }
 
@@ -3508,7 +3383,6 @@ ishmem::event ishmemx_int16_fcollect_on_queue(int16_t* dest, const int16_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int16_t>(team, dest, source, nelems); });
 }
 
@@ -3528,7 +3402,6 @@ int ishmem_int32_fcollect(int32_t* dest, const int32_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<int32_t>(team, dest, source, nelems);
 }
 
@@ -3548,7 +3421,6 @@ ishmem::event ishmemx_int32_fcollect_on_queue(int32_t* dest, const int32_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int32_t>(team, dest, source, nelems); });
 }
 
@@ -3568,7 +3440,6 @@ int ishmem_int64_fcollect(int64_t* dest, const int64_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<int64_t>(team, dest, source, nelems);
 }
 
@@ -3588,7 +3459,6 @@ ishmem::event ishmemx_int64_fcollect_on_queue(int64_t* dest, const int64_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int64_t>(team, dest, source, nelems); });
 }
 
@@ -3608,7 +3478,6 @@ int ishmem_uint8_fcollect(uint8_t* dest, const uint8_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<uint8_t>(team, dest, source, nelems);
 }
 
@@ -3628,7 +3497,6 @@ ishmem::event ishmemx_uint8_fcollect_on_queue(uint8_t* dest, const uint8_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint8_t>(team, dest, source, nelems); });
 }
 
@@ -3648,7 +3516,6 @@ int ishmem_uint16_fcollect(uint16_t* dest, const uint16_t* source, size_t nelems
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<uint16_t>(team, dest, source, nelems);
 }
 
@@ -3668,7 +3535,6 @@ ishmem::event ishmemx_uint16_fcollect_on_queue(uint16_t* dest, const uint16_t* s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint16_t>(team, dest, source, nelems); });
 }
 
@@ -3688,7 +3554,6 @@ int ishmem_uint32_fcollect(uint32_t* dest, const uint32_t* source, size_t nelems
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<uint32_t>(team, dest, source, nelems);
 }
 
@@ -3708,7 +3573,6 @@ ishmem::event ishmemx_uint32_fcollect_on_queue(uint32_t* dest, const uint32_t* s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint32_t>(team, dest, source, nelems); });
 }
 
@@ -3728,7 +3592,6 @@ int ishmem_uint64_fcollect(uint64_t* dest, const uint64_t* source, size_t nelems
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<uint64_t>(team, dest, source, nelems);
 }
 
@@ -3748,7 +3611,6 @@ ishmem::event ishmemx_uint64_fcollect_on_queue(uint64_t* dest, const uint64_t* s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint64_t>(team, dest, source, nelems); });
 }
 
@@ -3768,7 +3630,6 @@ int ishmem_size_fcollect(size_t* dest, const size_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<size_t>(team, dest, source, nelems);
 }
 
@@ -3788,7 +3649,6 @@ ishmem::event ishmemx_size_fcollect_on_queue(size_t* dest, const size_t* source,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<size_t>(team, dest, source, nelems); });
 }
 
@@ -3808,7 +3668,6 @@ int ishmem_ptrdiff_fcollect(ptrdiff_t* dest, const ptrdiff_t* source, size_t nel
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<ptrdiff_t>(team, dest, source, nelems);
 }
 
@@ -3828,7 +3687,6 @@ ishmem::event ishmemx_ptrdiff_fcollect_on_queue(ptrdiff_t* dest, const ptrdiff_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<ptrdiff_t>(team, dest, source, nelems); });
 }
 
@@ -3848,7 +3706,6 @@ int ishmem_fcollectmem(void* dest, const void* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
 
@@ -3868,7 +3725,6 @@ ishmem::event ishmemx_fcollectmem_on_queue(void* dest, const void* source, size_
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems); });
 }
 
@@ -3888,7 +3744,7 @@ int ishmem_uchar_and_reduce(unsigned char* dest, const unsigned char* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::and_reduce<unsigned char>(team, dest, source, nreduce);
 }
 
@@ -3908,7 +3764,7 @@ ishmem::event ishmemx_uchar_and_reduce_on_queue(unsigned char* dest, const unsig
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned char>(team, dest, source, nreduce); });
 }
 
@@ -3928,7 +3784,7 @@ int ishmem_ushort_and_reduce(unsigned short* dest, const unsigned short* source,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::and_reduce<unsigned short>(team, dest, source, nreduce);
 }
 
@@ -3948,7 +3804,7 @@ ishmem::event ishmemx_ushort_and_reduce_on_queue(unsigned short* dest, const uns
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned short>(team, dest, source, nreduce); });
 }
 
@@ -3968,7 +3824,7 @@ int ishmem_uint_and_reduce(unsigned int* dest, const unsigned int* source, size_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::and_reduce<unsigned int>(team, dest, source, nreduce);
 }
 
@@ -3988,7 +3844,7 @@ ishmem::event ishmemx_uint_and_reduce_on_queue(unsigned int* dest, const unsigne
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned int>(team, dest, source, nreduce); });
 }
 
@@ -4008,7 +3864,7 @@ int ishmem_ulong_and_reduce(unsigned long* dest, const unsigned long* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::and_reduce<unsigned long>(team, dest, source, nreduce);
 }
 
@@ -4028,7 +3884,7 @@ ishmem::event ishmemx_ulong_and_reduce_on_queue(unsigned long* dest, const unsig
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned long>(team, dest, source, nreduce); });
 }
 
@@ -4048,7 +3904,7 @@ int ishmem_ulonglong_and_reduce(unsigned long long* dest, const unsigned long lo
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::and_reduce<unsigned long long>(team, dest, source, nreduce);
 }
 
@@ -4068,7 +3924,7 @@ ishmem::event ishmemx_ulonglong_and_reduce_on_queue(unsigned long long* dest, co
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned long long>(team, dest, source, nreduce); });
 }
 
@@ -4088,7 +3944,7 @@ int ishmem_int8_and_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::and_reduce<int8_t>(team, dest, source, nreduce);
 }
 
@@ -4108,7 +3964,7 @@ ishmem::event ishmemx_int8_and_reduce_on_queue(int8_t* dest, const int8_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<int8_t>(team, dest, source, nreduce); });
 }
 
@@ -4128,7 +3984,7 @@ int ishmem_int16_and_reduce(int16_t* dest, const int16_t* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::and_reduce<int16_t>(team, dest, source, nreduce);
 }
 
@@ -4148,7 +4004,7 @@ ishmem::event ishmemx_int16_and_reduce_on_queue(int16_t* dest, const int16_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<int16_t>(team, dest, source, nreduce); });
 }
 
@@ -4168,7 +4024,7 @@ int ishmem_int32_and_reduce(int32_t* dest, const int32_t* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::and_reduce<int32_t>(team, dest, source, nreduce);
 }
 
@@ -4188,7 +4044,7 @@ ishmem::event ishmemx_int32_and_reduce_on_queue(int32_t* dest, const int32_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<int32_t>(team, dest, source, nreduce); });
 }
 
@@ -4208,7 +4064,7 @@ int ishmem_int64_and_reduce(int64_t* dest, const int64_t* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::and_reduce<int64_t>(team, dest, source, nreduce);
 }
 
@@ -4228,7 +4084,7 @@ ishmem::event ishmemx_int64_and_reduce_on_queue(int64_t* dest, const int64_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<int64_t>(team, dest, source, nreduce); });
 }
 
@@ -4248,7 +4104,7 @@ int ishmem_uint8_and_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::and_reduce<uint8_t>(team, dest, source, nreduce);
 }
 
@@ -4268,7 +4124,7 @@ ishmem::event ishmemx_uint8_and_reduce_on_queue(uint8_t* dest, const uint8_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<uint8_t>(team, dest, source, nreduce); });
 }
 
@@ -4288,7 +4144,7 @@ int ishmem_uint16_and_reduce(uint16_t* dest, const uint16_t* source, size_t nred
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::and_reduce<uint16_t>(team, dest, source, nreduce);
 }
 
@@ -4308,7 +4164,7 @@ ishmem::event ishmemx_uint16_and_reduce_on_queue(uint16_t* dest, const uint16_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<uint16_t>(team, dest, source, nreduce); });
 }
 
@@ -4328,7 +4184,7 @@ int ishmem_uint32_and_reduce(uint32_t* dest, const uint32_t* source, size_t nred
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::and_reduce<uint32_t>(team, dest, source, nreduce);
 }
 
@@ -4348,7 +4204,7 @@ ishmem::event ishmemx_uint32_and_reduce_on_queue(uint32_t* dest, const uint32_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<uint32_t>(team, dest, source, nreduce); });
 }
 
@@ -4368,7 +4224,7 @@ int ishmem_uint64_and_reduce(uint64_t* dest, const uint64_t* source, size_t nred
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::and_reduce<uint64_t>(team, dest, source, nreduce);
 }
 
@@ -4388,7 +4244,7 @@ ishmem::event ishmemx_uint64_and_reduce_on_queue(uint64_t* dest, const uint64_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<uint64_t>(team, dest, source, nreduce); });
 }
 
@@ -4408,7 +4264,7 @@ int ishmem_size_and_reduce(size_t* dest, const size_t* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::and_reduce<size_t>(team, dest, source, nreduce);
 }
 
@@ -4428,7 +4284,7 @@ ishmem::event ishmemx_size_and_reduce_on_queue(size_t* dest, const size_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<size_t>(team, dest, source, nreduce); });
 }
 
@@ -4448,7 +4304,7 @@ int ishmem_uchar_or_reduce(unsigned char* dest, const unsigned char* source, siz
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::or_reduce<unsigned char>(team, dest, source, nreduce);
 }
 
@@ -4468,7 +4324,7 @@ ishmem::event ishmemx_uchar_or_reduce_on_queue(unsigned char* dest, const unsign
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned char>(team, dest, source, nreduce); });
 }
 
@@ -4488,7 +4344,7 @@ int ishmem_ushort_or_reduce(unsigned short* dest, const unsigned short* source, 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::or_reduce<unsigned short>(team, dest, source, nreduce);
 }
 
@@ -4508,7 +4364,7 @@ ishmem::event ishmemx_ushort_or_reduce_on_queue(unsigned short* dest, const unsi
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned short>(team, dest, source, nreduce); });
 }
 
@@ -4528,7 +4384,7 @@ int ishmem_uint_or_reduce(unsigned int* dest, const unsigned int* source, size_t
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::or_reduce<unsigned int>(team, dest, source, nreduce);
 }
 
@@ -4548,7 +4404,7 @@ ishmem::event ishmemx_uint_or_reduce_on_queue(unsigned int* dest, const unsigned
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned int>(team, dest, source, nreduce); });
 }
 
@@ -4568,7 +4424,7 @@ int ishmem_ulong_or_reduce(unsigned long* dest, const unsigned long* source, siz
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::or_reduce<unsigned long>(team, dest, source, nreduce);
 }
 
@@ -4588,7 +4444,7 @@ ishmem::event ishmemx_ulong_or_reduce_on_queue(unsigned long* dest, const unsign
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned long>(team, dest, source, nreduce); });
 }
 
@@ -4608,7 +4464,7 @@ int ishmem_ulonglong_or_reduce(unsigned long long* dest, const unsigned long lon
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::or_reduce<unsigned long long>(team, dest, source, nreduce);
 }
 
@@ -4628,7 +4484,7 @@ ishmem::event ishmemx_ulonglong_or_reduce_on_queue(unsigned long long* dest, con
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned long long>(team, dest, source, nreduce); });
 }
 
@@ -4648,7 +4504,7 @@ int ishmem_int8_or_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::or_reduce<int8_t>(team, dest, source, nreduce);
 }
 
@@ -4668,7 +4524,7 @@ ishmem::event ishmemx_int8_or_reduce_on_queue(int8_t* dest, const int8_t* source
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<int8_t>(team, dest, source, nreduce); });
 }
 
@@ -4688,7 +4544,7 @@ int ishmem_int16_or_reduce(int16_t* dest, const int16_t* source, size_t nreduce)
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::or_reduce<int16_t>(team, dest, source, nreduce);
 }
 
@@ -4708,7 +4564,7 @@ ishmem::event ishmemx_int16_or_reduce_on_queue(int16_t* dest, const int16_t* sou
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<int16_t>(team, dest, source, nreduce); });
 }
 
@@ -4728,7 +4584,7 @@ int ishmem_int32_or_reduce(int32_t* dest, const int32_t* source, size_t nreduce)
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::or_reduce<int32_t>(team, dest, source, nreduce);
 }
 
@@ -4748,7 +4604,7 @@ ishmem::event ishmemx_int32_or_reduce_on_queue(int32_t* dest, const int32_t* sou
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<int32_t>(team, dest, source, nreduce); });
 }
 
@@ -4768,7 +4624,7 @@ int ishmem_int64_or_reduce(int64_t* dest, const int64_t* source, size_t nreduce)
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::or_reduce<int64_t>(team, dest, source, nreduce);
 }
 
@@ -4788,7 +4644,7 @@ ishmem::event ishmemx_int64_or_reduce_on_queue(int64_t* dest, const int64_t* sou
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<int64_t>(team, dest, source, nreduce); });
 }
 
@@ -4808,7 +4664,7 @@ int ishmem_uint8_or_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce)
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::or_reduce<uint8_t>(team, dest, source, nreduce);
 }
 
@@ -4828,7 +4684,7 @@ ishmem::event ishmemx_uint8_or_reduce_on_queue(uint8_t* dest, const uint8_t* sou
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<uint8_t>(team, dest, source, nreduce); });
 }
 
@@ -4848,7 +4704,7 @@ int ishmem_uint16_or_reduce(uint16_t* dest, const uint16_t* source, size_t nredu
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::or_reduce<uint16_t>(team, dest, source, nreduce);
 }
 
@@ -4868,7 +4724,7 @@ ishmem::event ishmemx_uint16_or_reduce_on_queue(uint16_t* dest, const uint16_t* 
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<uint16_t>(team, dest, source, nreduce); });
 }
 
@@ -4888,7 +4744,7 @@ int ishmem_uint32_or_reduce(uint32_t* dest, const uint32_t* source, size_t nredu
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::or_reduce<uint32_t>(team, dest, source, nreduce);
 }
 
@@ -4908,7 +4764,7 @@ ishmem::event ishmemx_uint32_or_reduce_on_queue(uint32_t* dest, const uint32_t* 
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<uint32_t>(team, dest, source, nreduce); });
 }
 
@@ -4928,7 +4784,7 @@ int ishmem_uint64_or_reduce(uint64_t* dest, const uint64_t* source, size_t nredu
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::or_reduce<uint64_t>(team, dest, source, nreduce);
 }
 
@@ -4948,7 +4804,7 @@ ishmem::event ishmemx_uint64_or_reduce_on_queue(uint64_t* dest, const uint64_t* 
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<uint64_t>(team, dest, source, nreduce); });
 }
 
@@ -4968,7 +4824,7 @@ int ishmem_size_or_reduce(size_t* dest, const size_t* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::or_reduce<size_t>(team, dest, source, nreduce);
 }
 
@@ -4988,7 +4844,7 @@ ishmem::event ishmemx_size_or_reduce_on_queue(size_t* dest, const size_t* source
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<size_t>(team, dest, source, nreduce); });
 }
 
@@ -5008,7 +4864,7 @@ int ishmem_uchar_xor_reduce(unsigned char* dest, const unsigned char* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::xor_reduce<unsigned char>(team, dest, source, nreduce);
 }
 
@@ -5028,7 +4884,7 @@ ishmem::event ishmemx_uchar_xor_reduce_on_queue(unsigned char* dest, const unsig
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned char>(team, dest, source, nreduce); });
 }
 
@@ -5048,7 +4904,7 @@ int ishmem_ushort_xor_reduce(unsigned short* dest, const unsigned short* source,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::xor_reduce<unsigned short>(team, dest, source, nreduce);
 }
 
@@ -5068,7 +4924,7 @@ ishmem::event ishmemx_ushort_xor_reduce_on_queue(unsigned short* dest, const uns
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned short>(team, dest, source, nreduce); });
 }
 
@@ -5088,7 +4944,7 @@ int ishmem_uint_xor_reduce(unsigned int* dest, const unsigned int* source, size_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::xor_reduce<unsigned int>(team, dest, source, nreduce);
 }
 
@@ -5108,7 +4964,7 @@ ishmem::event ishmemx_uint_xor_reduce_on_queue(unsigned int* dest, const unsigne
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned int>(team, dest, source, nreduce); });
 }
 
@@ -5128,7 +4984,7 @@ int ishmem_ulong_xor_reduce(unsigned long* dest, const unsigned long* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::xor_reduce<unsigned long>(team, dest, source, nreduce);
 }
 
@@ -5148,7 +5004,7 @@ ishmem::event ishmemx_ulong_xor_reduce_on_queue(unsigned long* dest, const unsig
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned long>(team, dest, source, nreduce); });
 }
 
@@ -5168,7 +5024,7 @@ int ishmem_ulonglong_xor_reduce(unsigned long long* dest, const unsigned long lo
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::xor_reduce<unsigned long long>(team, dest, source, nreduce);
 }
 
@@ -5188,7 +5044,7 @@ ishmem::event ishmemx_ulonglong_xor_reduce_on_queue(unsigned long long* dest, co
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned long long>(team, dest, source, nreduce); });
 }
 
@@ -5208,7 +5064,7 @@ int ishmem_int8_xor_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::xor_reduce<int8_t>(team, dest, source, nreduce);
 }
 
@@ -5228,7 +5084,7 @@ ishmem::event ishmemx_int8_xor_reduce_on_queue(int8_t* dest, const int8_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<int8_t>(team, dest, source, nreduce); });
 }
 
@@ -5248,7 +5104,7 @@ int ishmem_int16_xor_reduce(int16_t* dest, const int16_t* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::xor_reduce<int16_t>(team, dest, source, nreduce);
 }
 
@@ -5268,7 +5124,7 @@ ishmem::event ishmemx_int16_xor_reduce_on_queue(int16_t* dest, const int16_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<int16_t>(team, dest, source, nreduce); });
 }
 
@@ -5288,7 +5144,7 @@ int ishmem_int32_xor_reduce(int32_t* dest, const int32_t* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::xor_reduce<int32_t>(team, dest, source, nreduce);
 }
 
@@ -5308,7 +5164,7 @@ ishmem::event ishmemx_int32_xor_reduce_on_queue(int32_t* dest, const int32_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<int32_t>(team, dest, source, nreduce); });
 }
 
@@ -5328,7 +5184,7 @@ int ishmem_int64_xor_reduce(int64_t* dest, const int64_t* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::xor_reduce<int64_t>(team, dest, source, nreduce);
 }
 
@@ -5348,7 +5204,7 @@ ishmem::event ishmemx_int64_xor_reduce_on_queue(int64_t* dest, const int64_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<int64_t>(team, dest, source, nreduce); });
 }
 
@@ -5368,7 +5224,7 @@ int ishmem_uint8_xor_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::xor_reduce<uint8_t>(team, dest, source, nreduce);
 }
 
@@ -5388,7 +5244,7 @@ ishmem::event ishmemx_uint8_xor_reduce_on_queue(uint8_t* dest, const uint8_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<uint8_t>(team, dest, source, nreduce); });
 }
 
@@ -5408,7 +5264,7 @@ int ishmem_uint16_xor_reduce(uint16_t* dest, const uint16_t* source, size_t nred
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::xor_reduce<uint16_t>(team, dest, source, nreduce);
 }
 
@@ -5428,7 +5284,7 @@ ishmem::event ishmemx_uint16_xor_reduce_on_queue(uint16_t* dest, const uint16_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<uint16_t>(team, dest, source, nreduce); });
 }
 
@@ -5448,7 +5304,7 @@ int ishmem_uint32_xor_reduce(uint32_t* dest, const uint32_t* source, size_t nred
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::xor_reduce<uint32_t>(team, dest, source, nreduce);
 }
 
@@ -5468,7 +5324,7 @@ ishmem::event ishmemx_uint32_xor_reduce_on_queue(uint32_t* dest, const uint32_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<uint32_t>(team, dest, source, nreduce); });
 }
 
@@ -5488,7 +5344,7 @@ int ishmem_uint64_xor_reduce(uint64_t* dest, const uint64_t* source, size_t nred
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::xor_reduce<uint64_t>(team, dest, source, nreduce);
 }
 
@@ -5508,7 +5364,7 @@ ishmem::event ishmemx_uint64_xor_reduce_on_queue(uint64_t* dest, const uint64_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<uint64_t>(team, dest, source, nreduce); });
 }
 
@@ -5528,7 +5384,7 @@ int ishmem_size_xor_reduce(size_t* dest, const size_t* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::xor_reduce<size_t>(team, dest, source, nreduce);
 }
 
@@ -5548,7 +5404,7 @@ ishmem::event ishmemx_size_xor_reduce_on_queue(size_t* dest, const size_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<size_t>(team, dest, source, nreduce); });
 }
 
@@ -5568,7 +5424,7 @@ int ishmem_char_max_reduce(char* dest, const char* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::max_reduce<char>(team, dest, source, nreduce);
 }
 
@@ -5588,7 +5444,7 @@ ishmem::event ishmemx_char_max_reduce_on_queue(char* dest, const char* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<char>(team, dest, source, nreduce); });
 }
 
@@ -5608,7 +5464,7 @@ int ishmem_schar_max_reduce(signed char* dest, const signed char* source, size_t
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::max_reduce<signed char>(team, dest, source, nreduce);
 }
 
@@ -5628,7 +5484,7 @@ ishmem::event ishmemx_schar_max_reduce_on_queue(signed char* dest, const signed 
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<signed char>(team, dest, source, nreduce); });
 }
 
@@ -5648,7 +5504,7 @@ int ishmem_short_max_reduce(short* dest, const short* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::max_reduce<short>(team, dest, source, nreduce);
 }
 
@@ -5668,7 +5524,7 @@ ishmem::event ishmemx_short_max_reduce_on_queue(short* dest, const short* source
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<short>(team, dest, source, nreduce); });
 }
 
@@ -5688,7 +5544,7 @@ int ishmem_int_max_reduce(int* dest, const int* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::max_reduce<int>(team, dest, source, nreduce);
 }
 
@@ -5708,7 +5564,7 @@ ishmem::event ishmemx_int_max_reduce_on_queue(int* dest, const int* source, size
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int>(team, dest, source, nreduce); });
 }
 
@@ -5728,7 +5584,7 @@ int ishmem_long_max_reduce(long* dest, const long* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::max_reduce<long>(team, dest, source, nreduce);
 }
 
@@ -5748,7 +5604,7 @@ ishmem::event ishmemx_long_max_reduce_on_queue(long* dest, const long* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<long>(team, dest, source, nreduce); });
 }
 
@@ -5768,7 +5624,7 @@ int ishmem_longlong_max_reduce(long long* dest, const long long* source, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::max_reduce<long long>(team, dest, source, nreduce);
 }
 
@@ -5788,7 +5644,7 @@ ishmem::event ishmemx_longlong_max_reduce_on_queue(long long* dest, const long l
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<long long>(team, dest, source, nreduce); });
 }
 
@@ -5808,7 +5664,7 @@ int ishmem_ptrdiff_max_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t n
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::max_reduce<ptrdiff_t>(team, dest, source, nreduce);
 }
 
@@ -5828,7 +5684,7 @@ ishmem::event ishmemx_ptrdiff_max_reduce_on_queue(ptrdiff_t* dest, const ptrdiff
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<ptrdiff_t>(team, dest, source, nreduce); });
 }
 
@@ -5848,7 +5704,7 @@ int ishmem_uchar_max_reduce(unsigned char* dest, const unsigned char* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::max_reduce<unsigned char>(team, dest, source, nreduce);
 }
 
@@ -5868,7 +5724,7 @@ ishmem::event ishmemx_uchar_max_reduce_on_queue(unsigned char* dest, const unsig
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned char>(team, dest, source, nreduce); });
 }
 
@@ -5888,7 +5744,7 @@ int ishmem_ushort_max_reduce(unsigned short* dest, const unsigned short* source,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::max_reduce<unsigned short>(team, dest, source, nreduce);
 }
 
@@ -5908,7 +5764,7 @@ ishmem::event ishmemx_ushort_max_reduce_on_queue(unsigned short* dest, const uns
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned short>(team, dest, source, nreduce); });
 }
 
@@ -5928,7 +5784,7 @@ int ishmem_uint_max_reduce(unsigned int* dest, const unsigned int* source, size_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::max_reduce<unsigned int>(team, dest, source, nreduce);
 }
 
@@ -5948,7 +5804,7 @@ ishmem::event ishmemx_uint_max_reduce_on_queue(unsigned int* dest, const unsigne
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned int>(team, dest, source, nreduce); });
 }
 
@@ -5968,7 +5824,7 @@ int ishmem_ulong_max_reduce(unsigned long* dest, const unsigned long* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::max_reduce<unsigned long>(team, dest, source, nreduce);
 }
 
@@ -5988,7 +5844,7 @@ ishmem::event ishmemx_ulong_max_reduce_on_queue(unsigned long* dest, const unsig
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned long>(team, dest, source, nreduce); });
 }
 
@@ -6008,7 +5864,7 @@ int ishmem_ulonglong_max_reduce(unsigned long long* dest, const unsigned long lo
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::max_reduce<unsigned long long>(team, dest, source, nreduce);
 }
 
@@ -6028,7 +5884,7 @@ ishmem::event ishmemx_ulonglong_max_reduce_on_queue(unsigned long long* dest, co
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned long long>(team, dest, source, nreduce); });
 }
 
@@ -6048,7 +5904,7 @@ int ishmem_int8_max_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::max_reduce<int8_t>(team, dest, source, nreduce);
 }
 
@@ -6068,7 +5924,7 @@ ishmem::event ishmemx_int8_max_reduce_on_queue(int8_t* dest, const int8_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int8_t>(team, dest, source, nreduce); });
 }
 
@@ -6088,7 +5944,7 @@ int ishmem_int16_max_reduce(int16_t* dest, const int16_t* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::max_reduce<int16_t>(team, dest, source, nreduce);
 }
 
@@ -6108,7 +5964,7 @@ ishmem::event ishmemx_int16_max_reduce_on_queue(int16_t* dest, const int16_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int16_t>(team, dest, source, nreduce); });
 }
 
@@ -6128,7 +5984,7 @@ int ishmem_int32_max_reduce(int32_t* dest, const int32_t* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::max_reduce<int32_t>(team, dest, source, nreduce);
 }
 
@@ -6148,7 +6004,7 @@ ishmem::event ishmemx_int32_max_reduce_on_queue(int32_t* dest, const int32_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int32_t>(team, dest, source, nreduce); });
 }
 
@@ -6168,7 +6024,7 @@ int ishmem_int64_max_reduce(int64_t* dest, const int64_t* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::max_reduce<int64_t>(team, dest, source, nreduce);
 }
 
@@ -6188,7 +6044,7 @@ ishmem::event ishmemx_int64_max_reduce_on_queue(int64_t* dest, const int64_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int64_t>(team, dest, source, nreduce); });
 }
 
@@ -6208,7 +6064,7 @@ int ishmem_uint8_max_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::max_reduce<uint8_t>(team, dest, source, nreduce);
 }
 
@@ -6228,7 +6084,7 @@ ishmem::event ishmemx_uint8_max_reduce_on_queue(uint8_t* dest, const uint8_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<uint8_t>(team, dest, source, nreduce); });
 }
 
@@ -6248,7 +6104,7 @@ int ishmem_uint16_max_reduce(uint16_t* dest, const uint16_t* source, size_t nred
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::max_reduce<uint16_t>(team, dest, source, nreduce);
 }
 
@@ -6268,7 +6124,7 @@ ishmem::event ishmemx_uint16_max_reduce_on_queue(uint16_t* dest, const uint16_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<uint16_t>(team, dest, source, nreduce); });
 }
 
@@ -6288,7 +6144,7 @@ int ishmem_uint32_max_reduce(uint32_t* dest, const uint32_t* source, size_t nred
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::max_reduce<uint32_t>(team, dest, source, nreduce);
 }
 
@@ -6308,7 +6164,7 @@ ishmem::event ishmemx_uint32_max_reduce_on_queue(uint32_t* dest, const uint32_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<uint32_t>(team, dest, source, nreduce); });
 }
 
@@ -6328,7 +6184,7 @@ int ishmem_uint64_max_reduce(uint64_t* dest, const uint64_t* source, size_t nred
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::max_reduce<uint64_t>(team, dest, source, nreduce);
 }
 
@@ -6348,7 +6204,7 @@ ishmem::event ishmemx_uint64_max_reduce_on_queue(uint64_t* dest, const uint64_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<uint64_t>(team, dest, source, nreduce); });
 }
 
@@ -6368,7 +6224,7 @@ int ishmem_size_max_reduce(size_t* dest, const size_t* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::max_reduce<size_t>(team, dest, source, nreduce);
 }
 
@@ -6388,7 +6244,7 @@ ishmem::event ishmemx_size_max_reduce_on_queue(size_t* dest, const size_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<size_t>(team, dest, source, nreduce); });
 }
 
@@ -6408,7 +6264,7 @@ int ishmem_float_max_reduce(float* dest, const float* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::max_reduce<float>(team, dest, source, nreduce);
 }
 
@@ -6428,7 +6284,7 @@ ishmem::event ishmemx_float_max_reduce_on_queue(float* dest, const float* source
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<float>(team, dest, source, nreduce); });
 }
 
@@ -6448,7 +6304,7 @@ int ishmem_double_max_reduce(double* dest, const double* source, size_t nreduce)
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::max_reduce<double>(team, dest, source, nreduce);
 }
 
@@ -6468,7 +6324,7 @@ ishmem::event ishmemx_double_max_reduce_on_queue(double* dest, const double* sou
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<double>(team, dest, source, nreduce); });
 }
 
@@ -6488,7 +6344,7 @@ int ishmem_char_min_reduce(char* dest, const char* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::min_reduce<char>(team, dest, source, nreduce);
 }
 
@@ -6508,7 +6364,7 @@ ishmem::event ishmemx_char_min_reduce_on_queue(char* dest, const char* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<char>(team, dest, source, nreduce); });
 }
 
@@ -6528,7 +6384,7 @@ int ishmem_schar_min_reduce(signed char* dest, const signed char* source, size_t
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::min_reduce<signed char>(team, dest, source, nreduce);
 }
 
@@ -6548,7 +6404,7 @@ ishmem::event ishmemx_schar_min_reduce_on_queue(signed char* dest, const signed 
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<signed char>(team, dest, source, nreduce); });
 }
 
@@ -6568,7 +6424,7 @@ int ishmem_short_min_reduce(short* dest, const short* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::min_reduce<short>(team, dest, source, nreduce);
 }
 
@@ -6588,7 +6444,7 @@ ishmem::event ishmemx_short_min_reduce_on_queue(short* dest, const short* source
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<short>(team, dest, source, nreduce); });
 }
 
@@ -6608,7 +6464,7 @@ int ishmem_int_min_reduce(int* dest, const int* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::min_reduce<int>(team, dest, source, nreduce);
 }
 
@@ -6628,7 +6484,7 @@ ishmem::event ishmemx_int_min_reduce_on_queue(int* dest, const int* source, size
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int>(team, dest, source, nreduce); });
 }
 
@@ -6648,7 +6504,7 @@ int ishmem_long_min_reduce(long* dest, const long* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::min_reduce<long>(team, dest, source, nreduce);
 }
 
@@ -6668,7 +6524,7 @@ ishmem::event ishmemx_long_min_reduce_on_queue(long* dest, const long* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<long>(team, dest, source, nreduce); });
 }
 
@@ -6688,7 +6544,7 @@ int ishmem_longlong_min_reduce(long long* dest, const long long* source, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::min_reduce<long long>(team, dest, source, nreduce);
 }
 
@@ -6708,7 +6564,7 @@ ishmem::event ishmemx_longlong_min_reduce_on_queue(long long* dest, const long l
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<long long>(team, dest, source, nreduce); });
 }
 
@@ -6728,7 +6584,7 @@ int ishmem_ptrdiff_min_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t n
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::min_reduce<ptrdiff_t>(team, dest, source, nreduce);
 }
 
@@ -6748,7 +6604,7 @@ ishmem::event ishmemx_ptrdiff_min_reduce_on_queue(ptrdiff_t* dest, const ptrdiff
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<ptrdiff_t>(team, dest, source, nreduce); });
 }
 
@@ -6768,7 +6624,7 @@ int ishmem_uchar_min_reduce(unsigned char* dest, const unsigned char* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::min_reduce<unsigned char>(team, dest, source, nreduce);
 }
 
@@ -6788,7 +6644,7 @@ ishmem::event ishmemx_uchar_min_reduce_on_queue(unsigned char* dest, const unsig
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned char>(team, dest, source, nreduce); });
 }
 
@@ -6808,7 +6664,7 @@ int ishmem_ushort_min_reduce(unsigned short* dest, const unsigned short* source,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::min_reduce<unsigned short>(team, dest, source, nreduce);
 }
 
@@ -6828,7 +6684,7 @@ ishmem::event ishmemx_ushort_min_reduce_on_queue(unsigned short* dest, const uns
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned short>(team, dest, source, nreduce); });
 }
 
@@ -6848,7 +6704,7 @@ int ishmem_uint_min_reduce(unsigned int* dest, const unsigned int* source, size_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::min_reduce<unsigned int>(team, dest, source, nreduce);
 }
 
@@ -6868,7 +6724,7 @@ ishmem::event ishmemx_uint_min_reduce_on_queue(unsigned int* dest, const unsigne
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned int>(team, dest, source, nreduce); });
 }
 
@@ -6888,7 +6744,7 @@ int ishmem_ulong_min_reduce(unsigned long* dest, const unsigned long* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::min_reduce<unsigned long>(team, dest, source, nreduce);
 }
 
@@ -6908,7 +6764,7 @@ ishmem::event ishmemx_ulong_min_reduce_on_queue(unsigned long* dest, const unsig
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned long>(team, dest, source, nreduce); });
 }
 
@@ -6928,7 +6784,7 @@ int ishmem_ulonglong_min_reduce(unsigned long long* dest, const unsigned long lo
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::min_reduce<unsigned long long>(team, dest, source, nreduce);
 }
 
@@ -6948,7 +6804,7 @@ ishmem::event ishmemx_ulonglong_min_reduce_on_queue(unsigned long long* dest, co
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned long long>(team, dest, source, nreduce); });
 }
 
@@ -6968,7 +6824,7 @@ int ishmem_int8_min_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::min_reduce<int8_t>(team, dest, source, nreduce);
 }
 
@@ -6988,7 +6844,7 @@ ishmem::event ishmemx_int8_min_reduce_on_queue(int8_t* dest, const int8_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int8_t>(team, dest, source, nreduce); });
 }
 
@@ -7008,7 +6864,7 @@ int ishmem_int16_min_reduce(int16_t* dest, const int16_t* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::min_reduce<int16_t>(team, dest, source, nreduce);
 }
 
@@ -7028,7 +6884,7 @@ ishmem::event ishmemx_int16_min_reduce_on_queue(int16_t* dest, const int16_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int16_t>(team, dest, source, nreduce); });
 }
 
@@ -7048,7 +6904,7 @@ int ishmem_int32_min_reduce(int32_t* dest, const int32_t* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::min_reduce<int32_t>(team, dest, source, nreduce);
 }
 
@@ -7068,7 +6924,7 @@ ishmem::event ishmemx_int32_min_reduce_on_queue(int32_t* dest, const int32_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int32_t>(team, dest, source, nreduce); });
 }
 
@@ -7088,7 +6944,7 @@ int ishmem_int64_min_reduce(int64_t* dest, const int64_t* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::min_reduce<int64_t>(team, dest, source, nreduce);
 }
 
@@ -7108,7 +6964,7 @@ ishmem::event ishmemx_int64_min_reduce_on_queue(int64_t* dest, const int64_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int64_t>(team, dest, source, nreduce); });
 }
 
@@ -7128,7 +6984,7 @@ int ishmem_uint8_min_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::min_reduce<uint8_t>(team, dest, source, nreduce);
 }
 
@@ -7148,7 +7004,7 @@ ishmem::event ishmemx_uint8_min_reduce_on_queue(uint8_t* dest, const uint8_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<uint8_t>(team, dest, source, nreduce); });
 }
 
@@ -7168,7 +7024,7 @@ int ishmem_uint16_min_reduce(uint16_t* dest, const uint16_t* source, size_t nred
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::min_reduce<uint16_t>(team, dest, source, nreduce);
 }
 
@@ -7188,7 +7044,7 @@ ishmem::event ishmemx_uint16_min_reduce_on_queue(uint16_t* dest, const uint16_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<uint16_t>(team, dest, source, nreduce); });
 }
 
@@ -7208,7 +7064,7 @@ int ishmem_uint32_min_reduce(uint32_t* dest, const uint32_t* source, size_t nred
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::min_reduce<uint32_t>(team, dest, source, nreduce);
 }
 
@@ -7228,7 +7084,7 @@ ishmem::event ishmemx_uint32_min_reduce_on_queue(uint32_t* dest, const uint32_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<uint32_t>(team, dest, source, nreduce); });
 }
 
@@ -7248,7 +7104,7 @@ int ishmem_uint64_min_reduce(uint64_t* dest, const uint64_t* source, size_t nred
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::min_reduce<uint64_t>(team, dest, source, nreduce);
 }
 
@@ -7268,7 +7124,7 @@ ishmem::event ishmemx_uint64_min_reduce_on_queue(uint64_t* dest, const uint64_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<uint64_t>(team, dest, source, nreduce); });
 }
 
@@ -7288,7 +7144,7 @@ int ishmem_size_min_reduce(size_t* dest, const size_t* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::min_reduce<size_t>(team, dest, source, nreduce);
 }
 
@@ -7308,7 +7164,7 @@ ishmem::event ishmemx_size_min_reduce_on_queue(size_t* dest, const size_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<size_t>(team, dest, source, nreduce); });
 }
 
@@ -7328,7 +7184,7 @@ int ishmem_float_min_reduce(float* dest, const float* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::min_reduce<float>(team, dest, source, nreduce);
 }
 
@@ -7348,7 +7204,7 @@ ishmem::event ishmemx_float_min_reduce_on_queue(float* dest, const float* source
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<float>(team, dest, source, nreduce); });
 }
 
@@ -7368,7 +7224,7 @@ int ishmem_double_min_reduce(double* dest, const double* source, size_t nreduce)
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::min_reduce<double>(team, dest, source, nreduce);
 }
 
@@ -7388,7 +7244,7 @@ ishmem::event ishmemx_double_min_reduce_on_queue(double* dest, const double* sou
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<double>(team, dest, source, nreduce); });
 }
 
@@ -7408,7 +7264,7 @@ int ishmem_char_sum_reduce(char* dest, const char* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::sum_reduce<char>(team, dest, source, nreduce);
 }
 
@@ -7428,7 +7284,7 @@ ishmem::event ishmemx_char_sum_reduce_on_queue(char* dest, const char* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<char>(team, dest, source, nreduce); });
 }
 
@@ -7448,7 +7304,7 @@ int ishmem_schar_sum_reduce(signed char* dest, const signed char* source, size_t
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::sum_reduce<signed char>(team, dest, source, nreduce);
 }
 
@@ -7468,7 +7324,7 @@ ishmem::event ishmemx_schar_sum_reduce_on_queue(signed char* dest, const signed 
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<signed char>(team, dest, source, nreduce); });
 }
 
@@ -7488,7 +7344,7 @@ int ishmem_short_sum_reduce(short* dest, const short* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::sum_reduce<short>(team, dest, source, nreduce);
 }
 
@@ -7508,7 +7364,7 @@ ishmem::event ishmemx_short_sum_reduce_on_queue(short* dest, const short* source
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<short>(team, dest, source, nreduce); });
 }
 
@@ -7528,7 +7384,7 @@ int ishmem_int_sum_reduce(int* dest, const int* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::sum_reduce<int>(team, dest, source, nreduce);
 }
 
@@ -7548,7 +7404,7 @@ ishmem::event ishmemx_int_sum_reduce_on_queue(int* dest, const int* source, size
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int>(team, dest, source, nreduce); });
 }
 
@@ -7568,7 +7424,7 @@ int ishmem_long_sum_reduce(long* dest, const long* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::sum_reduce<long>(team, dest, source, nreduce);
 }
 
@@ -7588,7 +7444,7 @@ ishmem::event ishmemx_long_sum_reduce_on_queue(long* dest, const long* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<long>(team, dest, source, nreduce); });
 }
 
@@ -7608,7 +7464,7 @@ int ishmem_longlong_sum_reduce(long long* dest, const long long* source, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::sum_reduce<long long>(team, dest, source, nreduce);
 }
 
@@ -7628,7 +7484,7 @@ ishmem::event ishmemx_longlong_sum_reduce_on_queue(long long* dest, const long l
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<long long>(team, dest, source, nreduce); });
 }
 
@@ -7648,7 +7504,7 @@ int ishmem_ptrdiff_sum_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t n
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::sum_reduce<ptrdiff_t>(team, dest, source, nreduce);
 }
 
@@ -7668,7 +7524,7 @@ ishmem::event ishmemx_ptrdiff_sum_reduce_on_queue(ptrdiff_t* dest, const ptrdiff
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<ptrdiff_t>(team, dest, source, nreduce); });
 }
 
@@ -7688,7 +7544,7 @@ int ishmem_uchar_sum_reduce(unsigned char* dest, const unsigned char* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::sum_reduce<unsigned char>(team, dest, source, nreduce);
 }
 
@@ -7708,7 +7564,7 @@ ishmem::event ishmemx_uchar_sum_reduce_on_queue(unsigned char* dest, const unsig
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned char>(team, dest, source, nreduce); });
 }
 
@@ -7728,7 +7584,7 @@ int ishmem_ushort_sum_reduce(unsigned short* dest, const unsigned short* source,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::sum_reduce<unsigned short>(team, dest, source, nreduce);
 }
 
@@ -7748,7 +7604,7 @@ ishmem::event ishmemx_ushort_sum_reduce_on_queue(unsigned short* dest, const uns
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned short>(team, dest, source, nreduce); });
 }
 
@@ -7768,7 +7624,7 @@ int ishmem_uint_sum_reduce(unsigned int* dest, const unsigned int* source, size_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::sum_reduce<unsigned int>(team, dest, source, nreduce);
 }
 
@@ -7788,7 +7644,7 @@ ishmem::event ishmemx_uint_sum_reduce_on_queue(unsigned int* dest, const unsigne
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned int>(team, dest, source, nreduce); });
 }
 
@@ -7808,7 +7664,7 @@ int ishmem_ulong_sum_reduce(unsigned long* dest, const unsigned long* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::sum_reduce<unsigned long>(team, dest, source, nreduce);
 }
 
@@ -7828,7 +7684,7 @@ ishmem::event ishmemx_ulong_sum_reduce_on_queue(unsigned long* dest, const unsig
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned long>(team, dest, source, nreduce); });
 }
 
@@ -7848,7 +7704,7 @@ int ishmem_ulonglong_sum_reduce(unsigned long long* dest, const unsigned long lo
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::sum_reduce<unsigned long long>(team, dest, source, nreduce);
 }
 
@@ -7868,7 +7724,7 @@ ishmem::event ishmemx_ulonglong_sum_reduce_on_queue(unsigned long long* dest, co
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned long long>(team, dest, source, nreduce); });
 }
 
@@ -7888,7 +7744,7 @@ int ishmem_int8_sum_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::sum_reduce<int8_t>(team, dest, source, nreduce);
 }
 
@@ -7908,7 +7764,7 @@ ishmem::event ishmemx_int8_sum_reduce_on_queue(int8_t* dest, const int8_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int8_t>(team, dest, source, nreduce); });
 }
 
@@ -7928,7 +7784,7 @@ int ishmem_int16_sum_reduce(int16_t* dest, const int16_t* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::sum_reduce<int16_t>(team, dest, source, nreduce);
 }
 
@@ -7948,7 +7804,7 @@ ishmem::event ishmemx_int16_sum_reduce_on_queue(int16_t* dest, const int16_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int16_t>(team, dest, source, nreduce); });
 }
 
@@ -7968,7 +7824,7 @@ int ishmem_int32_sum_reduce(int32_t* dest, const int32_t* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::sum_reduce<int32_t>(team, dest, source, nreduce);
 }
 
@@ -7988,7 +7844,7 @@ ishmem::event ishmemx_int32_sum_reduce_on_queue(int32_t* dest, const int32_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int32_t>(team, dest, source, nreduce); });
 }
 
@@ -8008,7 +7864,7 @@ int ishmem_int64_sum_reduce(int64_t* dest, const int64_t* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::sum_reduce<int64_t>(team, dest, source, nreduce);
 }
 
@@ -8028,7 +7884,7 @@ ishmem::event ishmemx_int64_sum_reduce_on_queue(int64_t* dest, const int64_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int64_t>(team, dest, source, nreduce); });
 }
 
@@ -8048,7 +7904,7 @@ int ishmem_uint8_sum_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::sum_reduce<uint8_t>(team, dest, source, nreduce);
 }
 
@@ -8068,7 +7924,7 @@ ishmem::event ishmemx_uint8_sum_reduce_on_queue(uint8_t* dest, const uint8_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<uint8_t>(team, dest, source, nreduce); });
 }
 
@@ -8088,7 +7944,7 @@ int ishmem_uint16_sum_reduce(uint16_t* dest, const uint16_t* source, size_t nred
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::sum_reduce<uint16_t>(team, dest, source, nreduce);
 }
 
@@ -8108,7 +7964,7 @@ ishmem::event ishmemx_uint16_sum_reduce_on_queue(uint16_t* dest, const uint16_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<uint16_t>(team, dest, source, nreduce); });
 }
 
@@ -8128,7 +7984,7 @@ int ishmem_uint32_sum_reduce(uint32_t* dest, const uint32_t* source, size_t nred
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::sum_reduce<uint32_t>(team, dest, source, nreduce);
 }
 
@@ -8148,7 +8004,7 @@ ishmem::event ishmemx_uint32_sum_reduce_on_queue(uint32_t* dest, const uint32_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<uint32_t>(team, dest, source, nreduce); });
 }
 
@@ -8168,7 +8024,7 @@ int ishmem_uint64_sum_reduce(uint64_t* dest, const uint64_t* source, size_t nred
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::sum_reduce<uint64_t>(team, dest, source, nreduce);
 }
 
@@ -8188,7 +8044,7 @@ ishmem::event ishmemx_uint64_sum_reduce_on_queue(uint64_t* dest, const uint64_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<uint64_t>(team, dest, source, nreduce); });
 }
 
@@ -8208,7 +8064,7 @@ int ishmem_size_sum_reduce(size_t* dest, const size_t* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::sum_reduce<size_t>(team, dest, source, nreduce);
 }
 
@@ -8228,7 +8084,7 @@ ishmem::event ishmemx_size_sum_reduce_on_queue(size_t* dest, const size_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<size_t>(team, dest, source, nreduce); });
 }
 
@@ -8248,7 +8104,7 @@ int ishmem_float_sum_reduce(float* dest, const float* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::sum_reduce<float>(team, dest, source, nreduce);
 }
 
@@ -8268,7 +8124,7 @@ ishmem::event ishmemx_float_sum_reduce_on_queue(float* dest, const float* source
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<float>(team, dest, source, nreduce); });
 }
 
@@ -8288,7 +8144,7 @@ int ishmem_double_sum_reduce(double* dest, const double* source, size_t nreduce)
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::sum_reduce<double>(team, dest, source, nreduce);
 }
 
@@ -8308,7 +8164,7 @@ ishmem::event ishmemx_double_sum_reduce_on_queue(double* dest, const double* sou
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<double>(team, dest, source, nreduce); });
 }
 
@@ -8328,7 +8184,7 @@ int ishmem_char_prod_reduce(char* dest, const char* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::prod_reduce<char>(team, dest, source, nreduce);
 }
 
@@ -8348,7 +8204,7 @@ ishmem::event ishmemx_char_prod_reduce_on_queue(char* dest, const char* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<char>(team, dest, source, nreduce); });
 }
 
@@ -8368,7 +8224,7 @@ int ishmem_schar_prod_reduce(signed char* dest, const signed char* source, size_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::prod_reduce<signed char>(team, dest, source, nreduce);
 }
 
@@ -8388,7 +8244,7 @@ ishmem::event ishmemx_schar_prod_reduce_on_queue(signed char* dest, const signed
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<signed char>(team, dest, source, nreduce); });
 }
 
@@ -8408,7 +8264,7 @@ int ishmem_short_prod_reduce(short* dest, const short* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::prod_reduce<short>(team, dest, source, nreduce);
 }
 
@@ -8428,7 +8284,7 @@ ishmem::event ishmemx_short_prod_reduce_on_queue(short* dest, const short* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<short>(team, dest, source, nreduce); });
 }
 
@@ -8448,7 +8304,7 @@ int ishmem_int_prod_reduce(int* dest, const int* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::prod_reduce<int>(team, dest, source, nreduce);
 }
 
@@ -8468,7 +8324,7 @@ ishmem::event ishmemx_int_prod_reduce_on_queue(int* dest, const int* source, siz
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int>(team, dest, source, nreduce); });
 }
 
@@ -8488,7 +8344,7 @@ int ishmem_long_prod_reduce(long* dest, const long* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::prod_reduce<long>(team, dest, source, nreduce);
 }
 
@@ -8508,7 +8364,7 @@ ishmem::event ishmemx_long_prod_reduce_on_queue(long* dest, const long* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<long>(team, dest, source, nreduce); });
 }
 
@@ -8528,7 +8384,7 @@ int ishmem_longlong_prod_reduce(long long* dest, const long long* source, size_t
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::prod_reduce<long long>(team, dest, source, nreduce);
 }
 
@@ -8548,7 +8404,7 @@ ishmem::event ishmemx_longlong_prod_reduce_on_queue(long long* dest, const long 
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<long long>(team, dest, source, nreduce); });
 }
 
@@ -8568,7 +8424,7 @@ int ishmem_ptrdiff_prod_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::prod_reduce<ptrdiff_t>(team, dest, source, nreduce);
 }
 
@@ -8588,7 +8444,7 @@ ishmem::event ishmemx_ptrdiff_prod_reduce_on_queue(ptrdiff_t* dest, const ptrdif
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<ptrdiff_t>(team, dest, source, nreduce); });
 }
 
@@ -8608,7 +8464,7 @@ int ishmem_uchar_prod_reduce(unsigned char* dest, const unsigned char* source, s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::prod_reduce<unsigned char>(team, dest, source, nreduce);
 }
 
@@ -8628,7 +8484,7 @@ ishmem::event ishmemx_uchar_prod_reduce_on_queue(unsigned char* dest, const unsi
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned char>(team, dest, source, nreduce); });
 }
 
@@ -8648,7 +8504,7 @@ int ishmem_ushort_prod_reduce(unsigned short* dest, const unsigned short* source
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::prod_reduce<unsigned short>(team, dest, source, nreduce);
 }
 
@@ -8668,7 +8524,7 @@ ishmem::event ishmemx_ushort_prod_reduce_on_queue(unsigned short* dest, const un
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned short>(team, dest, source, nreduce); });
 }
 
@@ -8688,7 +8544,7 @@ int ishmem_uint_prod_reduce(unsigned int* dest, const unsigned int* source, size
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::prod_reduce<unsigned int>(team, dest, source, nreduce);
 }
 
@@ -8708,7 +8564,7 @@ ishmem::event ishmemx_uint_prod_reduce_on_queue(unsigned int* dest, const unsign
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned int>(team, dest, source, nreduce); });
 }
 
@@ -8728,7 +8584,7 @@ int ishmem_ulong_prod_reduce(unsigned long* dest, const unsigned long* source, s
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::prod_reduce<unsigned long>(team, dest, source, nreduce);
 }
 
@@ -8748,7 +8604,7 @@ ishmem::event ishmemx_ulong_prod_reduce_on_queue(unsigned long* dest, const unsi
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned long>(team, dest, source, nreduce); });
 }
 
@@ -8768,7 +8624,7 @@ int ishmem_ulonglong_prod_reduce(unsigned long long* dest, const unsigned long l
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::prod_reduce<unsigned long long>(team, dest, source, nreduce);
 }
 
@@ -8788,7 +8644,7 @@ ishmem::event ishmemx_ulonglong_prod_reduce_on_queue(unsigned long long* dest, c
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned long long>(team, dest, source, nreduce); });
 }
 
@@ -8808,7 +8664,7 @@ int ishmem_int8_prod_reduce(int8_t* dest, const int8_t* source, size_t nreduce) 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::prod_reduce<int8_t>(team, dest, source, nreduce);
 }
 
@@ -8828,7 +8684,7 @@ ishmem::event ishmemx_int8_prod_reduce_on_queue(int8_t* dest, const int8_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int8_t>(team, dest, source, nreduce); });
 }
 
@@ -8848,7 +8704,7 @@ int ishmem_int16_prod_reduce(int16_t* dest, const int16_t* source, size_t nreduc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::prod_reduce<int16_t>(team, dest, source, nreduce);
 }
 
@@ -8868,7 +8724,7 @@ ishmem::event ishmemx_int16_prod_reduce_on_queue(int16_t* dest, const int16_t* s
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int16_t>(team, dest, source, nreduce); });
 }
 
@@ -8888,7 +8744,7 @@ int ishmem_int32_prod_reduce(int32_t* dest, const int32_t* source, size_t nreduc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::prod_reduce<int32_t>(team, dest, source, nreduce);
 }
 
@@ -8908,7 +8764,7 @@ ishmem::event ishmemx_int32_prod_reduce_on_queue(int32_t* dest, const int32_t* s
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int32_t>(team, dest, source, nreduce); });
 }
 
@@ -8928,7 +8784,7 @@ int ishmem_int64_prod_reduce(int64_t* dest, const int64_t* source, size_t nreduc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::prod_reduce<int64_t>(team, dest, source, nreduce);
 }
 
@@ -8948,7 +8804,7 @@ ishmem::event ishmemx_int64_prod_reduce_on_queue(int64_t* dest, const int64_t* s
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int64_t>(team, dest, source, nreduce); });
 }
 
@@ -8968,7 +8824,7 @@ int ishmem_uint8_prod_reduce(uint8_t* dest, const uint8_t* source, size_t nreduc
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::prod_reduce<uint8_t>(team, dest, source, nreduce);
 }
 
@@ -8988,7 +8844,7 @@ ishmem::event ishmemx_uint8_prod_reduce_on_queue(uint8_t* dest, const uint8_t* s
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<uint8_t>(team, dest, source, nreduce); });
 }
 
@@ -9008,7 +8864,7 @@ int ishmem_uint16_prod_reduce(uint16_t* dest, const uint16_t* source, size_t nre
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::prod_reduce<uint16_t>(team, dest, source, nreduce);
 }
 
@@ -9028,7 +8884,7 @@ ishmem::event ishmemx_uint16_prod_reduce_on_queue(uint16_t* dest, const uint16_t
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<uint16_t>(team, dest, source, nreduce); });
 }
 
@@ -9048,7 +8904,7 @@ int ishmem_uint32_prod_reduce(uint32_t* dest, const uint32_t* source, size_t nre
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::prod_reduce<uint32_t>(team, dest, source, nreduce);
 }
 
@@ -9068,7 +8924,7 @@ ishmem::event ishmemx_uint32_prod_reduce_on_queue(uint32_t* dest, const uint32_t
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<uint32_t>(team, dest, source, nreduce); });
 }
 
@@ -9088,7 +8944,7 @@ int ishmem_uint64_prod_reduce(uint64_t* dest, const uint64_t* source, size_t nre
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::prod_reduce<uint64_t>(team, dest, source, nreduce);
 }
 
@@ -9108,7 +8964,7 @@ ishmem::event ishmemx_uint64_prod_reduce_on_queue(uint64_t* dest, const uint64_t
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<uint64_t>(team, dest, source, nreduce); });
 }
 
@@ -9128,7 +8984,7 @@ int ishmem_size_prod_reduce(size_t* dest, const size_t* source, size_t nreduce) 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::prod_reduce<size_t>(team, dest, source, nreduce);
 }
 
@@ -9148,7 +9004,7 @@ ishmem::event ishmemx_size_prod_reduce_on_queue(size_t* dest, const size_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<size_t>(team, dest, source, nreduce); });
 }
 
@@ -9168,7 +9024,7 @@ int ishmem_float_prod_reduce(float* dest, const float* source, size_t nreduce) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::prod_reduce<float>(team, dest, source, nreduce);
 }
 
@@ -9188,7 +9044,7 @@ ishmem::event ishmemx_float_prod_reduce_on_queue(float* dest, const float* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<float>(team, dest, source, nreduce); });
 }
 
@@ -9208,7 +9064,7 @@ int ishmem_double_prod_reduce(double* dest, const double* source, size_t nreduce
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::prod_reduce<double>(team, dest, source, nreduce);
 }
 
@@ -9228,7 +9084,7 @@ ishmem::event ishmemx_double_prod_reduce_on_queue(double* dest, const double* so
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<double>(team, dest, source, nreduce); });
 }
 
@@ -9248,7 +9104,7 @@ int ishmem_char_sum_inscan(char* dest, const char* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return -1;
     return ishmemi::impl::sum_inscan<char>(team, dest, source, nelems);
 }
 
@@ -9268,7 +9124,7 @@ ishmem::event ishmemx_char_sum_inscan_on_queue(char* dest, const char* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<char>(team, dest, source, nelems); });
 }
 
@@ -9288,7 +9144,7 @@ int ishmem_schar_sum_inscan(signed char* dest, const signed char* source, size_t
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return -1;
     return ishmemi::impl::sum_inscan<signed char>(team, dest, source, nelems);
 }
 
@@ -9308,7 +9164,7 @@ ishmem::event ishmemx_schar_sum_inscan_on_queue(signed char* dest, const signed 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<signed char>(team, dest, source, nelems); });
 }
 
@@ -9328,7 +9184,7 @@ int ishmem_short_sum_inscan(short* dest, const short* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return -1;
     return ishmemi::impl::sum_inscan<short>(team, dest, source, nelems);
 }
 
@@ -9348,7 +9204,7 @@ ishmem::event ishmemx_short_sum_inscan_on_queue(short* dest, const short* source
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<short>(team, dest, source, nelems); });
 }
 
@@ -9368,7 +9224,7 @@ int ishmem_int_sum_inscan(int* dest, const int* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return -1;
     return ishmemi::impl::sum_inscan<int>(team, dest, source, nelems);
 }
 
@@ -9388,7 +9244,7 @@ ishmem::event ishmemx_int_sum_inscan_on_queue(int* dest, const int* source, size
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int>(team, dest, source, nelems); });
 }
 
@@ -9408,7 +9264,7 @@ int ishmem_long_sum_inscan(long* dest, const long* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return -1;
     return ishmemi::impl::sum_inscan<long>(team, dest, source, nelems);
 }
 
@@ -9428,7 +9284,7 @@ ishmem::event ishmemx_long_sum_inscan_on_queue(long* dest, const long* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<long>(team, dest, source, nelems); });
 }
 
@@ -9448,7 +9304,7 @@ int ishmem_longlong_sum_inscan(long long* dest, const long long* source, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return -1;
     return ishmemi::impl::sum_inscan<long long>(team, dest, source, nelems);
 }
 
@@ -9468,7 +9324,7 @@ ishmem::event ishmemx_longlong_sum_inscan_on_queue(long long* dest, const long l
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<long long>(team, dest, source, nelems); });
 }
 
@@ -9488,7 +9344,7 @@ int ishmem_ptrdiff_sum_inscan(ptrdiff_t* dest, const ptrdiff_t* source, size_t n
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::sum_inscan<ptrdiff_t>(team, dest, source, nelems);
 }
 
@@ -9508,7 +9364,7 @@ ishmem::event ishmemx_ptrdiff_sum_inscan_on_queue(ptrdiff_t* dest, const ptrdiff
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<ptrdiff_t>(team, dest, source, nelems); });
 }
 
@@ -9528,7 +9384,7 @@ int ishmem_uchar_sum_inscan(unsigned char* dest, const unsigned char* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::sum_inscan<unsigned char>(team, dest, source, nelems);
 }
 
@@ -9548,7 +9404,7 @@ ishmem::event ishmemx_uchar_sum_inscan_on_queue(unsigned char* dest, const unsig
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned char>(team, dest, source, nelems); });
 }
 
@@ -9568,7 +9424,7 @@ int ishmem_ushort_sum_inscan(unsigned short* dest, const unsigned short* source,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::sum_inscan<unsigned short>(team, dest, source, nelems);
 }
 
@@ -9588,7 +9444,7 @@ ishmem::event ishmemx_ushort_sum_inscan_on_queue(unsigned short* dest, const uns
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned short>(team, dest, source, nelems); });
 }
 
@@ -9608,7 +9464,7 @@ int ishmem_uint_sum_inscan(unsigned int* dest, const unsigned int* source, size_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::sum_inscan<unsigned int>(team, dest, source, nelems);
 }
 
@@ -9628,7 +9484,7 @@ ishmem::event ishmemx_uint_sum_inscan_on_queue(unsigned int* dest, const unsigne
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned int>(team, dest, source, nelems); });
 }
 
@@ -9648,7 +9504,7 @@ int ishmem_ulong_sum_inscan(unsigned long* dest, const unsigned long* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::sum_inscan<unsigned long>(team, dest, source, nelems);
 }
 
@@ -9668,7 +9524,7 @@ ishmem::event ishmemx_ulong_sum_inscan_on_queue(unsigned long* dest, const unsig
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned long>(team, dest, source, nelems); });
 }
 
@@ -9688,7 +9544,7 @@ int ishmem_ulonglong_sum_inscan(unsigned long long* dest, const unsigned long lo
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::sum_inscan<unsigned long long>(team, dest, source, nelems);
 }
 
@@ -9708,7 +9564,7 @@ ishmem::event ishmemx_ulonglong_sum_inscan_on_queue(unsigned long long* dest, co
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned long long>(team, dest, source, nelems); });
 }
 
@@ -9728,7 +9584,7 @@ int ishmem_int8_sum_inscan(int8_t* dest, const int8_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::sum_inscan<int8_t>(team, dest, source, nelems);
 }
 
@@ -9748,7 +9604,7 @@ ishmem::event ishmemx_int8_sum_inscan_on_queue(int8_t* dest, const int8_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int8_t>(team, dest, source, nelems); });
 }
 
@@ -9768,7 +9624,7 @@ int ishmem_int16_sum_inscan(int16_t* dest, const int16_t* source, size_t nelems)
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::sum_inscan<int16_t>(team, dest, source, nelems);
 }
 
@@ -9788,7 +9644,7 @@ ishmem::event ishmemx_int16_sum_inscan_on_queue(int16_t* dest, const int16_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int16_t>(team, dest, source, nelems); });
 }
 
@@ -9808,7 +9664,7 @@ int ishmem_int32_sum_inscan(int32_t* dest, const int32_t* source, size_t nelems)
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::sum_inscan<int32_t>(team, dest, source, nelems);
 }
 
@@ -9828,7 +9684,7 @@ ishmem::event ishmemx_int32_sum_inscan_on_queue(int32_t* dest, const int32_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int32_t>(team, dest, source, nelems); });
 }
 
@@ -9848,7 +9704,7 @@ int ishmem_int64_sum_inscan(int64_t* dest, const int64_t* source, size_t nelems)
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::sum_inscan<int64_t>(team, dest, source, nelems);
 }
 
@@ -9868,7 +9724,7 @@ ishmem::event ishmemx_int64_sum_inscan_on_queue(int64_t* dest, const int64_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int64_t>(team, dest, source, nelems); });
 }
 
@@ -9888,7 +9744,7 @@ int ishmem_uint8_sum_inscan(uint8_t* dest, const uint8_t* source, size_t nelems)
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::sum_inscan<uint8_t>(team, dest, source, nelems);
 }
 
@@ -9908,7 +9764,7 @@ ishmem::event ishmemx_uint8_sum_inscan_on_queue(uint8_t* dest, const uint8_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<uint8_t>(team, dest, source, nelems); });
 }
 
@@ -9928,7 +9784,7 @@ int ishmem_uint16_sum_inscan(uint16_t* dest, const uint16_t* source, size_t nele
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::sum_inscan<uint16_t>(team, dest, source, nelems);
 }
 
@@ -9948,7 +9804,7 @@ ishmem::event ishmemx_uint16_sum_inscan_on_queue(uint16_t* dest, const uint16_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<uint16_t>(team, dest, source, nelems); });
 }
 
@@ -9968,7 +9824,7 @@ int ishmem_uint32_sum_inscan(uint32_t* dest, const uint32_t* source, size_t nele
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::sum_inscan<uint32_t>(team, dest, source, nelems);
 }
 
@@ -9988,7 +9844,7 @@ ishmem::event ishmemx_uint32_sum_inscan_on_queue(uint32_t* dest, const uint32_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<uint32_t>(team, dest, source, nelems); });
 }
 
@@ -10008,7 +9864,7 @@ int ishmem_uint64_sum_inscan(uint64_t* dest, const uint64_t* source, size_t nele
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::sum_inscan<uint64_t>(team, dest, source, nelems);
 }
 
@@ -10028,7 +9884,7 @@ ishmem::event ishmemx_uint64_sum_inscan_on_queue(uint64_t* dest, const uint64_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<uint64_t>(team, dest, source, nelems); });
 }
 
@@ -10048,7 +9904,7 @@ int ishmem_size_sum_inscan(size_t* dest, const size_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return -1;
     return ishmemi::impl::sum_inscan<size_t>(team, dest, source, nelems);
 }
 
@@ -10068,7 +9924,7 @@ ishmem::event ishmemx_size_sum_inscan_on_queue(size_t* dest, const size_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<size_t>(team, dest, source, nelems); });
 }
 
@@ -10088,7 +9944,7 @@ int ishmem_float_sum_inscan(float* dest, const float* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return -1;
     return ishmemi::impl::sum_inscan<float>(team, dest, source, nelems);
 }
 
@@ -10108,7 +9964,7 @@ ishmem::event ishmemx_float_sum_inscan_on_queue(float* dest, const float* source
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<float>(team, dest, source, nelems); });
 }
 
@@ -10128,7 +9984,7 @@ int ishmem_double_sum_inscan(double* dest, const double* source, size_t nelems) 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return -1;
     return ishmemi::impl::sum_inscan<double>(team, dest, source, nelems);
 }
 
@@ -10148,7 +10004,7 @@ ishmem::event ishmemx_double_sum_inscan_on_queue(double* dest, const double* sou
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<double>(team, dest, source, nelems); });
 }
 
@@ -10168,7 +10024,7 @@ int ishmem_char_sum_exscan(char* dest, const char* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return -1;
     return ishmemi::impl::sum_exscan<char>(team, dest, source, nelems);
 }
 
@@ -10188,7 +10044,7 @@ ishmem::event ishmemx_char_sum_exscan_on_queue(char* dest, const char* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<char>(team, dest, source, nelems); });
 }
 
@@ -10208,7 +10064,7 @@ int ishmem_schar_sum_exscan(signed char* dest, const signed char* source, size_t
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return -1;
     return ishmemi::impl::sum_exscan<signed char>(team, dest, source, nelems);
 }
 
@@ -10228,7 +10084,7 @@ ishmem::event ishmemx_schar_sum_exscan_on_queue(signed char* dest, const signed 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<signed char>(team, dest, source, nelems); });
 }
 
@@ -10248,7 +10104,7 @@ int ishmem_short_sum_exscan(short* dest, const short* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return -1;
     return ishmemi::impl::sum_exscan<short>(team, dest, source, nelems);
 }
 
@@ -10268,7 +10124,7 @@ ishmem::event ishmemx_short_sum_exscan_on_queue(short* dest, const short* source
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<short>(team, dest, source, nelems); });
 }
 
@@ -10288,7 +10144,7 @@ int ishmem_int_sum_exscan(int* dest, const int* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return -1;
     return ishmemi::impl::sum_exscan<int>(team, dest, source, nelems);
 }
 
@@ -10308,7 +10164,7 @@ ishmem::event ishmemx_int_sum_exscan_on_queue(int* dest, const int* source, size
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int>(team, dest, source, nelems); });
 }
 
@@ -10328,7 +10184,7 @@ int ishmem_long_sum_exscan(long* dest, const long* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return -1;
     return ishmemi::impl::sum_exscan<long>(team, dest, source, nelems);
 }
 
@@ -10348,7 +10204,7 @@ ishmem::event ishmemx_long_sum_exscan_on_queue(long* dest, const long* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<long>(team, dest, source, nelems); });
 }
 
@@ -10368,7 +10224,7 @@ int ishmem_longlong_sum_exscan(long long* dest, const long long* source, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return -1;
     return ishmemi::impl::sum_exscan<long long>(team, dest, source, nelems);
 }
 
@@ -10388,7 +10244,7 @@ ishmem::event ishmemx_longlong_sum_exscan_on_queue(long long* dest, const long l
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<long long>(team, dest, source, nelems); });
 }
 
@@ -10408,7 +10264,7 @@ int ishmem_ptrdiff_sum_exscan(ptrdiff_t* dest, const ptrdiff_t* source, size_t n
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::sum_exscan<ptrdiff_t>(team, dest, source, nelems);
 }
 
@@ -10428,7 +10284,7 @@ ishmem::event ishmemx_ptrdiff_sum_exscan_on_queue(ptrdiff_t* dest, const ptrdiff
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<ptrdiff_t>(team, dest, source, nelems); });
 }
 
@@ -10448,7 +10304,7 @@ int ishmem_uchar_sum_exscan(unsigned char* dest, const unsigned char* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::sum_exscan<unsigned char>(team, dest, source, nelems);
 }
 
@@ -10468,7 +10324,7 @@ ishmem::event ishmemx_uchar_sum_exscan_on_queue(unsigned char* dest, const unsig
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned char>(team, dest, source, nelems); });
 }
 
@@ -10488,7 +10344,7 @@ int ishmem_ushort_sum_exscan(unsigned short* dest, const unsigned short* source,
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::sum_exscan<unsigned short>(team, dest, source, nelems);
 }
 
@@ -10508,7 +10364,7 @@ ishmem::event ishmemx_ushort_sum_exscan_on_queue(unsigned short* dest, const uns
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned short>(team, dest, source, nelems); });
 }
 
@@ -10528,7 +10384,7 @@ int ishmem_uint_sum_exscan(unsigned int* dest, const unsigned int* source, size_
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::sum_exscan<unsigned int>(team, dest, source, nelems);
 }
 
@@ -10548,7 +10404,7 @@ ishmem::event ishmemx_uint_sum_exscan_on_queue(unsigned int* dest, const unsigne
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned int>(team, dest, source, nelems); });
 }
 
@@ -10568,7 +10424,7 @@ int ishmem_ulong_sum_exscan(unsigned long* dest, const unsigned long* source, si
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::sum_exscan<unsigned long>(team, dest, source, nelems);
 }
 
@@ -10588,7 +10444,7 @@ ishmem::event ishmemx_ulong_sum_exscan_on_queue(unsigned long* dest, const unsig
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned long>(team, dest, source, nelems); });
 }
 
@@ -10608,7 +10464,7 @@ int ishmem_ulonglong_sum_exscan(unsigned long long* dest, const unsigned long lo
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::sum_exscan<unsigned long long>(team, dest, source, nelems);
 }
 
@@ -10628,7 +10484,7 @@ ishmem::event ishmemx_ulonglong_sum_exscan_on_queue(unsigned long long* dest, co
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned long long>(team, dest, source, nelems); });
 }
 
@@ -10648,7 +10504,7 @@ int ishmem_int8_sum_exscan(int8_t* dest, const int8_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::sum_exscan<int8_t>(team, dest, source, nelems);
 }
 
@@ -10668,7 +10524,7 @@ ishmem::event ishmemx_int8_sum_exscan_on_queue(int8_t* dest, const int8_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int8_t>(team, dest, source, nelems); });
 }
 
@@ -10688,7 +10544,7 @@ int ishmem_int16_sum_exscan(int16_t* dest, const int16_t* source, size_t nelems)
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::sum_exscan<int16_t>(team, dest, source, nelems);
 }
 
@@ -10708,7 +10564,7 @@ ishmem::event ishmemx_int16_sum_exscan_on_queue(int16_t* dest, const int16_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int16_t>(team, dest, source, nelems); });
 }
 
@@ -10728,7 +10584,7 @@ int ishmem_int32_sum_exscan(int32_t* dest, const int32_t* source, size_t nelems)
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::sum_exscan<int32_t>(team, dest, source, nelems);
 }
 
@@ -10748,7 +10604,7 @@ ishmem::event ishmemx_int32_sum_exscan_on_queue(int32_t* dest, const int32_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int32_t>(team, dest, source, nelems); });
 }
 
@@ -10768,7 +10624,7 @@ int ishmem_int64_sum_exscan(int64_t* dest, const int64_t* source, size_t nelems)
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::sum_exscan<int64_t>(team, dest, source, nelems);
 }
 
@@ -10788,7 +10644,7 @@ ishmem::event ishmemx_int64_sum_exscan_on_queue(int64_t* dest, const int64_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int64_t>(team, dest, source, nelems); });
 }
 
@@ -10808,7 +10664,7 @@ int ishmem_uint8_sum_exscan(uint8_t* dest, const uint8_t* source, size_t nelems)
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::sum_exscan<uint8_t>(team, dest, source, nelems);
 }
 
@@ -10828,7 +10684,7 @@ ishmem::event ishmemx_uint8_sum_exscan_on_queue(uint8_t* dest, const uint8_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<uint8_t>(team, dest, source, nelems); });
 }
 
@@ -10848,7 +10704,7 @@ int ishmem_uint16_sum_exscan(uint16_t* dest, const uint16_t* source, size_t nele
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::sum_exscan<uint16_t>(team, dest, source, nelems);
 }
 
@@ -10868,7 +10724,7 @@ ishmem::event ishmemx_uint16_sum_exscan_on_queue(uint16_t* dest, const uint16_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<uint16_t>(team, dest, source, nelems); });
 }
 
@@ -10888,7 +10744,7 @@ int ishmem_uint32_sum_exscan(uint32_t* dest, const uint32_t* source, size_t nele
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::sum_exscan<uint32_t>(team, dest, source, nelems);
 }
 
@@ -10908,7 +10764,7 @@ ishmem::event ishmemx_uint32_sum_exscan_on_queue(uint32_t* dest, const uint32_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<uint32_t>(team, dest, source, nelems); });
 }
 
@@ -10928,7 +10784,7 @@ int ishmem_uint64_sum_exscan(uint64_t* dest, const uint64_t* source, size_t nele
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::sum_exscan<uint64_t>(team, dest, source, nelems);
 }
 
@@ -10948,7 +10804,7 @@ ishmem::event ishmemx_uint64_sum_exscan_on_queue(uint64_t* dest, const uint64_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<uint64_t>(team, dest, source, nelems); });
 }
 
@@ -10968,7 +10824,7 @@ int ishmem_size_sum_exscan(size_t* dest, const size_t* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return -1;
     return ishmemi::impl::sum_exscan<size_t>(team, dest, source, nelems);
 }
 
@@ -10988,7 +10844,7 @@ ishmem::event ishmemx_size_sum_exscan_on_queue(size_t* dest, const size_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<size_t>(team, dest, source, nelems); });
 }
 
@@ -11008,7 +10864,7 @@ int ishmem_float_sum_exscan(float* dest, const float* source, size_t nelems) {
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return -1;
     return ishmemi::impl::sum_exscan<float>(team, dest, source, nelems);
 }
 
@@ -11028,7 +10884,7 @@ ishmem::event ishmemx_float_sum_exscan_on_queue(float* dest, const float* source
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<float>(team, dest, source, nelems); });
 }
 
@@ -11048,7 +10904,7 @@ int ishmem_double_sum_exscan(double* dest, const double* source, size_t nelems) 
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return -1;
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return -1;
     return ishmemi::impl::sum_exscan<double>(team, dest, source, nelems);
 }
 
@@ -11068,7 +10924,7 @@ ishmem::event ishmemx_double_sum_exscan_on_queue(double* dest, const double* sou
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
+    if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<double>(team, dest, source, nelems); });
 }
 

@@ -898,7 +898,7 @@ void ishmem_int_wait_until_all_vector(int* ivars, size_t nelems, const int* stat
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector<int>(ivars, nelems, status, cmp, cmp_values);
+    ishmemi::impl::wait_until_all<int>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_int_wait_until_all_vector_on_queue(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -908,7 +908,7 @@ ishmem::event ishmemx_int_wait_until_all_vector_on_queue(int* ivars, size_t nele
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all_vector<int>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<int>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 void ishmem_long_wait_until_all_vector(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values) {
@@ -918,7 +918,7 @@ void ishmem_long_wait_until_all_vector(long* ivars, size_t nelems, const int* st
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector<long>(ivars, nelems, status, cmp, cmp_values);
+    ishmemi::impl::wait_until_all<long>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_long_wait_until_all_vector_on_queue(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -928,7 +928,7 @@ ishmem::event ishmemx_long_wait_until_all_vector_on_queue(long* ivars, size_t ne
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all_vector<long>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<long>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 void ishmem_longlong_wait_until_all_vector(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values) {
@@ -938,7 +938,7 @@ void ishmem_longlong_wait_until_all_vector(long long* ivars, size_t nelems, cons
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector<long long>(ivars, nelems, status, cmp, cmp_values);
+    ishmemi::impl::wait_until_all<long long>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_longlong_wait_until_all_vector_on_queue(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -948,7 +948,7 @@ ishmem::event ishmemx_longlong_wait_until_all_vector_on_queue(long long* ivars, 
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all_vector<long long>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<long long>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 void ishmem_uint_wait_until_all_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values) {
@@ -958,7 +958,7 @@ void ishmem_uint_wait_until_all_vector(unsigned int* ivars, size_t nelems, const
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector<unsigned int>(ivars, nelems, status, cmp, cmp_values);
+    ishmemi::impl::wait_until_all<unsigned int>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_uint_wait_until_all_vector_on_queue(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -968,7 +968,7 @@ ishmem::event ishmemx_uint_wait_until_all_vector_on_queue(unsigned int* ivars, s
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all_vector<unsigned int>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<unsigned int>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 void ishmem_ulong_wait_until_all_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values) {
@@ -978,7 +978,7 @@ void ishmem_ulong_wait_until_all_vector(unsigned long* ivars, size_t nelems, con
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector<unsigned long>(ivars, nelems, status, cmp, cmp_values);
+    ishmemi::impl::wait_until_all<unsigned long>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_ulong_wait_until_all_vector_on_queue(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -988,7 +988,7 @@ ishmem::event ishmemx_ulong_wait_until_all_vector_on_queue(unsigned long* ivars,
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all_vector<unsigned long>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<unsigned long>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 void ishmem_ulonglong_wait_until_all_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values) {
@@ -998,7 +998,7 @@ void ishmem_ulonglong_wait_until_all_vector(unsigned long long* ivars, size_t ne
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
+    ishmemi::impl::wait_until_all<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_ulonglong_wait_until_all_vector_on_queue(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1008,7 +1008,7 @@ ishmem::event ishmemx_ulonglong_wait_until_all_vector_on_queue(unsigned long lon
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all_vector<unsigned long long>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<unsigned long long>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 void ishmem_int32_wait_until_all_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values) {
@@ -1018,7 +1018,7 @@ void ishmem_int32_wait_until_all_vector(int32_t* ivars, size_t nelems, const int
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector<int32_t>(ivars, nelems, status, cmp, cmp_values);
+    ishmemi::impl::wait_until_all<int32_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_int32_wait_until_all_vector_on_queue(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1028,7 +1028,7 @@ ishmem::event ishmemx_int32_wait_until_all_vector_on_queue(int32_t* ivars, size_
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all_vector<int32_t>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<int32_t>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 void ishmem_int64_wait_until_all_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values) {
@@ -1038,7 +1038,7 @@ void ishmem_int64_wait_until_all_vector(int64_t* ivars, size_t nelems, const int
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector<int64_t>(ivars, nelems, status, cmp, cmp_values);
+    ishmemi::impl::wait_until_all<int64_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_int64_wait_until_all_vector_on_queue(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1048,7 +1048,7 @@ ishmem::event ishmemx_int64_wait_until_all_vector_on_queue(int64_t* ivars, size_
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all_vector<int64_t>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<int64_t>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 void ishmem_uint32_wait_until_all_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values) {
@@ -1058,7 +1058,7 @@ void ishmem_uint32_wait_until_all_vector(uint32_t* ivars, size_t nelems, const i
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector<uint32_t>(ivars, nelems, status, cmp, cmp_values);
+    ishmemi::impl::wait_until_all<uint32_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_uint32_wait_until_all_vector_on_queue(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1068,7 +1068,7 @@ ishmem::event ishmemx_uint32_wait_until_all_vector_on_queue(uint32_t* ivars, siz
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all_vector<uint32_t>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<uint32_t>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 void ishmem_uint64_wait_until_all_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values) {
@@ -1078,7 +1078,7 @@ void ishmem_uint64_wait_until_all_vector(uint64_t* ivars, size_t nelems, const i
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector<uint64_t>(ivars, nelems, status, cmp, cmp_values);
+    ishmemi::impl::wait_until_all<uint64_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_uint64_wait_until_all_vector_on_queue(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1088,7 +1088,7 @@ ishmem::event ishmemx_uint64_wait_until_all_vector_on_queue(uint64_t* ivars, siz
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all_vector<uint64_t>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<uint64_t>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 void ishmem_size_wait_until_all_vector(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values) {
@@ -1098,7 +1098,7 @@ void ishmem_size_wait_until_all_vector(size_t* ivars, size_t nelems, const int* 
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector<size_t>(ivars, nelems, status, cmp, cmp_values);
+    ishmemi::impl::wait_until_all<size_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_size_wait_until_all_vector_on_queue(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1108,7 +1108,7 @@ ishmem::event ishmemx_size_wait_until_all_vector_on_queue(size_t* ivars, size_t 
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all_vector<size_t>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<size_t>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 void ishmem_ptrdiff_wait_until_all_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values) {
@@ -1118,7 +1118,7 @@ void ishmem_ptrdiff_wait_until_all_vector(ptrdiff_t* ivars, size_t nelems, const
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    ishmemi::impl::wait_until_all_vector<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
+    ishmemi::impl::wait_until_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_ptrdiff_wait_until_all_vector_on_queue(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1128,7 +1128,7 @@ ishmem::event ishmemx_ptrdiff_wait_until_all_vector_on_queue(ptrdiff_t* ivars, s
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all_vector<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 size_t ishmem_int_wait_until_any_vector(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values) {
@@ -1138,7 +1138,7 @@ size_t ishmem_int_wait_until_any_vector(int* ivars, size_t nelems, const int* st
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector<int>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_any<int>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_int_wait_until_any_vector_on_queue(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1149,7 +1149,7 @@ ishmem::event ishmemx_int_wait_until_any_vector_on_queue(int* ivars, size_t nele
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any_vector<int>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<int>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 size_t ishmem_long_wait_until_any_vector(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values) {
@@ -1159,7 +1159,7 @@ size_t ishmem_long_wait_until_any_vector(long* ivars, size_t nelems, const int* 
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector<long>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_any<long>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_long_wait_until_any_vector_on_queue(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1170,7 +1170,7 @@ ishmem::event ishmemx_long_wait_until_any_vector_on_queue(long* ivars, size_t ne
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any_vector<long>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<long>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 size_t ishmem_longlong_wait_until_any_vector(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values) {
@@ -1180,7 +1180,7 @@ size_t ishmem_longlong_wait_until_any_vector(long long* ivars, size_t nelems, co
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector<long long>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_any<long long>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_longlong_wait_until_any_vector_on_queue(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1191,7 +1191,7 @@ ishmem::event ishmemx_longlong_wait_until_any_vector_on_queue(long long* ivars, 
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any_vector<long long>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<long long>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 size_t ishmem_uint_wait_until_any_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values) {
@@ -1201,7 +1201,7 @@ size_t ishmem_uint_wait_until_any_vector(unsigned int* ivars, size_t nelems, con
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector<unsigned int>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_any<unsigned int>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_uint_wait_until_any_vector_on_queue(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1212,7 +1212,7 @@ ishmem::event ishmemx_uint_wait_until_any_vector_on_queue(unsigned int* ivars, s
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any_vector<unsigned int>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<unsigned int>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 size_t ishmem_ulong_wait_until_any_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values) {
@@ -1222,7 +1222,7 @@ size_t ishmem_ulong_wait_until_any_vector(unsigned long* ivars, size_t nelems, c
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector<unsigned long>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_any<unsigned long>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_ulong_wait_until_any_vector_on_queue(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1233,7 +1233,7 @@ ishmem::event ishmemx_ulong_wait_until_any_vector_on_queue(unsigned long* ivars,
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any_vector<unsigned long>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<unsigned long>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 size_t ishmem_ulonglong_wait_until_any_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values) {
@@ -1243,7 +1243,7 @@ size_t ishmem_ulonglong_wait_until_any_vector(unsigned long long* ivars, size_t 
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_any<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_ulonglong_wait_until_any_vector_on_queue(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1254,7 +1254,7 @@ ishmem::event ishmemx_ulonglong_wait_until_any_vector_on_queue(unsigned long lon
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any_vector<unsigned long long>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<unsigned long long>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 size_t ishmem_int32_wait_until_any_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values) {
@@ -1264,7 +1264,7 @@ size_t ishmem_int32_wait_until_any_vector(int32_t* ivars, size_t nelems, const i
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector<int32_t>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_any<int32_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_int32_wait_until_any_vector_on_queue(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1275,7 +1275,7 @@ ishmem::event ishmemx_int32_wait_until_any_vector_on_queue(int32_t* ivars, size_
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any_vector<int32_t>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<int32_t>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 size_t ishmem_int64_wait_until_any_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values) {
@@ -1285,7 +1285,7 @@ size_t ishmem_int64_wait_until_any_vector(int64_t* ivars, size_t nelems, const i
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector<int64_t>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_any<int64_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_int64_wait_until_any_vector_on_queue(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1296,7 +1296,7 @@ ishmem::event ishmemx_int64_wait_until_any_vector_on_queue(int64_t* ivars, size_
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any_vector<int64_t>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<int64_t>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 size_t ishmem_uint32_wait_until_any_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values) {
@@ -1306,7 +1306,7 @@ size_t ishmem_uint32_wait_until_any_vector(uint32_t* ivars, size_t nelems, const
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector<uint32_t>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_any<uint32_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_uint32_wait_until_any_vector_on_queue(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1317,7 +1317,7 @@ ishmem::event ishmemx_uint32_wait_until_any_vector_on_queue(uint32_t* ivars, siz
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any_vector<uint32_t>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<uint32_t>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 size_t ishmem_uint64_wait_until_any_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values) {
@@ -1327,7 +1327,7 @@ size_t ishmem_uint64_wait_until_any_vector(uint64_t* ivars, size_t nelems, const
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector<uint64_t>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_any<uint64_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_uint64_wait_until_any_vector_on_queue(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1338,7 +1338,7 @@ ishmem::event ishmemx_uint64_wait_until_any_vector_on_queue(uint64_t* ivars, siz
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any_vector<uint64_t>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<uint64_t>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 size_t ishmem_size_wait_until_any_vector(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values) {
@@ -1348,7 +1348,7 @@ size_t ishmem_size_wait_until_any_vector(size_t* ivars, size_t nelems, const int
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector<size_t>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_any<size_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_size_wait_until_any_vector_on_queue(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1359,7 +1359,7 @@ ishmem::event ishmemx_size_wait_until_any_vector_on_queue(size_t* ivars, size_t 
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any_vector<size_t>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<size_t>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 size_t ishmem_ptrdiff_wait_until_any_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values) {
@@ -1369,7 +1369,7 @@ size_t ishmem_ptrdiff_wait_until_any_vector(ptrdiff_t* ivars, size_t nelems, con
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_any_vector<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_ptrdiff_wait_until_any_vector_on_queue(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1380,7 +1380,7 @@ ishmem::event ishmemx_ptrdiff_wait_until_any_vector_on_queue(ptrdiff_t* ivars, s
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any_vector<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values); });
 }
 
 size_t ishmem_int_wait_until_some_vector(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int* cmp_values) {
@@ -1391,7 +1391,7 @@ size_t ishmem_int_wait_until_some_vector(int* ivars, size_t nelems, size_t* indi
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector<int>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_some<int>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_int_wait_until_some_vector_on_queue(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1403,7 +1403,7 @@ ishmem::event ishmemx_int_wait_until_some_vector_on_queue(int* ivars, size_t nel
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some_vector<int>(ivars, nelems, indices, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some<int>(ivars, nelems, indices, status, cmp, cmp_values); });
 }
 
 size_t ishmem_long_wait_until_some_vector(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long* cmp_values) {
@@ -1414,7 +1414,7 @@ size_t ishmem_long_wait_until_some_vector(long* ivars, size_t nelems, size_t* in
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector<long>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_some<long>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_long_wait_until_some_vector_on_queue(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1426,7 +1426,7 @@ ishmem::event ishmemx_long_wait_until_some_vector_on_queue(long* ivars, size_t n
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some_vector<long>(ivars, nelems, indices, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some<long>(ivars, nelems, indices, status, cmp, cmp_values); });
 }
 
 size_t ishmem_longlong_wait_until_some_vector(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long long* cmp_values) {
@@ -1437,7 +1437,7 @@ size_t ishmem_longlong_wait_until_some_vector(long long* ivars, size_t nelems, s
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector<long long>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_some<long long>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_longlong_wait_until_some_vector_on_queue(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long long* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1449,7 +1449,7 @@ ishmem::event ishmemx_longlong_wait_until_some_vector_on_queue(long long* ivars,
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some_vector<long long>(ivars, nelems, indices, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some<long long>(ivars, nelems, indices, status, cmp, cmp_values); });
 }
 
 size_t ishmem_uint_wait_until_some_vector(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned int* cmp_values) {
@@ -1460,7 +1460,7 @@ size_t ishmem_uint_wait_until_some_vector(unsigned int* ivars, size_t nelems, si
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_some<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_uint_wait_until_some_vector_on_queue(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned int* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1472,7 +1472,7 @@ ishmem::event ishmemx_uint_wait_until_some_vector_on_queue(unsigned int* ivars, 
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some_vector<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values); });
 }
 
 size_t ishmem_ulong_wait_until_some_vector(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long* cmp_values) {
@@ -1483,7 +1483,7 @@ size_t ishmem_ulong_wait_until_some_vector(unsigned long* ivars, size_t nelems, 
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_some<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_ulong_wait_until_some_vector_on_queue(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1495,7 +1495,7 @@ ishmem::event ishmemx_ulong_wait_until_some_vector_on_queue(unsigned long* ivars
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some_vector<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values); });
 }
 
 size_t ishmem_ulonglong_wait_until_some_vector(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long long* cmp_values) {
@@ -1506,7 +1506,7 @@ size_t ishmem_ulonglong_wait_until_some_vector(unsigned long long* ivars, size_t
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_some<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_ulonglong_wait_until_some_vector_on_queue(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long long* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1518,7 +1518,7 @@ ishmem::event ishmemx_ulonglong_wait_until_some_vector_on_queue(unsigned long lo
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some_vector<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values); });
 }
 
 size_t ishmem_int32_wait_until_some_vector(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int32_t* cmp_values) {
@@ -1529,7 +1529,7 @@ size_t ishmem_int32_wait_until_some_vector(int32_t* ivars, size_t nelems, size_t
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector<int32_t>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_some<int32_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_int32_wait_until_some_vector_on_queue(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int32_t* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1541,7 +1541,7 @@ ishmem::event ishmemx_int32_wait_until_some_vector_on_queue(int32_t* ivars, size
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some_vector<int32_t>(ivars, nelems, indices, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some<int32_t>(ivars, nelems, indices, status, cmp, cmp_values); });
 }
 
 size_t ishmem_int64_wait_until_some_vector(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int64_t* cmp_values) {
@@ -1552,7 +1552,7 @@ size_t ishmem_int64_wait_until_some_vector(int64_t* ivars, size_t nelems, size_t
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector<int64_t>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_some<int64_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_int64_wait_until_some_vector_on_queue(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int64_t* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1564,7 +1564,7 @@ ishmem::event ishmemx_int64_wait_until_some_vector_on_queue(int64_t* ivars, size
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some_vector<int64_t>(ivars, nelems, indices, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some<int64_t>(ivars, nelems, indices, status, cmp, cmp_values); });
 }
 
 size_t ishmem_uint32_wait_until_some_vector(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint32_t* cmp_values) {
@@ -1575,7 +1575,7 @@ size_t ishmem_uint32_wait_until_some_vector(uint32_t* ivars, size_t nelems, size
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_some<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_uint32_wait_until_some_vector_on_queue(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint32_t* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1587,7 +1587,7 @@ ishmem::event ishmemx_uint32_wait_until_some_vector_on_queue(uint32_t* ivars, si
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some_vector<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values); });
 }
 
 size_t ishmem_uint64_wait_until_some_vector(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint64_t* cmp_values) {
@@ -1598,7 +1598,7 @@ size_t ishmem_uint64_wait_until_some_vector(uint64_t* ivars, size_t nelems, size
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_some<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_uint64_wait_until_some_vector_on_queue(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint64_t* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1610,7 +1610,7 @@ ishmem::event ishmemx_uint64_wait_until_some_vector_on_queue(uint64_t* ivars, si
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some_vector<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values); });
 }
 
 size_t ishmem_size_wait_until_some_vector(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const size_t* cmp_values) {
@@ -1621,7 +1621,7 @@ size_t ishmem_size_wait_until_some_vector(size_t* ivars, size_t nelems, size_t* 
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector<size_t>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_some<size_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_size_wait_until_some_vector_on_queue(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const size_t* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1633,7 +1633,7 @@ ishmem::event ishmemx_size_wait_until_some_vector_on_queue(size_t* ivars, size_t
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some_vector<size_t>(ivars, nelems, indices, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some<size_t>(ivars, nelems, indices, status, cmp, cmp_values); });
 }
 
 size_t ishmem_ptrdiff_wait_until_some_vector(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const ptrdiff_t* cmp_values) {
@@ -1644,7 +1644,7 @@ size_t ishmem_ptrdiff_wait_until_some_vector(ptrdiff_t* ivars, size_t nelems, si
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::wait_until_some_vector<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::wait_until_some<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 ishmem::event ishmemx_ptrdiff_wait_until_some_vector_on_queue(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const ptrdiff_t* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1656,7 +1656,7 @@ ishmem::event ishmemx_ptrdiff_wait_until_some_vector_on_queue(ptrdiff_t* ivars, 
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some_vector<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values); });
+    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values); });
 }
 
 int ishmem_int_test(int* ivar, int cmp, int cmp_value) {
@@ -2098,7 +2098,7 @@ int ishmem_int_test_all_vector(int* ivars, size_t nelems, const int* status, int
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector<int>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_all<int>(ivars, nelems, status, cmp, cmp_values);
 }
 
 int ishmem_long_test_all_vector(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values) {
@@ -2108,7 +2108,7 @@ int ishmem_long_test_all_vector(long* ivars, size_t nelems, const int* status, i
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector<long>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_all<long>(ivars, nelems, status, cmp, cmp_values);
 }
 
 int ishmem_longlong_test_all_vector(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values) {
@@ -2118,7 +2118,7 @@ int ishmem_longlong_test_all_vector(long long* ivars, size_t nelems, const int* 
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector<long long>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_all<long long>(ivars, nelems, status, cmp, cmp_values);
 }
 
 int ishmem_uint_test_all_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values) {
@@ -2128,7 +2128,7 @@ int ishmem_uint_test_all_vector(unsigned int* ivars, size_t nelems, const int* s
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector<unsigned int>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_all<unsigned int>(ivars, nelems, status, cmp, cmp_values);
 }
 
 int ishmem_ulong_test_all_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values) {
@@ -2138,7 +2138,7 @@ int ishmem_ulong_test_all_vector(unsigned long* ivars, size_t nelems, const int*
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector<unsigned long>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_all<unsigned long>(ivars, nelems, status, cmp, cmp_values);
 }
 
 int ishmem_ulonglong_test_all_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values) {
@@ -2148,7 +2148,7 @@ int ishmem_ulonglong_test_all_vector(unsigned long long* ivars, size_t nelems, c
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_all<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
 }
 
 int ishmem_int32_test_all_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values) {
@@ -2158,7 +2158,7 @@ int ishmem_int32_test_all_vector(int32_t* ivars, size_t nelems, const int* statu
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector<int32_t>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_all<int32_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 int ishmem_int64_test_all_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values) {
@@ -2168,7 +2168,7 @@ int ishmem_int64_test_all_vector(int64_t* ivars, size_t nelems, const int* statu
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector<int64_t>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_all<int64_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 int ishmem_uint32_test_all_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values) {
@@ -2178,7 +2178,7 @@ int ishmem_uint32_test_all_vector(uint32_t* ivars, size_t nelems, const int* sta
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector<uint32_t>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_all<uint32_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 int ishmem_uint64_test_all_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values) {
@@ -2188,7 +2188,7 @@ int ishmem_uint64_test_all_vector(uint64_t* ivars, size_t nelems, const int* sta
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector<uint64_t>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_all<uint64_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 int ishmem_size_test_all_vector(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values) {
@@ -2198,7 +2198,7 @@ int ishmem_size_test_all_vector(size_t* ivars, size_t nelems, const int* status,
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector<size_t>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_all<size_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 int ishmem_ptrdiff_test_all_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values) {
@@ -2208,7 +2208,7 @@ int ishmem_ptrdiff_test_all_vector(ptrdiff_t* ivars, size_t nelems, const int* s
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_all_vector<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 size_t ishmem_int_test_any_vector(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values) {
@@ -2218,7 +2218,7 @@ size_t ishmem_int_test_any_vector(int* ivars, size_t nelems, const int* status, 
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector<int>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_any<int>(ivars, nelems, status, cmp, cmp_values);
 }
 
 size_t ishmem_long_test_any_vector(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values) {
@@ -2228,7 +2228,7 @@ size_t ishmem_long_test_any_vector(long* ivars, size_t nelems, const int* status
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector<long>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_any<long>(ivars, nelems, status, cmp, cmp_values);
 }
 
 size_t ishmem_longlong_test_any_vector(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values) {
@@ -2238,7 +2238,7 @@ size_t ishmem_longlong_test_any_vector(long long* ivars, size_t nelems, const in
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector<long long>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_any<long long>(ivars, nelems, status, cmp, cmp_values);
 }
 
 size_t ishmem_uint_test_any_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values) {
@@ -2248,7 +2248,7 @@ size_t ishmem_uint_test_any_vector(unsigned int* ivars, size_t nelems, const int
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector<unsigned int>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_any<unsigned int>(ivars, nelems, status, cmp, cmp_values);
 }
 
 size_t ishmem_ulong_test_any_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values) {
@@ -2258,7 +2258,7 @@ size_t ishmem_ulong_test_any_vector(unsigned long* ivars, size_t nelems, const i
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector<unsigned long>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_any<unsigned long>(ivars, nelems, status, cmp, cmp_values);
 }
 
 size_t ishmem_ulonglong_test_any_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values) {
@@ -2268,7 +2268,7 @@ size_t ishmem_ulonglong_test_any_vector(unsigned long long* ivars, size_t nelems
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_any<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
 }
 
 size_t ishmem_int32_test_any_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values) {
@@ -2278,7 +2278,7 @@ size_t ishmem_int32_test_any_vector(int32_t* ivars, size_t nelems, const int* st
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector<int32_t>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_any<int32_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 size_t ishmem_int64_test_any_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values) {
@@ -2288,7 +2288,7 @@ size_t ishmem_int64_test_any_vector(int64_t* ivars, size_t nelems, const int* st
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector<int64_t>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_any<int64_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 size_t ishmem_uint32_test_any_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values) {
@@ -2298,7 +2298,7 @@ size_t ishmem_uint32_test_any_vector(uint32_t* ivars, size_t nelems, const int* 
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector<uint32_t>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_any<uint32_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 size_t ishmem_uint64_test_any_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values) {
@@ -2308,7 +2308,7 @@ size_t ishmem_uint64_test_any_vector(uint64_t* ivars, size_t nelems, const int* 
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector<uint64_t>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_any<uint64_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 size_t ishmem_size_test_any_vector(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values) {
@@ -2318,7 +2318,7 @@ size_t ishmem_size_test_any_vector(size_t* ivars, size_t nelems, const int* stat
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector<size_t>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_any<size_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 size_t ishmem_ptrdiff_test_any_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values) {
@@ -2328,7 +2328,7 @@ size_t ishmem_ptrdiff_test_any_vector(ptrdiff_t* ivars, size_t nelems, const int
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_any_vector<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
+    return ishmemi::impl::test_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
 }
 
 size_t ishmem_int_test_some_vector(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int* cmp_values) {
@@ -2339,7 +2339,7 @@ size_t ishmem_int_test_some_vector(int* ivars, size_t nelems, size_t* indices, c
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector<int>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::test_some<int>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 size_t ishmem_long_test_some_vector(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long* cmp_values) {
@@ -2350,7 +2350,7 @@ size_t ishmem_long_test_some_vector(long* ivars, size_t nelems, size_t* indices,
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector<long>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::test_some<long>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 size_t ishmem_longlong_test_some_vector(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long long* cmp_values) {
@@ -2361,7 +2361,7 @@ size_t ishmem_longlong_test_some_vector(long long* ivars, size_t nelems, size_t*
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector<long long>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::test_some<long long>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 size_t ishmem_uint_test_some_vector(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned int* cmp_values) {
@@ -2372,7 +2372,7 @@ size_t ishmem_uint_test_some_vector(unsigned int* ivars, size_t nelems, size_t* 
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::test_some<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 size_t ishmem_ulong_test_some_vector(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long* cmp_values) {
@@ -2383,7 +2383,7 @@ size_t ishmem_ulong_test_some_vector(unsigned long* ivars, size_t nelems, size_t
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::test_some<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 size_t ishmem_ulonglong_test_some_vector(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long long* cmp_values) {
@@ -2394,7 +2394,7 @@ size_t ishmem_ulonglong_test_some_vector(unsigned long long* ivars, size_t nelem
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::test_some<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 size_t ishmem_int32_test_some_vector(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int32_t* cmp_values) {
@@ -2405,7 +2405,7 @@ size_t ishmem_int32_test_some_vector(int32_t* ivars, size_t nelems, size_t* indi
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector<int32_t>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::test_some<int32_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 size_t ishmem_int64_test_some_vector(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int64_t* cmp_values) {
@@ -2416,7 +2416,7 @@ size_t ishmem_int64_test_some_vector(int64_t* ivars, size_t nelems, size_t* indi
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector<int64_t>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::test_some<int64_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 size_t ishmem_uint32_test_some_vector(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint32_t* cmp_values) {
@@ -2427,7 +2427,7 @@ size_t ishmem_uint32_test_some_vector(uint32_t* ivars, size_t nelems, size_t* in
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::test_some<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 size_t ishmem_uint64_test_some_vector(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint64_t* cmp_values) {
@@ -2438,7 +2438,7 @@ size_t ishmem_uint64_test_some_vector(uint64_t* ivars, size_t nelems, size_t* in
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::test_some<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 size_t ishmem_size_test_some_vector(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const size_t* cmp_values) {
@@ -2449,7 +2449,7 @@ size_t ishmem_size_test_some_vector(size_t* ivars, size_t nelems, size_t* indice
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector<size_t>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::test_some<size_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 size_t ishmem_ptrdiff_test_some_vector(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const ptrdiff_t* cmp_values) {
@@ -2460,7 +2460,7 @@ size_t ishmem_ptrdiff_test_some_vector(ptrdiff_t* ivars, size_t nelems, size_t* 
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
-    return ishmemi::impl::test_some_vector<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values);
+    return ishmemi::impl::test_some<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values);
 }
 
 uint64_t ishmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value) {

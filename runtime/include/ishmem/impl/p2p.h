@@ -3,7 +3,7 @@
 //
 // Every read of a variable is an acquire load, so a routine that reports a variable as satisfied
 // also makes visible what its writer ordered before the satisfying write (a put_signal's data, puts
-// before a fence, ...). Every blocking loop goes through `wait_backoff`, which ends in sched_yield, so
+// before a fence, ...). Every blocking loop goes through `backoff`, which ends in sched_yield, so
 // that more PEs than cores still make progress.
 #pragma once
 
@@ -86,7 +86,7 @@ template <class T, class Values> struct sync_set {
     void wait_all(std::size_t begin, std::size_t end) const {
         for (std::size_t i = begin; i < end; ++i) {
             if (!in_set(i)) continue;
-            for (wait_backoff b; !satisfied(i);) b.pause();
+            for (backoff b{wait_spin_limit, 0}; !satisfied(i);) b.pause();
         }
     }
     int test_all() const {
@@ -131,12 +131,12 @@ template <class T, class Values> struct sync_set {
     }
     std::size_t wait_any() const {
         if (empty()) return SIZE_MAX;
-        for (wait_backoff b;; b.pause())
+        for (backoff b{wait_spin_limit, 0};; b.pause())
             if (std::size_t i = test_any(true); i != SIZE_MAX) return i;
     }
     std::size_t wait_some(std::size_t* indices) const {
         if (empty()) return 0;
-        for (wait_backoff b;; b.pause())
+        for (backoff b{wait_spin_limit, 0};; b.pause())
             if (std::size_t n = test_some(indices); n != 0) return n;
     }
 };
@@ -154,17 +154,18 @@ namespace impl {
 // ---- one variable ------------------------------------------------------------------------------
 
 template <class T> void wait_until(T* ivar, int cmp, T cmp_value) {
-    for (wait_backoff b; !compare(cmp, load_acquire(ivar), cmp_value);) b.pause();
+    for (backoff b{wait_spin_limit, 0}; !compare(cmp, load_acquire(ivar), cmp_value);) b.pause();
 }
 template <class T> int test(T* ivar, int cmp, T cmp_value) { return compare(cmp, load_acquire(ivar), cmp_value) ? 1 : 0; }
 template <class T> void wait(T* ivar, T cmp_value) { wait_until(ivar, ISHMEM_CMP_NE, cmp_value); }
 
 inline uint64_t signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value) {
-    for (wait_backoff b;; b.pause())
+    for (backoff b{wait_spin_limit, 0};; b.pause())
         if (uint64_t v = load_acquire(sig_addr); compare(cmp, v, cmp_value)) return v;
 }
 
-// ---- sets: V is TYPE (one value for all) or const TYPE* (_vector) --------------------------------
+// ---- sets: V is TYPE (one value for all) or const TYPE* (the _vector families, whose spec entries
+// name these templates as their impl) ----------------------------------------------------------
 
 template <class T, class V> void wait_until_all(T* ivars, size_t nelems, const int* status, int cmp, V v) {
     make_set(ivars, nelems, status, cmp, v).wait_all(0, nelems);
@@ -185,27 +186,6 @@ template <class T, class V> size_t test_any(T* ivars, size_t nelems, const int* 
 template <class T, class V>
 size_t test_some(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, V v) {
     return make_set(ivars, nelems, status, cmp, v).test_some(indices);
-}
-
-template <class T> void wait_until_all_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* v) {
-    wait_until_all<T>(ivars, nelems, status, cmp, v);
-}
-template <class T> size_t wait_until_any_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* v) {
-    return wait_until_any<T>(ivars, nelems, status, cmp, v);
-}
-template <class T>
-size_t wait_until_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const T* v) {
-    return wait_until_some<T>(ivars, nelems, indices, status, cmp, v);
-}
-template <class T> int test_all_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* v) {
-    return test_all<T>(ivars, nelems, status, cmp, v);
-}
-template <class T> size_t test_any_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* v) {
-    return test_any<T>(ivars, nelems, status, cmp, v);
-}
-template <class T>
-size_t test_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const T* v) {
-    return test_some<T>(ivars, nelems, indices, status, cmp, v);
 }
 
 // ---- _work_group: one thread polls, the group's barrier hands its acquire to the others; a
@@ -263,33 +243,6 @@ template <class T, class V, class Group>
 size_t test_some_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, V v,
                             const Group& group) {
     return leader_then_share(group, [&] { return test_some<T>(ivars, nelems, indices, status, cmp, v); });
-}
-
-template <class T, class Group>
-void wait_until_all_vector_work_group(T* ivars, size_t nelems, const int* status, int cmp, const T* v, const Group& g) {
-    wait_until_all_work_group<T>(ivars, nelems, status, cmp, v, g);
-}
-template <class T, class Group>
-size_t wait_until_any_vector_work_group(T* ivars, size_t nelems, const int* status, int cmp, const T* v, const Group& g) {
-    return wait_until_any_work_group<T>(ivars, nelems, status, cmp, v, g);
-}
-template <class T, class Group>
-size_t wait_until_some_vector_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp,
-                                         const T* v, const Group& g) {
-    return wait_until_some_work_group<T>(ivars, nelems, indices, status, cmp, v, g);
-}
-template <class T, class Group>
-int test_all_vector_work_group(T* ivars, size_t nelems, const int* status, int cmp, const T* v, const Group& g) {
-    return test_all_work_group<T>(ivars, nelems, status, cmp, v, g);
-}
-template <class T, class Group>
-size_t test_any_vector_work_group(T* ivars, size_t nelems, const int* status, int cmp, const T* v, const Group& g) {
-    return test_any_work_group<T>(ivars, nelems, status, cmp, v, g);
-}
-template <class T, class Group>
-size_t test_some_vector_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp,
-                                   const T* v, const Group& g) {
-    return test_some_work_group<T>(ivars, nelems, indices, status, cmp, v, g);
 }
 
 }  // namespace impl

@@ -19,33 +19,23 @@ inline void cpu_relax() {
 #endif
 }
 
-// Polling with exponential backoff: spin_limit polls with growing pauses, then one sched_yield per
-// poll, so that more PEs than cores still make progress.
+// Polling with backoff: `limit` polls, each followed by 2^min(poll, max_shift) CPU pauses, then one
+// sched_yield per poll, so that more PEs than cores still make progress. Barriers use the growing
+// pauses (spin_limit, ISHMEM_BARRIER_SPINS); point-to-point waits one pause per poll
+// (wait_spin_limit, ISHMEM_WAIT_SPINS), so that a waiter reacts within a pause of the update.
 struct backoff {
+    unsigned limit = spin_limit;
+    unsigned max_shift = 4;
     unsigned polls = 0;
     // Returns true once the loop has started yielding (slow path: a good time for liveness checks).
     bool pause() {
-        if (polls < spin_limit) {
-            for (unsigned i = 0, n = 1u << (polls < 4 ? polls : 4); i < n; ++i) cpu_relax();
+        if (polls < limit) {
+            for (unsigned i = 0, n = 1u << (polls < max_shift ? polls : max_shift); i < n; ++i) cpu_relax();
             ++polls;
             return false;
         }
         sched_yield();
         return true;
-    }
-};
-
-// Polling for the point-to-point waits: wait_spin_limit polls with one pause each (a waiter reacts
-// within a pause of the update), then one sched_yield per poll.
-struct wait_backoff {
-    unsigned polls = 0;
-    void pause() {
-        if (polls < wait_spin_limit) {
-            cpu_relax();
-            ++polls;
-        } else {
-            sched_yield();
-        }
     }
 };
 
