@@ -68,6 +68,7 @@ class Family:
     line: int
     team: bool = False               # every variant also has an overload taking ishmem_team_t team first
     work_group_returns: str = ""     # the _work_group form's return type when it differs from the base's
+    cuda: bool = False               # device-callable and run by the CUDA backend: device definitions emitted
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ class EntryPoint:
     params_def: tuple[str, ...]      # the same without default arguments
     body: tuple[str, ...]
     tests: tuple["TestCase", ...]    # generated test cases (one per type for C++ templates)
+    device_body: tuple[str, ...] = ()  # the body compiled for CUDA device code ('' when not device-callable there)
 
     @property
     def decl(self) -> str:
@@ -220,7 +222,8 @@ def _families(raw: RawSpec, tables: dict[str, TypeTable], groups: dict[str, "Mac
                 returns=f["returns"]["type"], returns_doc=f["returns"].get("doc", "None."),
                 params=tuple(params), check_init=f.get("check_init", True), fetch_out=fetch_out,
                 impl=f.get("impl", f["name"]), test=f["test"], file=rel, line=f.line,
-                team=f.get("team", False), work_group_returns=f.get("work_group_returns", ""))
+                team=f.get("team", False), work_group_returns=f.get("work_group_returns", ""),
+                cuda="device" in callable_ and f.get("cuda", ch.get("cuda", True)))
             if fam.name in seen_names:
                 errors.append(f"{where}: duplicate family, first defined at {seen_names[fam.name]}")
             seen_names[fam.name] = f"{rel}:{f.line}"
@@ -480,6 +483,7 @@ def _entry_point(fam: Family, form: _Form, variant: str, team_form: bool = False
         body.append(f"return {call};" if ret != "void" else f"{call};")
     template = f"template <{', '.join(tparams)}>" if tparams else ""
     header = "ishmem" if name.startswith("ishmem_") else "ishmemx"
+    device_body = tuple(_device_line(line) for line in body) if fam.cuda and variant != "on_queue" else ()
     tests = ()
     if fam.test != "none":
         elems = [t.ctype for t in fam.table.types] if form.kind == "generic" else [form.elem]
@@ -487,7 +491,22 @@ def _entry_point(fam: Family, form: _Form, variant: str, team_form: bool = False
                       for e in elems)
     return EntryPoint(name=name, family=fam, variant=variant, team_form=team_form, form=form.kind, typename=form.tag,
                       elem=form.elem, header=header, template=template, ret=ret, params=tuple(params),
-                      params_def=tuple(params_def), body=tuple(body), tests=tests)
+                      params_def=tuple(params_def), body=tuple(body), tests=tests, device_body=device_body)
+
+
+# The device body is the host body with the checks and the core call taken from ishmemi::dev, the
+# device half of the core (runtime/include/ishmem/cuda/device.cuh), which has the same names.
+_DEVICE_NAMES = (("ishmemi::impl::", "ishmemi::dev::"), ("ishmemi::check_", "ishmemi::dev::check_"),
+                 ("ishmemi::strided_extent", "ishmemi::dev::strided_extent"),
+                 ("ishmemi::blocked_extent", "ishmemi::dev::blocked_extent"))
+
+
+def _device_line(line: str) -> str:
+    for host, device in _DEVICE_NAMES:
+        line = line.replace(host, device)
+    if "ishmemi::" in line.replace("ishmemi::dev::", "").replace("ishmemi::sized_t", "").replace("ishmemi::in_table_v", "").replace("ishmemi::table_", ""):
+        raise SpecError([f"device body line names a host-only part of the core: {line}"])
+    return line
 
 
 def _test_case(fam: Family, form: _Form, variant: str, name: str, base_ret: str, elem: str,

@@ -16,11 +16,42 @@ ISHMEM_API void ishmem_init();
 ISHMEM_API int ishmem_init_thread(int requested, int* provided);
 ISHMEM_API void ishmem_query_thread(int* provided);
 ISHMEM_API void ishmem_finalize();
-ISHMEM_API int ishmem_my_pe();
-ISHMEM_API int ishmem_n_pes();
-ISHMEM_API void* ishmem_ptr(const void* dest, int pe);
-ISHMEM_API void ishmem_info_get_version(int* major, int* minor);
-ISHMEM_API void ishmem_info_get_name(char* name);
+#if defined(__CUDA_ARCH__)
+ISHMEM_HD inline int ishmem_my_pe() {
+    constexpr const char* fn = "ishmem_my_pe";
+    ishmemi::dev::check_init(fn);
+    return ishmemi::dev::my_pe();
+}
+ISHMEM_HD inline int ishmem_n_pes() {
+    constexpr const char* fn = "ishmem_n_pes";
+    ishmemi::dev::check_init(fn);
+    return ishmemi::dev::n_pes();
+}
+ISHMEM_HD inline void* ishmem_ptr(const void* dest, int pe) {
+    constexpr const char* fn = "ishmem_ptr";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::ptr(dest, pe);
+}
+ISHMEM_HD inline void ishmem_info_get_version(int* major, int* minor) {
+    constexpr const char* fn = "ishmem_info_get_version";
+    ishmemi::dev::check_nonnull(fn, "major", major, 1);
+    ishmemi::dev::check_nonnull(fn, "minor", minor, 1);
+    ishmemi::dev::info_get_version(major, minor);
+}
+ISHMEM_HD inline void ishmem_info_get_name(char* name) {
+    constexpr const char* fn = "ishmem_info_get_name";
+    ishmemi::dev::check_nonnull(fn, "name", name, 1);
+    ishmemi::dev::info_get_name(name);
+}
+#else
+ISHMEM_API ISHMEM_HD int ishmem_my_pe();
+ISHMEM_API ISHMEM_HD int ishmem_n_pes();
+ISHMEM_API ISHMEM_HD void* ishmem_ptr(const void* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_info_get_version(int* major, int* minor);
+ISHMEM_API ISHMEM_HD void ishmem_info_get_name(char* name);
+#endif
+
 
 /* Memory management */
 ISHMEM_API void* ishmem_malloc(size_t size);
@@ -28,227 +59,2051 @@ ISHMEM_API void* ishmem_align(size_t alignment, size_t size);
 ISHMEM_API void* ishmem_calloc(size_t count, size_t size);
 ISHMEM_API void ishmem_free(void* ptr);
 
+
 /* Remote memory access */
-ISHMEM_API void ishmem_float_put(float* dest, const float* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_double_put(double* dest, const double* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_char_put(char* dest, const char* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_schar_put(signed char* dest, const signed char* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_short_put(short* dest, const short* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_int_put(int* dest, const int* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_long_put(long* dest, const long* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_longlong_put(long long* dest, const long long* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uchar_put(unsigned char* dest, const unsigned char* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_ushort_put(unsigned short* dest, const unsigned short* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint_put(unsigned int* dest, const unsigned int* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_ulong_put(unsigned long* dest, const unsigned long* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_ulonglong_put(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_int8_put(int8_t* dest, const int8_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_int16_put(int16_t* dest, const int16_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_int32_put(int32_t* dest, const int32_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_int64_put(int64_t* dest, const int64_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint8_put(uint8_t* dest, const uint8_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint16_put(uint16_t* dest, const uint16_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint32_put(uint32_t* dest, const uint32_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint64_put(uint64_t* dest, const uint64_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_size_put(size_t* dest, const size_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_ptrdiff_put(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_put8(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_put16(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_put32(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_put64(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_put128(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_putmem(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_float_get(float* dest, const float* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_double_get(double* dest, const double* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_char_get(char* dest, const char* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_schar_get(signed char* dest, const signed char* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_short_get(short* dest, const short* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_int_get(int* dest, const int* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_long_get(long* dest, const long* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_longlong_get(long long* dest, const long long* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uchar_get(unsigned char* dest, const unsigned char* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_ushort_get(unsigned short* dest, const unsigned short* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint_get(unsigned int* dest, const unsigned int* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_ulong_get(unsigned long* dest, const unsigned long* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_ulonglong_get(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_int8_get(int8_t* dest, const int8_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_int16_get(int16_t* dest, const int16_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_int32_get(int32_t* dest, const int32_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_int64_get(int64_t* dest, const int64_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint8_get(uint8_t* dest, const uint8_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint16_get(uint16_t* dest, const uint16_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint32_get(uint32_t* dest, const uint32_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint64_get(uint64_t* dest, const uint64_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_size_get(size_t* dest, const size_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_ptrdiff_get(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_get8(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_get16(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_get32(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_get64(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_get128(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_getmem(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_float_iput(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_double_iput(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_char_iput(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_schar_iput(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_short_iput(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_int_iput(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_long_iput(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_longlong_iput(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_uchar_iput(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_ushort_iput(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint_iput(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_ulong_iput(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_ulonglong_iput(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_int8_iput(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_int16_iput(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_int32_iput(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_int64_iput(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint8_iput(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint16_iput(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint32_iput(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint64_iput(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_size_iput(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_ptrdiff_iput(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_iput8(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_iput16(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_iput32(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_iput64(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_iput128(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_float_iget(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_double_iget(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_char_iget(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_schar_iget(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_short_iget(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_int_iget(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_long_iget(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_longlong_iget(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_uchar_iget(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_ushort_iget(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint_iget(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_ulong_iget(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_ulonglong_iget(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_int8_iget(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_int16_iget(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_int32_iget(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_int64_iget(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint8_iget(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint16_iget(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint32_iget(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint64_iget(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_size_iget(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_ptrdiff_iget(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_iget8(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_iget16(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_iget32(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_iget64(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_iget128(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
-ISHMEM_API void ishmem_float_p(float* dest, float value, int pe);
-ISHMEM_API void ishmem_double_p(double* dest, double value, int pe);
-ISHMEM_API void ishmem_char_p(char* dest, char value, int pe);
-ISHMEM_API void ishmem_schar_p(signed char* dest, signed char value, int pe);
-ISHMEM_API void ishmem_short_p(short* dest, short value, int pe);
-ISHMEM_API void ishmem_int_p(int* dest, int value, int pe);
-ISHMEM_API void ishmem_long_p(long* dest, long value, int pe);
-ISHMEM_API void ishmem_longlong_p(long long* dest, long long value, int pe);
-ISHMEM_API void ishmem_uchar_p(unsigned char* dest, unsigned char value, int pe);
-ISHMEM_API void ishmem_ushort_p(unsigned short* dest, unsigned short value, int pe);
-ISHMEM_API void ishmem_uint_p(unsigned int* dest, unsigned int value, int pe);
-ISHMEM_API void ishmem_ulong_p(unsigned long* dest, unsigned long value, int pe);
-ISHMEM_API void ishmem_ulonglong_p(unsigned long long* dest, unsigned long long value, int pe);
-ISHMEM_API void ishmem_int8_p(int8_t* dest, int8_t value, int pe);
-ISHMEM_API void ishmem_int16_p(int16_t* dest, int16_t value, int pe);
-ISHMEM_API void ishmem_int32_p(int32_t* dest, int32_t value, int pe);
-ISHMEM_API void ishmem_int64_p(int64_t* dest, int64_t value, int pe);
-ISHMEM_API void ishmem_uint8_p(uint8_t* dest, uint8_t value, int pe);
-ISHMEM_API void ishmem_uint16_p(uint16_t* dest, uint16_t value, int pe);
-ISHMEM_API void ishmem_uint32_p(uint32_t* dest, uint32_t value, int pe);
-ISHMEM_API void ishmem_uint64_p(uint64_t* dest, uint64_t value, int pe);
-ISHMEM_API void ishmem_size_p(size_t* dest, size_t value, int pe);
-ISHMEM_API void ishmem_ptrdiff_p(ptrdiff_t* dest, ptrdiff_t value, int pe);
-ISHMEM_API float ishmem_float_g(const float* source, int pe);
-ISHMEM_API double ishmem_double_g(const double* source, int pe);
-ISHMEM_API char ishmem_char_g(const char* source, int pe);
-ISHMEM_API signed char ishmem_schar_g(const signed char* source, int pe);
-ISHMEM_API short ishmem_short_g(const short* source, int pe);
-ISHMEM_API int ishmem_int_g(const int* source, int pe);
-ISHMEM_API long ishmem_long_g(const long* source, int pe);
-ISHMEM_API long long ishmem_longlong_g(const long long* source, int pe);
-ISHMEM_API unsigned char ishmem_uchar_g(const unsigned char* source, int pe);
-ISHMEM_API unsigned short ishmem_ushort_g(const unsigned short* source, int pe);
-ISHMEM_API unsigned int ishmem_uint_g(const unsigned int* source, int pe);
-ISHMEM_API unsigned long ishmem_ulong_g(const unsigned long* source, int pe);
-ISHMEM_API unsigned long long ishmem_ulonglong_g(const unsigned long long* source, int pe);
-ISHMEM_API int8_t ishmem_int8_g(const int8_t* source, int pe);
-ISHMEM_API int16_t ishmem_int16_g(const int16_t* source, int pe);
-ISHMEM_API int32_t ishmem_int32_g(const int32_t* source, int pe);
-ISHMEM_API int64_t ishmem_int64_g(const int64_t* source, int pe);
-ISHMEM_API uint8_t ishmem_uint8_g(const uint8_t* source, int pe);
-ISHMEM_API uint16_t ishmem_uint16_g(const uint16_t* source, int pe);
-ISHMEM_API uint32_t ishmem_uint32_g(const uint32_t* source, int pe);
-ISHMEM_API uint64_t ishmem_uint64_g(const uint64_t* source, int pe);
-ISHMEM_API size_t ishmem_size_g(const size_t* source, int pe);
-ISHMEM_API ptrdiff_t ishmem_ptrdiff_g(const ptrdiff_t* source, int pe);
-ISHMEM_API void ishmem_float_put_nbi(float* dest, const float* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_double_put_nbi(double* dest, const double* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_char_put_nbi(char* dest, const char* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_schar_put_nbi(signed char* dest, const signed char* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_short_put_nbi(short* dest, const short* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_int_put_nbi(int* dest, const int* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_long_put_nbi(long* dest, const long* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_longlong_put_nbi(long long* dest, const long long* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uchar_put_nbi(unsigned char* dest, const unsigned char* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_ushort_put_nbi(unsigned short* dest, const unsigned short* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint_put_nbi(unsigned int* dest, const unsigned int* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_ulong_put_nbi(unsigned long* dest, const unsigned long* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_ulonglong_put_nbi(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_int8_put_nbi(int8_t* dest, const int8_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_int16_put_nbi(int16_t* dest, const int16_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_int32_put_nbi(int32_t* dest, const int32_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_int64_put_nbi(int64_t* dest, const int64_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint8_put_nbi(uint8_t* dest, const uint8_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint16_put_nbi(uint16_t* dest, const uint16_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint32_put_nbi(uint32_t* dest, const uint32_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint64_put_nbi(uint64_t* dest, const uint64_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_size_put_nbi(size_t* dest, const size_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_ptrdiff_put_nbi(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_put8_nbi(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_put16_nbi(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_put32_nbi(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_put64_nbi(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_put128_nbi(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_putmem_nbi(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_float_get_nbi(float* dest, const float* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_double_get_nbi(double* dest, const double* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_char_get_nbi(char* dest, const char* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_schar_get_nbi(signed char* dest, const signed char* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_short_get_nbi(short* dest, const short* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_int_get_nbi(int* dest, const int* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_long_get_nbi(long* dest, const long* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_longlong_get_nbi(long long* dest, const long long* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uchar_get_nbi(unsigned char* dest, const unsigned char* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_ushort_get_nbi(unsigned short* dest, const unsigned short* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint_get_nbi(unsigned int* dest, const unsigned int* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_ulong_get_nbi(unsigned long* dest, const unsigned long* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_ulonglong_get_nbi(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_int8_get_nbi(int8_t* dest, const int8_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_int16_get_nbi(int16_t* dest, const int16_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_int32_get_nbi(int32_t* dest, const int32_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_int64_get_nbi(int64_t* dest, const int64_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint8_get_nbi(uint8_t* dest, const uint8_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint16_get_nbi(uint16_t* dest, const uint16_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint32_get_nbi(uint32_t* dest, const uint32_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_uint64_get_nbi(uint64_t* dest, const uint64_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_size_get_nbi(size_t* dest, const size_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_ptrdiff_get_nbi(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_get8_nbi(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_get16_nbi(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_get32_nbi(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_get64_nbi(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_get128_nbi(void* dest, const void* source, size_t nelems, int pe);
-ISHMEM_API void ishmem_getmem_nbi(void* dest, const void* source, size_t nelems, int pe);
+#if defined(__CUDA_ARCH__)
+ISHMEM_HD inline void ishmem_float_put(float* dest, const float* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_float_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<float>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_double_put(double* dest, const double* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_double_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<double>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_char_put(char* dest, const char* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_char_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<char>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_schar_put(signed char* dest, const signed char* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_schar_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<signed char>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_short_put(short* dest, const short* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_short_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<short>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int_put(int* dest, const int* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<int>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_long_put(long* dest, const long* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_long_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<long>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_longlong_put(long long* dest, const long long* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_longlong_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<long long>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uchar_put(unsigned char* dest, const unsigned char* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uchar_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<unsigned char>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ushort_put(unsigned short* dest, const unsigned short* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ushort_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<unsigned short>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint_put(unsigned int* dest, const unsigned int* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<unsigned int>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_put(unsigned long* dest, const unsigned long* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ulong_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<unsigned long>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_put(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<unsigned long long>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int8_put(int8_t* dest, const int8_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int8_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<int8_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int16_put(int16_t* dest, const int16_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int16_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<int16_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int32_put(int32_t* dest, const int32_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int32_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<int32_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int64_put(int64_t* dest, const int64_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int64_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<int64_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint8_put(uint8_t* dest, const uint8_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint8_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<uint8_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint16_put(uint16_t* dest, const uint16_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint16_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<uint16_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_put(uint32_t* dest, const uint32_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint32_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<uint32_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_put(uint64_t* dest, const uint64_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint64_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<uint64_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_size_put(size_t* dest, const size_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_size_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<size_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ptrdiff_put(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<ptrdiff_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_put8(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_put8";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_put16(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_put16";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_put32(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_put32";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_put64(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_put64";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_put128(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_put128";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_putmem(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_putmem";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_float_get(float* dest, const float* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_float_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<float>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_double_get(double* dest, const double* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_double_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<double>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_char_get(char* dest, const char* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_char_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<char>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_schar_get(signed char* dest, const signed char* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_schar_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<signed char>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_short_get(short* dest, const short* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_short_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<short>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int_get(int* dest, const int* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<int>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_long_get(long* dest, const long* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_long_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<long>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_longlong_get(long long* dest, const long long* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_longlong_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<long long>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uchar_get(unsigned char* dest, const unsigned char* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uchar_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<unsigned char>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ushort_get(unsigned short* dest, const unsigned short* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ushort_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<unsigned short>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint_get(unsigned int* dest, const unsigned int* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<unsigned int>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_get(unsigned long* dest, const unsigned long* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ulong_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<unsigned long>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_get(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<unsigned long long>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int8_get(int8_t* dest, const int8_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int8_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<int8_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int16_get(int16_t* dest, const int16_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int16_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<int16_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int32_get(int32_t* dest, const int32_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int32_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<int32_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int64_get(int64_t* dest, const int64_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int64_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<int64_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint8_get(uint8_t* dest, const uint8_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint8_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<uint8_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint16_get(uint16_t* dest, const uint16_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint16_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<uint16_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_get(uint32_t* dest, const uint32_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint32_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<uint32_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_get(uint64_t* dest, const uint64_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint64_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<uint64_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_size_get(size_t* dest, const size_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_size_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<size_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ptrdiff_get(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<ptrdiff_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_get8(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_get8";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_get16(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_get16";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_get32(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_get32";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_get64(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_get64";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_get128(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_get128";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_getmem(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_getmem";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_float_iput(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_float_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(float));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<float>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_double_iput(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_double_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(double));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<double>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_char_iput(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_char_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<char>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_schar_iput(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_schar_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(signed char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<signed char>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_short_iput(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_short_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<short>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int_iput(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<int>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_long_iput(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_long_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<long>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_longlong_iput(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_longlong_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<long long>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uchar_iput(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uchar_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(unsigned char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<unsigned char>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ushort_iput(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ushort_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(unsigned short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<unsigned short>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint_iput(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(unsigned int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<unsigned int>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_iput(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ulong_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(unsigned long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<unsigned long>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_iput(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(unsigned long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<unsigned long long>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int8_iput(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int8_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(int8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<int8_t>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int16_iput(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int16_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(int16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<int16_t>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int32_iput(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int32_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(int32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<int32_t>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int64_iput(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int64_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(int64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<int64_t>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint8_iput(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint8_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(uint8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<uint8_t>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint16_iput(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint16_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(uint16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<uint16_t>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_iput(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint32_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(uint32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<uint32_t>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_iput(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint64_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(uint64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<uint64_t>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_size_iput(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_size_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(size_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<size_t>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ptrdiff_iput(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<ptrdiff_t>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_iput8(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_iput8";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_iput16(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_iput16";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_iput32(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_iput32";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_iput64(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_iput64";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_iput128(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_iput128";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_float_iget(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_float_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(float));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<float>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_double_iget(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_double_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(double));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<double>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_char_iget(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_char_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(char));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<char>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_schar_iget(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_schar_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(signed char));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<signed char>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_short_iget(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_short_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(short));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<short>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int_iget(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(int));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<int>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_long_iget(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_long_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(long));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<long>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_longlong_iget(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_longlong_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(long long));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<long long>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uchar_iget(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uchar_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(unsigned char));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<unsigned char>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ushort_iget(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ushort_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(unsigned short));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<unsigned short>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint_iget(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(unsigned int));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<unsigned int>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_iget(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ulong_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(unsigned long));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<unsigned long>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_iget(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(unsigned long long));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<unsigned long long>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int8_iget(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int8_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(int8_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<int8_t>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int16_iget(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int16_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(int16_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<int16_t>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int32_iget(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int32_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(int32_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<int32_t>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int64_iget(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int64_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(int64_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<int64_t>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint8_iget(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint8_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(uint8_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<uint8_t>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint16_iget(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint16_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(uint16_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<uint16_t>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_iget(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint32_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(uint32_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<uint32_t>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_iget(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint64_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(uint64_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<uint64_t>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_size_iget(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_size_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(size_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<size_t>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ptrdiff_iget(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<ptrdiff_t>(dest, source, dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_iget8(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_iget8";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_iget16(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_iget16";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_iget32(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_iget32";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_iget64(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_iget64";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_iget128(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_iget128";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), dst, sst, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_float_p(float* dest, float value, int pe) {
+    constexpr const char* fn = "ishmem_float_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(float));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<float>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_double_p(double* dest, double value, int pe) {
+    constexpr const char* fn = "ishmem_double_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(double));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<double>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_char_p(char* dest, char value, int pe) {
+    constexpr const char* fn = "ishmem_char_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(char));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<char>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_schar_p(signed char* dest, signed char value, int pe) {
+    constexpr const char* fn = "ishmem_schar_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(signed char));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<signed char>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_short_p(short* dest, short value, int pe) {
+    constexpr const char* fn = "ishmem_short_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(short));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<short>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int_p(int* dest, int value, int pe) {
+    constexpr const char* fn = "ishmem_int_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<int>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_long_p(long* dest, long value, int pe) {
+    constexpr const char* fn = "ishmem_long_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<long>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_longlong_p(long long* dest, long long value, int pe) {
+    constexpr const char* fn = "ishmem_longlong_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<long long>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uchar_p(unsigned char* dest, unsigned char value, int pe) {
+    constexpr const char* fn = "ishmem_uchar_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned char));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<unsigned char>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ushort_p(unsigned short* dest, unsigned short value, int pe) {
+    constexpr const char* fn = "ishmem_ushort_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned short));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<unsigned short>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint_p(unsigned int* dest, unsigned int value, int pe) {
+    constexpr const char* fn = "ishmem_uint_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<unsigned int>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_p(unsigned long* dest, unsigned long value, int pe) {
+    constexpr const char* fn = "ishmem_ulong_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<unsigned long>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_p(unsigned long long* dest, unsigned long long value, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<unsigned long long>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int8_p(int8_t* dest, int8_t value, int pe) {
+    constexpr const char* fn = "ishmem_int8_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int8_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<int8_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int16_p(int16_t* dest, int16_t value, int pe) {
+    constexpr const char* fn = "ishmem_int16_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int16_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<int16_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int32_p(int32_t* dest, int32_t value, int pe) {
+    constexpr const char* fn = "ishmem_int32_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<int32_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int64_p(int64_t* dest, int64_t value, int pe) {
+    constexpr const char* fn = "ishmem_int64_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<int64_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint8_p(uint8_t* dest, uint8_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint8_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint8_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<uint8_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint16_p(uint16_t* dest, uint16_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint16_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint16_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<uint16_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_p(uint32_t* dest, uint32_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint32_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<uint32_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_p(uint64_t* dest, uint64_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint64_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<uint64_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_size_p(size_t* dest, size_t value, int pe) {
+    constexpr const char* fn = "ishmem_size_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<size_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ptrdiff_p(ptrdiff_t* dest, ptrdiff_t value, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<ptrdiff_t>(dest, value, pe);
+}
+ISHMEM_HD inline float ishmem_float_g(const float* source, int pe) {
+    constexpr const char* fn = "ishmem_float_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(float));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<float>(source, pe);
+}
+ISHMEM_HD inline double ishmem_double_g(const double* source, int pe) {
+    constexpr const char* fn = "ishmem_double_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(double));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<double>(source, pe);
+}
+ISHMEM_HD inline char ishmem_char_g(const char* source, int pe) {
+    constexpr const char* fn = "ishmem_char_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(char));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<char>(source, pe);
+}
+ISHMEM_HD inline signed char ishmem_schar_g(const signed char* source, int pe) {
+    constexpr const char* fn = "ishmem_schar_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(signed char));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<signed char>(source, pe);
+}
+ISHMEM_HD inline short ishmem_short_g(const short* source, int pe) {
+    constexpr const char* fn = "ishmem_short_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(short));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<short>(source, pe);
+}
+ISHMEM_HD inline int ishmem_int_g(const int* source, int pe) {
+    constexpr const char* fn = "ishmem_int_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<int>(source, pe);
+}
+ISHMEM_HD inline long ishmem_long_g(const long* source, int pe) {
+    constexpr const char* fn = "ishmem_long_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<long>(source, pe);
+}
+ISHMEM_HD inline long long ishmem_longlong_g(const long long* source, int pe) {
+    constexpr const char* fn = "ishmem_longlong_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(long long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<long long>(source, pe);
+}
+ISHMEM_HD inline unsigned char ishmem_uchar_g(const unsigned char* source, int pe) {
+    constexpr const char* fn = "ishmem_uchar_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned char));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<unsigned char>(source, pe);
+}
+ISHMEM_HD inline unsigned short ishmem_ushort_g(const unsigned short* source, int pe) {
+    constexpr const char* fn = "ishmem_ushort_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned short));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<unsigned short>(source, pe);
+}
+ISHMEM_HD inline unsigned int ishmem_uint_g(const unsigned int* source, int pe) {
+    constexpr const char* fn = "ishmem_uint_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<unsigned int>(source, pe);
+}
+ISHMEM_HD inline unsigned long ishmem_ulong_g(const unsigned long* source, int pe) {
+    constexpr const char* fn = "ishmem_ulong_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<unsigned long>(source, pe);
+}
+ISHMEM_HD inline unsigned long long ishmem_ulonglong_g(const unsigned long long* source, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<unsigned long long>(source, pe);
+}
+ISHMEM_HD inline int8_t ishmem_int8_g(const int8_t* source, int pe) {
+    constexpr const char* fn = "ishmem_int8_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int8_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<int8_t>(source, pe);
+}
+ISHMEM_HD inline int16_t ishmem_int16_g(const int16_t* source, int pe) {
+    constexpr const char* fn = "ishmem_int16_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int16_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<int16_t>(source, pe);
+}
+ISHMEM_HD inline int32_t ishmem_int32_g(const int32_t* source, int pe) {
+    constexpr const char* fn = "ishmem_int32_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<int32_t>(source, pe);
+}
+ISHMEM_HD inline int64_t ishmem_int64_g(const int64_t* source, int pe) {
+    constexpr const char* fn = "ishmem_int64_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<int64_t>(source, pe);
+}
+ISHMEM_HD inline uint8_t ishmem_uint8_g(const uint8_t* source, int pe) {
+    constexpr const char* fn = "ishmem_uint8_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint8_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<uint8_t>(source, pe);
+}
+ISHMEM_HD inline uint16_t ishmem_uint16_g(const uint16_t* source, int pe) {
+    constexpr const char* fn = "ishmem_uint16_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint16_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<uint16_t>(source, pe);
+}
+ISHMEM_HD inline uint32_t ishmem_uint32_g(const uint32_t* source, int pe) {
+    constexpr const char* fn = "ishmem_uint32_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<uint32_t>(source, pe);
+}
+ISHMEM_HD inline uint64_t ishmem_uint64_g(const uint64_t* source, int pe) {
+    constexpr const char* fn = "ishmem_uint64_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<uint64_t>(source, pe);
+}
+ISHMEM_HD inline size_t ishmem_size_g(const size_t* source, int pe) {
+    constexpr const char* fn = "ishmem_size_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(size_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<size_t>(source, pe);
+}
+ISHMEM_HD inline ptrdiff_t ishmem_ptrdiff_g(const ptrdiff_t* source, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<ptrdiff_t>(source, pe);
+}
+ISHMEM_HD inline void ishmem_float_put_nbi(float* dest, const float* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_float_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<float>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_double_put_nbi(double* dest, const double* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_double_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<double>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_char_put_nbi(char* dest, const char* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_char_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<char>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_schar_put_nbi(signed char* dest, const signed char* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_schar_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<signed char>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_short_put_nbi(short* dest, const short* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_short_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<short>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int_put_nbi(int* dest, const int* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<int>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_long_put_nbi(long* dest, const long* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_long_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<long>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_longlong_put_nbi(long long* dest, const long long* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_longlong_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<long long>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uchar_put_nbi(unsigned char* dest, const unsigned char* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uchar_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<unsigned char>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ushort_put_nbi(unsigned short* dest, const unsigned short* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ushort_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<unsigned short>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint_put_nbi(unsigned int* dest, const unsigned int* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<unsigned int>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_put_nbi(unsigned long* dest, const unsigned long* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ulong_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<unsigned long>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_put_nbi(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<unsigned long long>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int8_put_nbi(int8_t* dest, const int8_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int8_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<int8_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int16_put_nbi(int16_t* dest, const int16_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int16_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<int16_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int32_put_nbi(int32_t* dest, const int32_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int32_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<int32_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int64_put_nbi(int64_t* dest, const int64_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int64_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<int64_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint8_put_nbi(uint8_t* dest, const uint8_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint8_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<uint8_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint16_put_nbi(uint16_t* dest, const uint16_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint16_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<uint16_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_put_nbi(uint32_t* dest, const uint32_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint32_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<uint32_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_put_nbi(uint64_t* dest, const uint64_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint64_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<uint64_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_size_put_nbi(size_t* dest, const size_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_size_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<size_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ptrdiff_put_nbi(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<ptrdiff_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_put8_nbi(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_put8_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_put16_nbi(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_put16_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_put32_nbi(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_put32_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_put64_nbi(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_put64_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_put128_nbi(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_put128_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_putmem_nbi(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_putmem_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_float_get_nbi(float* dest, const float* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_float_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<float>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_double_get_nbi(double* dest, const double* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_double_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<double>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_char_get_nbi(char* dest, const char* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_char_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<char>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_schar_get_nbi(signed char* dest, const signed char* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_schar_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<signed char>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_short_get_nbi(short* dest, const short* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_short_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<short>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int_get_nbi(int* dest, const int* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<int>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_long_get_nbi(long* dest, const long* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_long_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<long>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_longlong_get_nbi(long long* dest, const long long* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_longlong_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<long long>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uchar_get_nbi(unsigned char* dest, const unsigned char* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uchar_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<unsigned char>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ushort_get_nbi(unsigned short* dest, const unsigned short* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ushort_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<unsigned short>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint_get_nbi(unsigned int* dest, const unsigned int* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<unsigned int>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_get_nbi(unsigned long* dest, const unsigned long* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ulong_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<unsigned long>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_get_nbi(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<unsigned long long>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int8_get_nbi(int8_t* dest, const int8_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int8_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<int8_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int16_get_nbi(int16_t* dest, const int16_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int16_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<int16_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int32_get_nbi(int32_t* dest, const int32_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int32_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<int32_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_int64_get_nbi(int64_t* dest, const int64_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_int64_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<int64_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint8_get_nbi(uint8_t* dest, const uint8_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint8_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<uint8_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint16_get_nbi(uint16_t* dest, const uint16_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint16_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<uint16_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_get_nbi(uint32_t* dest, const uint32_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint32_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<uint32_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_get_nbi(uint64_t* dest, const uint64_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_uint64_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<uint64_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_size_get_nbi(size_t* dest, const size_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_size_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<size_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_ptrdiff_get_nbi(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<ptrdiff_t>(dest, source, nelems, pe);
+}
+ISHMEM_HD inline void ishmem_get8_nbi(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_get8_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_get16_nbi(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_get16_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_get32_nbi(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_get32_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_get64_nbi(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_get64_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_get128_nbi(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_get128_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
+}
+ISHMEM_HD inline void ishmem_getmem_nbi(void* dest, const void* source, size_t nelems, int pe) {
+    constexpr const char* fn = "ishmem_getmem_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
+}
+#else
+ISHMEM_API ISHMEM_HD void ishmem_float_put(float* dest, const float* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_double_put(double* dest, const double* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_char_put(char* dest, const char* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_schar_put(signed char* dest, const signed char* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_short_put(short* dest, const short* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int_put(int* dest, const int* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_long_put(long* dest, const long* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_longlong_put(long long* dest, const long long* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uchar_put(unsigned char* dest, const unsigned char* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ushort_put(unsigned short* dest, const unsigned short* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_put(unsigned int* dest, const unsigned int* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_put(unsigned long* dest, const unsigned long* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_put(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int8_put(int8_t* dest, const int8_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int16_put(int16_t* dest, const int16_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_put(int32_t* dest, const int32_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_put(int64_t* dest, const int64_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint8_put(uint8_t* dest, const uint8_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint16_put(uint16_t* dest, const uint16_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_put(uint32_t* dest, const uint32_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_put(uint64_t* dest, const uint64_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_size_put(size_t* dest, const size_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ptrdiff_put(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_put8(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_put16(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_put32(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_put64(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_put128(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_putmem(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_float_get(float* dest, const float* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_double_get(double* dest, const double* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_char_get(char* dest, const char* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_schar_get(signed char* dest, const signed char* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_short_get(short* dest, const short* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int_get(int* dest, const int* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_long_get(long* dest, const long* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_longlong_get(long long* dest, const long long* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uchar_get(unsigned char* dest, const unsigned char* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ushort_get(unsigned short* dest, const unsigned short* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_get(unsigned int* dest, const unsigned int* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_get(unsigned long* dest, const unsigned long* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_get(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int8_get(int8_t* dest, const int8_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int16_get(int16_t* dest, const int16_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_get(int32_t* dest, const int32_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_get(int64_t* dest, const int64_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint8_get(uint8_t* dest, const uint8_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint16_get(uint16_t* dest, const uint16_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_get(uint32_t* dest, const uint32_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_get(uint64_t* dest, const uint64_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_size_get(size_t* dest, const size_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ptrdiff_get(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_get8(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_get16(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_get32(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_get64(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_get128(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_getmem(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_float_iput(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_double_iput(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_char_iput(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_schar_iput(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_short_iput(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int_iput(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_long_iput(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_longlong_iput(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uchar_iput(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ushort_iput(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_iput(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_iput(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_iput(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int8_iput(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int16_iput(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_iput(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_iput(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint8_iput(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint16_iput(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_iput(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_iput(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_size_iput(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ptrdiff_iput(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_iput8(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_iput16(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_iput32(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_iput64(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_iput128(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_float_iget(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_double_iget(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_char_iget(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_schar_iget(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_short_iget(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int_iget(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_long_iget(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_longlong_iget(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uchar_iget(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ushort_iget(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_iget(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_iget(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_iget(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int8_iget(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int16_iget(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_iget(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_iget(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint8_iget(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint16_iget(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_iget(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_iget(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_size_iget(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ptrdiff_iget(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_iget8(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_iget16(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_iget32(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_iget64(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_iget128(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_float_p(float* dest, float value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_double_p(double* dest, double value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_char_p(char* dest, char value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_schar_p(signed char* dest, signed char value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_short_p(short* dest, short value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int_p(int* dest, int value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_long_p(long* dest, long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_longlong_p(long long* dest, long long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uchar_p(unsigned char* dest, unsigned char value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ushort_p(unsigned short* dest, unsigned short value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_p(unsigned int* dest, unsigned int value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_p(unsigned long* dest, unsigned long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_p(unsigned long long* dest, unsigned long long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int8_p(int8_t* dest, int8_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int16_p(int16_t* dest, int16_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_p(int32_t* dest, int32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_p(int64_t* dest, int64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint8_p(uint8_t* dest, uint8_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint16_p(uint16_t* dest, uint16_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_p(uint32_t* dest, uint32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_p(uint64_t* dest, uint64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_size_p(size_t* dest, size_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ptrdiff_p(ptrdiff_t* dest, ptrdiff_t value, int pe);
+ISHMEM_API ISHMEM_HD float ishmem_float_g(const float* source, int pe);
+ISHMEM_API ISHMEM_HD double ishmem_double_g(const double* source, int pe);
+ISHMEM_API ISHMEM_HD char ishmem_char_g(const char* source, int pe);
+ISHMEM_API ISHMEM_HD signed char ishmem_schar_g(const signed char* source, int pe);
+ISHMEM_API ISHMEM_HD short ishmem_short_g(const short* source, int pe);
+ISHMEM_API ISHMEM_HD int ishmem_int_g(const int* source, int pe);
+ISHMEM_API ISHMEM_HD long ishmem_long_g(const long* source, int pe);
+ISHMEM_API ISHMEM_HD long long ishmem_longlong_g(const long long* source, int pe);
+ISHMEM_API ISHMEM_HD unsigned char ishmem_uchar_g(const unsigned char* source, int pe);
+ISHMEM_API ISHMEM_HD unsigned short ishmem_ushort_g(const unsigned short* source, int pe);
+ISHMEM_API ISHMEM_HD unsigned int ishmem_uint_g(const unsigned int* source, int pe);
+ISHMEM_API ISHMEM_HD unsigned long ishmem_ulong_g(const unsigned long* source, int pe);
+ISHMEM_API ISHMEM_HD unsigned long long ishmem_ulonglong_g(const unsigned long long* source, int pe);
+ISHMEM_API ISHMEM_HD int8_t ishmem_int8_g(const int8_t* source, int pe);
+ISHMEM_API ISHMEM_HD int16_t ishmem_int16_g(const int16_t* source, int pe);
+ISHMEM_API ISHMEM_HD int32_t ishmem_int32_g(const int32_t* source, int pe);
+ISHMEM_API ISHMEM_HD int64_t ishmem_int64_g(const int64_t* source, int pe);
+ISHMEM_API ISHMEM_HD uint8_t ishmem_uint8_g(const uint8_t* source, int pe);
+ISHMEM_API ISHMEM_HD uint16_t ishmem_uint16_g(const uint16_t* source, int pe);
+ISHMEM_API ISHMEM_HD uint32_t ishmem_uint32_g(const uint32_t* source, int pe);
+ISHMEM_API ISHMEM_HD uint64_t ishmem_uint64_g(const uint64_t* source, int pe);
+ISHMEM_API ISHMEM_HD size_t ishmem_size_g(const size_t* source, int pe);
+ISHMEM_API ISHMEM_HD ptrdiff_t ishmem_ptrdiff_g(const ptrdiff_t* source, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_float_put_nbi(float* dest, const float* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_double_put_nbi(double* dest, const double* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_char_put_nbi(char* dest, const char* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_schar_put_nbi(signed char* dest, const signed char* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_short_put_nbi(short* dest, const short* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int_put_nbi(int* dest, const int* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_long_put_nbi(long* dest, const long* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_longlong_put_nbi(long long* dest, const long long* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uchar_put_nbi(unsigned char* dest, const unsigned char* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ushort_put_nbi(unsigned short* dest, const unsigned short* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_put_nbi(unsigned int* dest, const unsigned int* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_put_nbi(unsigned long* dest, const unsigned long* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_put_nbi(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int8_put_nbi(int8_t* dest, const int8_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int16_put_nbi(int16_t* dest, const int16_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_put_nbi(int32_t* dest, const int32_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_put_nbi(int64_t* dest, const int64_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint8_put_nbi(uint8_t* dest, const uint8_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint16_put_nbi(uint16_t* dest, const uint16_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_put_nbi(uint32_t* dest, const uint32_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_put_nbi(uint64_t* dest, const uint64_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_size_put_nbi(size_t* dest, const size_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ptrdiff_put_nbi(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_put8_nbi(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_put16_nbi(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_put32_nbi(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_put64_nbi(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_put128_nbi(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_putmem_nbi(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_float_get_nbi(float* dest, const float* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_double_get_nbi(double* dest, const double* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_char_get_nbi(char* dest, const char* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_schar_get_nbi(signed char* dest, const signed char* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_short_get_nbi(short* dest, const short* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int_get_nbi(int* dest, const int* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_long_get_nbi(long* dest, const long* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_longlong_get_nbi(long long* dest, const long long* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uchar_get_nbi(unsigned char* dest, const unsigned char* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ushort_get_nbi(unsigned short* dest, const unsigned short* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_get_nbi(unsigned int* dest, const unsigned int* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_get_nbi(unsigned long* dest, const unsigned long* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_get_nbi(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int8_get_nbi(int8_t* dest, const int8_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int16_get_nbi(int16_t* dest, const int16_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_get_nbi(int32_t* dest, const int32_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_get_nbi(int64_t* dest, const int64_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint8_get_nbi(uint8_t* dest, const uint8_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint16_get_nbi(uint16_t* dest, const uint16_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_get_nbi(uint32_t* dest, const uint32_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_get_nbi(uint64_t* dest, const uint64_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_size_get_nbi(size_t* dest, const size_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ptrdiff_get_nbi(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_get8_nbi(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_get16_nbi(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_get32_nbi(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_get64_nbi(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_get128_nbi(void* dest, const void* source, size_t nelems, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_getmem_nbi(void* dest, const void* source, size_t nelems, int pe);
+#endif
+
 template <typename T>
-inline void ishmem_put(T* dest, const T* source, size_t nelems, int pe) {
+ISHMEM_HD inline void ishmem_put(T* dest, const T* source, size_t nelems, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_put: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmem_put";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put<T>(dest, source, nelems, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_put: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmem_put";
     ishmemi::check_init(fn);
@@ -256,9 +2111,19 @@ inline void ishmem_put(T* dest, const T* source, size_t nelems, int pe) {
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put<T>(dest, source, nelems, pe);
+#endif
 }
 template <typename T>
-inline void ishmem_get(T* dest, const T* source, size_t nelems, int pe) {
+ISHMEM_HD inline void ishmem_get(T* dest, const T* source, size_t nelems, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_get: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmem_get";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get<T>(dest, source, nelems, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_get: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmem_get";
     ishmemi::check_init(fn);
@@ -266,9 +2131,21 @@ inline void ishmem_get(T* dest, const T* source, size_t nelems, int pe) {
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get<T>(dest, source, nelems, pe);
+#endif
 }
 template <typename T>
-inline void ishmem_iput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+ISHMEM_HD inline void ishmem_iput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_iput: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmem_iput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(T));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput<T>(dest, source, dst, sst, nelems, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_iput: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmem_iput";
     ishmemi::check_init(fn);
@@ -278,9 +2155,21 @@ inline void ishmem_iput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput<T>(dest, source, dst, sst, nelems, pe);
+#endif
 }
 template <typename T>
-inline void ishmem_iget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+ISHMEM_HD inline void ishmem_iget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_iget: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmem_iget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(T));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget<T>(dest, source, dst, sst, nelems, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_iget: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmem_iget";
     ishmemi::check_init(fn);
@@ -290,27 +2179,55 @@ inline void ishmem_iget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget<T>(dest, source, dst, sst, nelems, pe);
+#endif
 }
 template <typename T>
-inline void ishmem_p(T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_p(T* dest, T value, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_p: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmem_p";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::p<T>(dest, value, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_p: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmem_p";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::p<T>(dest, value, pe);
+#endif
 }
 template <typename T>
-inline T ishmem_g(const T* source, int pe) {
+ISHMEM_HD inline T ishmem_g(const T* source, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_g: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmem_g";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::g<T>(source, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_g: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmem_g";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::g<T>(source, pe);
+#endif
 }
 template <typename T>
-inline void ishmem_put_nbi(T* dest, const T* source, size_t nelems, int pe) {
+ISHMEM_HD inline void ishmem_put_nbi(T* dest, const T* source, size_t nelems, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_put_nbi: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmem_put_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi<T>(dest, source, nelems, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_put_nbi: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmem_put_nbi";
     ishmemi::check_init(fn);
@@ -318,9 +2235,19 @@ inline void ishmem_put_nbi(T* dest, const T* source, size_t nelems, int pe) {
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi<T>(dest, source, nelems, pe);
+#endif
 }
 template <typename T>
-inline void ishmem_get_nbi(T* dest, const T* source, size_t nelems, int pe) {
+ISHMEM_HD inline void ishmem_get_nbi(T* dest, const T* source, size_t nelems, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_get_nbi: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmem_get_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi<T>(dest, source, nelems, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_get_nbi: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmem_get_nbi";
     ishmemi::check_init(fn);
@@ -328,366 +2255,2194 @@ inline void ishmem_get_nbi(T* dest, const T* source, size_t nelems, int pe) {
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi<T>(dest, source, nelems, pe);
+#endif
 }
 
 /* Atomic memory operations */
-ISHMEM_API float ishmem_float_atomic_fetch(float* source, int pe);
-ISHMEM_API double ishmem_double_atomic_fetch(double* source, int pe);
-ISHMEM_API int ishmem_int_atomic_fetch(int* source, int pe);
-ISHMEM_API long ishmem_long_atomic_fetch(long* source, int pe);
-ISHMEM_API long long ishmem_longlong_atomic_fetch(long long* source, int pe);
-ISHMEM_API unsigned int ishmem_uint_atomic_fetch(unsigned int* source, int pe);
-ISHMEM_API unsigned long ishmem_ulong_atomic_fetch(unsigned long* source, int pe);
-ISHMEM_API unsigned long long ishmem_ulonglong_atomic_fetch(unsigned long long* source, int pe);
-ISHMEM_API int32_t ishmem_int32_atomic_fetch(int32_t* source, int pe);
-ISHMEM_API int64_t ishmem_int64_atomic_fetch(int64_t* source, int pe);
-ISHMEM_API uint32_t ishmem_uint32_atomic_fetch(uint32_t* source, int pe);
-ISHMEM_API uint64_t ishmem_uint64_atomic_fetch(uint64_t* source, int pe);
-ISHMEM_API size_t ishmem_size_atomic_fetch(size_t* source, int pe);
-ISHMEM_API ptrdiff_t ishmem_ptrdiff_atomic_fetch(ptrdiff_t* source, int pe);
-ISHMEM_API void ishmem_float_atomic_set(float* dest, float value, int pe);
-ISHMEM_API void ishmem_double_atomic_set(double* dest, double value, int pe);
-ISHMEM_API void ishmem_int_atomic_set(int* dest, int value, int pe);
-ISHMEM_API void ishmem_long_atomic_set(long* dest, long value, int pe);
-ISHMEM_API void ishmem_longlong_atomic_set(long long* dest, long long value, int pe);
-ISHMEM_API void ishmem_uint_atomic_set(unsigned int* dest, unsigned int value, int pe);
-ISHMEM_API void ishmem_ulong_atomic_set(unsigned long* dest, unsigned long value, int pe);
-ISHMEM_API void ishmem_ulonglong_atomic_set(unsigned long long* dest, unsigned long long value, int pe);
-ISHMEM_API void ishmem_int32_atomic_set(int32_t* dest, int32_t value, int pe);
-ISHMEM_API void ishmem_int64_atomic_set(int64_t* dest, int64_t value, int pe);
-ISHMEM_API void ishmem_uint32_atomic_set(uint32_t* dest, uint32_t value, int pe);
-ISHMEM_API void ishmem_uint64_atomic_set(uint64_t* dest, uint64_t value, int pe);
-ISHMEM_API void ishmem_size_atomic_set(size_t* dest, size_t value, int pe);
-ISHMEM_API void ishmem_ptrdiff_atomic_set(ptrdiff_t* dest, ptrdiff_t value, int pe);
-ISHMEM_API float ishmem_float_atomic_swap(float* dest, float value, int pe);
-ISHMEM_API double ishmem_double_atomic_swap(double* dest, double value, int pe);
-ISHMEM_API int ishmem_int_atomic_swap(int* dest, int value, int pe);
-ISHMEM_API long ishmem_long_atomic_swap(long* dest, long value, int pe);
-ISHMEM_API long long ishmem_longlong_atomic_swap(long long* dest, long long value, int pe);
-ISHMEM_API unsigned int ishmem_uint_atomic_swap(unsigned int* dest, unsigned int value, int pe);
-ISHMEM_API unsigned long ishmem_ulong_atomic_swap(unsigned long* dest, unsigned long value, int pe);
-ISHMEM_API unsigned long long ishmem_ulonglong_atomic_swap(unsigned long long* dest, unsigned long long value, int pe);
-ISHMEM_API int32_t ishmem_int32_atomic_swap(int32_t* dest, int32_t value, int pe);
-ISHMEM_API int64_t ishmem_int64_atomic_swap(int64_t* dest, int64_t value, int pe);
-ISHMEM_API uint32_t ishmem_uint32_atomic_swap(uint32_t* dest, uint32_t value, int pe);
-ISHMEM_API uint64_t ishmem_uint64_atomic_swap(uint64_t* dest, uint64_t value, int pe);
-ISHMEM_API size_t ishmem_size_atomic_swap(size_t* dest, size_t value, int pe);
-ISHMEM_API ptrdiff_t ishmem_ptrdiff_atomic_swap(ptrdiff_t* dest, ptrdiff_t value, int pe);
-ISHMEM_API int ishmem_int_atomic_compare_swap(int* dest, int cond, int value, int pe);
-ISHMEM_API long ishmem_long_atomic_compare_swap(long* dest, long cond, long value, int pe);
-ISHMEM_API long long ishmem_longlong_atomic_compare_swap(long long* dest, long long cond, long long value, int pe);
-ISHMEM_API unsigned int ishmem_uint_atomic_compare_swap(unsigned int* dest, unsigned int cond, unsigned int value, int pe);
-ISHMEM_API unsigned long ishmem_ulong_atomic_compare_swap(unsigned long* dest, unsigned long cond, unsigned long value, int pe);
-ISHMEM_API unsigned long long ishmem_ulonglong_atomic_compare_swap(unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe);
-ISHMEM_API int32_t ishmem_int32_atomic_compare_swap(int32_t* dest, int32_t cond, int32_t value, int pe);
-ISHMEM_API int64_t ishmem_int64_atomic_compare_swap(int64_t* dest, int64_t cond, int64_t value, int pe);
-ISHMEM_API uint32_t ishmem_uint32_atomic_compare_swap(uint32_t* dest, uint32_t cond, uint32_t value, int pe);
-ISHMEM_API uint64_t ishmem_uint64_atomic_compare_swap(uint64_t* dest, uint64_t cond, uint64_t value, int pe);
-ISHMEM_API size_t ishmem_size_atomic_compare_swap(size_t* dest, size_t cond, size_t value, int pe);
-ISHMEM_API ptrdiff_t ishmem_ptrdiff_atomic_compare_swap(ptrdiff_t* dest, ptrdiff_t cond, ptrdiff_t value, int pe);
-ISHMEM_API int ishmem_int_atomic_fetch_inc(int* dest, int pe);
-ISHMEM_API long ishmem_long_atomic_fetch_inc(long* dest, int pe);
-ISHMEM_API long long ishmem_longlong_atomic_fetch_inc(long long* dest, int pe);
-ISHMEM_API unsigned int ishmem_uint_atomic_fetch_inc(unsigned int* dest, int pe);
-ISHMEM_API unsigned long ishmem_ulong_atomic_fetch_inc(unsigned long* dest, int pe);
-ISHMEM_API unsigned long long ishmem_ulonglong_atomic_fetch_inc(unsigned long long* dest, int pe);
-ISHMEM_API int32_t ishmem_int32_atomic_fetch_inc(int32_t* dest, int pe);
-ISHMEM_API int64_t ishmem_int64_atomic_fetch_inc(int64_t* dest, int pe);
-ISHMEM_API uint32_t ishmem_uint32_atomic_fetch_inc(uint32_t* dest, int pe);
-ISHMEM_API uint64_t ishmem_uint64_atomic_fetch_inc(uint64_t* dest, int pe);
-ISHMEM_API size_t ishmem_size_atomic_fetch_inc(size_t* dest, int pe);
-ISHMEM_API ptrdiff_t ishmem_ptrdiff_atomic_fetch_inc(ptrdiff_t* dest, int pe);
-ISHMEM_API void ishmem_int_atomic_inc(int* dest, int pe);
-ISHMEM_API void ishmem_long_atomic_inc(long* dest, int pe);
-ISHMEM_API void ishmem_longlong_atomic_inc(long long* dest, int pe);
-ISHMEM_API void ishmem_uint_atomic_inc(unsigned int* dest, int pe);
-ISHMEM_API void ishmem_ulong_atomic_inc(unsigned long* dest, int pe);
-ISHMEM_API void ishmem_ulonglong_atomic_inc(unsigned long long* dest, int pe);
-ISHMEM_API void ishmem_int32_atomic_inc(int32_t* dest, int pe);
-ISHMEM_API void ishmem_int64_atomic_inc(int64_t* dest, int pe);
-ISHMEM_API void ishmem_uint32_atomic_inc(uint32_t* dest, int pe);
-ISHMEM_API void ishmem_uint64_atomic_inc(uint64_t* dest, int pe);
-ISHMEM_API void ishmem_size_atomic_inc(size_t* dest, int pe);
-ISHMEM_API void ishmem_ptrdiff_atomic_inc(ptrdiff_t* dest, int pe);
-ISHMEM_API int ishmem_int_atomic_fetch_add(int* dest, int value, int pe);
-ISHMEM_API long ishmem_long_atomic_fetch_add(long* dest, long value, int pe);
-ISHMEM_API long long ishmem_longlong_atomic_fetch_add(long long* dest, long long value, int pe);
-ISHMEM_API unsigned int ishmem_uint_atomic_fetch_add(unsigned int* dest, unsigned int value, int pe);
-ISHMEM_API unsigned long ishmem_ulong_atomic_fetch_add(unsigned long* dest, unsigned long value, int pe);
-ISHMEM_API unsigned long long ishmem_ulonglong_atomic_fetch_add(unsigned long long* dest, unsigned long long value, int pe);
-ISHMEM_API int32_t ishmem_int32_atomic_fetch_add(int32_t* dest, int32_t value, int pe);
-ISHMEM_API int64_t ishmem_int64_atomic_fetch_add(int64_t* dest, int64_t value, int pe);
-ISHMEM_API uint32_t ishmem_uint32_atomic_fetch_add(uint32_t* dest, uint32_t value, int pe);
-ISHMEM_API uint64_t ishmem_uint64_atomic_fetch_add(uint64_t* dest, uint64_t value, int pe);
-ISHMEM_API size_t ishmem_size_atomic_fetch_add(size_t* dest, size_t value, int pe);
-ISHMEM_API ptrdiff_t ishmem_ptrdiff_atomic_fetch_add(ptrdiff_t* dest, ptrdiff_t value, int pe);
-ISHMEM_API void ishmem_int_atomic_add(int* dest, int value, int pe);
-ISHMEM_API void ishmem_long_atomic_add(long* dest, long value, int pe);
-ISHMEM_API void ishmem_longlong_atomic_add(long long* dest, long long value, int pe);
-ISHMEM_API void ishmem_uint_atomic_add(unsigned int* dest, unsigned int value, int pe);
-ISHMEM_API void ishmem_ulong_atomic_add(unsigned long* dest, unsigned long value, int pe);
-ISHMEM_API void ishmem_ulonglong_atomic_add(unsigned long long* dest, unsigned long long value, int pe);
-ISHMEM_API void ishmem_int32_atomic_add(int32_t* dest, int32_t value, int pe);
-ISHMEM_API void ishmem_int64_atomic_add(int64_t* dest, int64_t value, int pe);
-ISHMEM_API void ishmem_uint32_atomic_add(uint32_t* dest, uint32_t value, int pe);
-ISHMEM_API void ishmem_uint64_atomic_add(uint64_t* dest, uint64_t value, int pe);
-ISHMEM_API void ishmem_size_atomic_add(size_t* dest, size_t value, int pe);
-ISHMEM_API void ishmem_ptrdiff_atomic_add(ptrdiff_t* dest, ptrdiff_t value, int pe);
-ISHMEM_API unsigned int ishmem_uint_atomic_fetch_and(unsigned int* dest, unsigned int value, int pe);
-ISHMEM_API unsigned long ishmem_ulong_atomic_fetch_and(unsigned long* dest, unsigned long value, int pe);
-ISHMEM_API unsigned long long ishmem_ulonglong_atomic_fetch_and(unsigned long long* dest, unsigned long long value, int pe);
-ISHMEM_API int32_t ishmem_int32_atomic_fetch_and(int32_t* dest, int32_t value, int pe);
-ISHMEM_API int64_t ishmem_int64_atomic_fetch_and(int64_t* dest, int64_t value, int pe);
-ISHMEM_API uint32_t ishmem_uint32_atomic_fetch_and(uint32_t* dest, uint32_t value, int pe);
-ISHMEM_API uint64_t ishmem_uint64_atomic_fetch_and(uint64_t* dest, uint64_t value, int pe);
-ISHMEM_API void ishmem_uint_atomic_and(unsigned int* dest, unsigned int value, int pe);
-ISHMEM_API void ishmem_ulong_atomic_and(unsigned long* dest, unsigned long value, int pe);
-ISHMEM_API void ishmem_ulonglong_atomic_and(unsigned long long* dest, unsigned long long value, int pe);
-ISHMEM_API void ishmem_int32_atomic_and(int32_t* dest, int32_t value, int pe);
-ISHMEM_API void ishmem_int64_atomic_and(int64_t* dest, int64_t value, int pe);
-ISHMEM_API void ishmem_uint32_atomic_and(uint32_t* dest, uint32_t value, int pe);
-ISHMEM_API void ishmem_uint64_atomic_and(uint64_t* dest, uint64_t value, int pe);
-ISHMEM_API unsigned int ishmem_uint_atomic_fetch_or(unsigned int* dest, unsigned int value, int pe);
-ISHMEM_API unsigned long ishmem_ulong_atomic_fetch_or(unsigned long* dest, unsigned long value, int pe);
-ISHMEM_API unsigned long long ishmem_ulonglong_atomic_fetch_or(unsigned long long* dest, unsigned long long value, int pe);
-ISHMEM_API int32_t ishmem_int32_atomic_fetch_or(int32_t* dest, int32_t value, int pe);
-ISHMEM_API int64_t ishmem_int64_atomic_fetch_or(int64_t* dest, int64_t value, int pe);
-ISHMEM_API uint32_t ishmem_uint32_atomic_fetch_or(uint32_t* dest, uint32_t value, int pe);
-ISHMEM_API uint64_t ishmem_uint64_atomic_fetch_or(uint64_t* dest, uint64_t value, int pe);
-ISHMEM_API void ishmem_uint_atomic_or(unsigned int* dest, unsigned int value, int pe);
-ISHMEM_API void ishmem_ulong_atomic_or(unsigned long* dest, unsigned long value, int pe);
-ISHMEM_API void ishmem_ulonglong_atomic_or(unsigned long long* dest, unsigned long long value, int pe);
-ISHMEM_API void ishmem_int32_atomic_or(int32_t* dest, int32_t value, int pe);
-ISHMEM_API void ishmem_int64_atomic_or(int64_t* dest, int64_t value, int pe);
-ISHMEM_API void ishmem_uint32_atomic_or(uint32_t* dest, uint32_t value, int pe);
-ISHMEM_API void ishmem_uint64_atomic_or(uint64_t* dest, uint64_t value, int pe);
-ISHMEM_API unsigned int ishmem_uint_atomic_fetch_xor(unsigned int* dest, unsigned int value, int pe);
-ISHMEM_API unsigned long ishmem_ulong_atomic_fetch_xor(unsigned long* dest, unsigned long value, int pe);
-ISHMEM_API unsigned long long ishmem_ulonglong_atomic_fetch_xor(unsigned long long* dest, unsigned long long value, int pe);
-ISHMEM_API int32_t ishmem_int32_atomic_fetch_xor(int32_t* dest, int32_t value, int pe);
-ISHMEM_API int64_t ishmem_int64_atomic_fetch_xor(int64_t* dest, int64_t value, int pe);
-ISHMEM_API uint32_t ishmem_uint32_atomic_fetch_xor(uint32_t* dest, uint32_t value, int pe);
-ISHMEM_API uint64_t ishmem_uint64_atomic_fetch_xor(uint64_t* dest, uint64_t value, int pe);
-ISHMEM_API void ishmem_uint_atomic_xor(unsigned int* dest, unsigned int value, int pe);
-ISHMEM_API void ishmem_ulong_atomic_xor(unsigned long* dest, unsigned long value, int pe);
-ISHMEM_API void ishmem_ulonglong_atomic_xor(unsigned long long* dest, unsigned long long value, int pe);
-ISHMEM_API void ishmem_int32_atomic_xor(int32_t* dest, int32_t value, int pe);
-ISHMEM_API void ishmem_int64_atomic_xor(int64_t* dest, int64_t value, int pe);
-ISHMEM_API void ishmem_uint32_atomic_xor(uint32_t* dest, uint32_t value, int pe);
-ISHMEM_API void ishmem_uint64_atomic_xor(uint64_t* dest, uint64_t value, int pe);
-ISHMEM_API void ishmem_float_atomic_fetch_nbi(float* fetch, float* source, int pe);
-ISHMEM_API void ishmem_double_atomic_fetch_nbi(double* fetch, double* source, int pe);
-ISHMEM_API void ishmem_int_atomic_fetch_nbi(int* fetch, int* source, int pe);
-ISHMEM_API void ishmem_long_atomic_fetch_nbi(long* fetch, long* source, int pe);
-ISHMEM_API void ishmem_longlong_atomic_fetch_nbi(long long* fetch, long long* source, int pe);
-ISHMEM_API void ishmem_uint_atomic_fetch_nbi(unsigned int* fetch, unsigned int* source, int pe);
-ISHMEM_API void ishmem_ulong_atomic_fetch_nbi(unsigned long* fetch, unsigned long* source, int pe);
-ISHMEM_API void ishmem_ulonglong_atomic_fetch_nbi(unsigned long long* fetch, unsigned long long* source, int pe);
-ISHMEM_API void ishmem_int32_atomic_fetch_nbi(int32_t* fetch, int32_t* source, int pe);
-ISHMEM_API void ishmem_int64_atomic_fetch_nbi(int64_t* fetch, int64_t* source, int pe);
-ISHMEM_API void ishmem_uint32_atomic_fetch_nbi(uint32_t* fetch, uint32_t* source, int pe);
-ISHMEM_API void ishmem_uint64_atomic_fetch_nbi(uint64_t* fetch, uint64_t* source, int pe);
-ISHMEM_API void ishmem_size_atomic_fetch_nbi(size_t* fetch, size_t* source, int pe);
-ISHMEM_API void ishmem_ptrdiff_atomic_fetch_nbi(ptrdiff_t* fetch, ptrdiff_t* source, int pe);
-ISHMEM_API void ishmem_float_atomic_swap_nbi(float* fetch, float* dest, float value, int pe);
-ISHMEM_API void ishmem_double_atomic_swap_nbi(double* fetch, double* dest, double value, int pe);
-ISHMEM_API void ishmem_int_atomic_swap_nbi(int* fetch, int* dest, int value, int pe);
-ISHMEM_API void ishmem_long_atomic_swap_nbi(long* fetch, long* dest, long value, int pe);
-ISHMEM_API void ishmem_longlong_atomic_swap_nbi(long long* fetch, long long* dest, long long value, int pe);
-ISHMEM_API void ishmem_uint_atomic_swap_nbi(unsigned int* fetch, unsigned int* dest, unsigned int value, int pe);
-ISHMEM_API void ishmem_ulong_atomic_swap_nbi(unsigned long* fetch, unsigned long* dest, unsigned long value, int pe);
-ISHMEM_API void ishmem_ulonglong_atomic_swap_nbi(unsigned long long* fetch, unsigned long long* dest, unsigned long long value, int pe);
-ISHMEM_API void ishmem_int32_atomic_swap_nbi(int32_t* fetch, int32_t* dest, int32_t value, int pe);
-ISHMEM_API void ishmem_int64_atomic_swap_nbi(int64_t* fetch, int64_t* dest, int64_t value, int pe);
-ISHMEM_API void ishmem_uint32_atomic_swap_nbi(uint32_t* fetch, uint32_t* dest, uint32_t value, int pe);
-ISHMEM_API void ishmem_uint64_atomic_swap_nbi(uint64_t* fetch, uint64_t* dest, uint64_t value, int pe);
-ISHMEM_API void ishmem_size_atomic_swap_nbi(size_t* fetch, size_t* dest, size_t value, int pe);
-ISHMEM_API void ishmem_ptrdiff_atomic_swap_nbi(ptrdiff_t* fetch, ptrdiff_t* dest, ptrdiff_t value, int pe);
-ISHMEM_API void ishmem_int_atomic_compare_swap_nbi(int* fetch, int* dest, int cond, int value, int pe);
-ISHMEM_API void ishmem_long_atomic_compare_swap_nbi(long* fetch, long* dest, long cond, long value, int pe);
-ISHMEM_API void ishmem_longlong_atomic_compare_swap_nbi(long long* fetch, long long* dest, long long cond, long long value, int pe);
-ISHMEM_API void ishmem_uint_atomic_compare_swap_nbi(unsigned int* fetch, unsigned int* dest, unsigned int cond, unsigned int value, int pe);
-ISHMEM_API void ishmem_ulong_atomic_compare_swap_nbi(unsigned long* fetch, unsigned long* dest, unsigned long cond, unsigned long value, int pe);
-ISHMEM_API void ishmem_ulonglong_atomic_compare_swap_nbi(unsigned long long* fetch, unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe);
-ISHMEM_API void ishmem_int32_atomic_compare_swap_nbi(int32_t* fetch, int32_t* dest, int32_t cond, int32_t value, int pe);
-ISHMEM_API void ishmem_int64_atomic_compare_swap_nbi(int64_t* fetch, int64_t* dest, int64_t cond, int64_t value, int pe);
-ISHMEM_API void ishmem_uint32_atomic_compare_swap_nbi(uint32_t* fetch, uint32_t* dest, uint32_t cond, uint32_t value, int pe);
-ISHMEM_API void ishmem_uint64_atomic_compare_swap_nbi(uint64_t* fetch, uint64_t* dest, uint64_t cond, uint64_t value, int pe);
-ISHMEM_API void ishmem_size_atomic_compare_swap_nbi(size_t* fetch, size_t* dest, size_t cond, size_t value, int pe);
-ISHMEM_API void ishmem_ptrdiff_atomic_compare_swap_nbi(ptrdiff_t* fetch, ptrdiff_t* dest, ptrdiff_t cond, ptrdiff_t value, int pe);
-ISHMEM_API void ishmem_int_atomic_fetch_inc_nbi(int* fetch, int* dest, int pe);
-ISHMEM_API void ishmem_long_atomic_fetch_inc_nbi(long* fetch, long* dest, int pe);
-ISHMEM_API void ishmem_longlong_atomic_fetch_inc_nbi(long long* fetch, long long* dest, int pe);
-ISHMEM_API void ishmem_uint_atomic_fetch_inc_nbi(unsigned int* fetch, unsigned int* dest, int pe);
-ISHMEM_API void ishmem_ulong_atomic_fetch_inc_nbi(unsigned long* fetch, unsigned long* dest, int pe);
-ISHMEM_API void ishmem_ulonglong_atomic_fetch_inc_nbi(unsigned long long* fetch, unsigned long long* dest, int pe);
-ISHMEM_API void ishmem_int32_atomic_fetch_inc_nbi(int32_t* fetch, int32_t* dest, int pe);
-ISHMEM_API void ishmem_int64_atomic_fetch_inc_nbi(int64_t* fetch, int64_t* dest, int pe);
-ISHMEM_API void ishmem_uint32_atomic_fetch_inc_nbi(uint32_t* fetch, uint32_t* dest, int pe);
-ISHMEM_API void ishmem_uint64_atomic_fetch_inc_nbi(uint64_t* fetch, uint64_t* dest, int pe);
-ISHMEM_API void ishmem_size_atomic_fetch_inc_nbi(size_t* fetch, size_t* dest, int pe);
-ISHMEM_API void ishmem_ptrdiff_atomic_fetch_inc_nbi(ptrdiff_t* fetch, ptrdiff_t* dest, int pe);
-ISHMEM_API void ishmem_int_atomic_fetch_add_nbi(int* fetch, int* dest, int value, int pe);
-ISHMEM_API void ishmem_long_atomic_fetch_add_nbi(long* fetch, long* dest, long value, int pe);
-ISHMEM_API void ishmem_longlong_atomic_fetch_add_nbi(long long* fetch, long long* dest, long long value, int pe);
-ISHMEM_API void ishmem_uint_atomic_fetch_add_nbi(unsigned int* fetch, unsigned int* dest, unsigned int value, int pe);
-ISHMEM_API void ishmem_ulong_atomic_fetch_add_nbi(unsigned long* fetch, unsigned long* dest, unsigned long value, int pe);
-ISHMEM_API void ishmem_ulonglong_atomic_fetch_add_nbi(unsigned long long* fetch, unsigned long long* dest, unsigned long long value, int pe);
-ISHMEM_API void ishmem_int32_atomic_fetch_add_nbi(int32_t* fetch, int32_t* dest, int32_t value, int pe);
-ISHMEM_API void ishmem_int64_atomic_fetch_add_nbi(int64_t* fetch, int64_t* dest, int64_t value, int pe);
-ISHMEM_API void ishmem_uint32_atomic_fetch_add_nbi(uint32_t* fetch, uint32_t* dest, uint32_t value, int pe);
-ISHMEM_API void ishmem_uint64_atomic_fetch_add_nbi(uint64_t* fetch, uint64_t* dest, uint64_t value, int pe);
-ISHMEM_API void ishmem_size_atomic_fetch_add_nbi(size_t* fetch, size_t* dest, size_t value, int pe);
-ISHMEM_API void ishmem_ptrdiff_atomic_fetch_add_nbi(ptrdiff_t* fetch, ptrdiff_t* dest, ptrdiff_t value, int pe);
-ISHMEM_API void ishmem_uint_atomic_fetch_and_nbi(unsigned int* fetch, unsigned int* dest, unsigned int value, int pe);
-ISHMEM_API void ishmem_ulong_atomic_fetch_and_nbi(unsigned long* fetch, unsigned long* dest, unsigned long value, int pe);
-ISHMEM_API void ishmem_ulonglong_atomic_fetch_and_nbi(unsigned long long* fetch, unsigned long long* dest, unsigned long long value, int pe);
-ISHMEM_API void ishmem_int32_atomic_fetch_and_nbi(int32_t* fetch, int32_t* dest, int32_t value, int pe);
-ISHMEM_API void ishmem_int64_atomic_fetch_and_nbi(int64_t* fetch, int64_t* dest, int64_t value, int pe);
-ISHMEM_API void ishmem_uint32_atomic_fetch_and_nbi(uint32_t* fetch, uint32_t* dest, uint32_t value, int pe);
-ISHMEM_API void ishmem_uint64_atomic_fetch_and_nbi(uint64_t* fetch, uint64_t* dest, uint64_t value, int pe);
-ISHMEM_API void ishmem_uint_atomic_fetch_or_nbi(unsigned int* fetch, unsigned int* dest, unsigned int value, int pe);
-ISHMEM_API void ishmem_ulong_atomic_fetch_or_nbi(unsigned long* fetch, unsigned long* dest, unsigned long value, int pe);
-ISHMEM_API void ishmem_ulonglong_atomic_fetch_or_nbi(unsigned long long* fetch, unsigned long long* dest, unsigned long long value, int pe);
-ISHMEM_API void ishmem_int32_atomic_fetch_or_nbi(int32_t* fetch, int32_t* dest, int32_t value, int pe);
-ISHMEM_API void ishmem_int64_atomic_fetch_or_nbi(int64_t* fetch, int64_t* dest, int64_t value, int pe);
-ISHMEM_API void ishmem_uint32_atomic_fetch_or_nbi(uint32_t* fetch, uint32_t* dest, uint32_t value, int pe);
-ISHMEM_API void ishmem_uint64_atomic_fetch_or_nbi(uint64_t* fetch, uint64_t* dest, uint64_t value, int pe);
-ISHMEM_API void ishmem_uint_atomic_fetch_xor_nbi(unsigned int* fetch, unsigned int* dest, unsigned int value, int pe);
-ISHMEM_API void ishmem_ulong_atomic_fetch_xor_nbi(unsigned long* fetch, unsigned long* dest, unsigned long value, int pe);
-ISHMEM_API void ishmem_ulonglong_atomic_fetch_xor_nbi(unsigned long long* fetch, unsigned long long* dest, unsigned long long value, int pe);
-ISHMEM_API void ishmem_int32_atomic_fetch_xor_nbi(int32_t* fetch, int32_t* dest, int32_t value, int pe);
-ISHMEM_API void ishmem_int64_atomic_fetch_xor_nbi(int64_t* fetch, int64_t* dest, int64_t value, int pe);
-ISHMEM_API void ishmem_uint32_atomic_fetch_xor_nbi(uint32_t* fetch, uint32_t* dest, uint32_t value, int pe);
-ISHMEM_API void ishmem_uint64_atomic_fetch_xor_nbi(uint64_t* fetch, uint64_t* dest, uint64_t value, int pe);
+#if defined(__CUDA_ARCH__)
+ISHMEM_HD inline float ishmem_float_atomic_fetch(float* source, int pe) {
+    constexpr const char* fn = "ishmem_float_atomic_fetch";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(float));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch<float>(source, pe);
+}
+ISHMEM_HD inline double ishmem_double_atomic_fetch(double* source, int pe) {
+    constexpr const char* fn = "ishmem_double_atomic_fetch";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(double));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch<double>(source, pe);
+}
+ISHMEM_HD inline int ishmem_int_atomic_fetch(int* source, int pe) {
+    constexpr const char* fn = "ishmem_int_atomic_fetch";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch<int>(source, pe);
+}
+ISHMEM_HD inline long ishmem_long_atomic_fetch(long* source, int pe) {
+    constexpr const char* fn = "ishmem_long_atomic_fetch";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch<long>(source, pe);
+}
+ISHMEM_HD inline long long ishmem_longlong_atomic_fetch(long long* source, int pe) {
+    constexpr const char* fn = "ishmem_longlong_atomic_fetch";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(long long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch<long long>(source, pe);
+}
+ISHMEM_HD inline unsigned int ishmem_uint_atomic_fetch(unsigned int* source, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_fetch";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch<unsigned int>(source, pe);
+}
+ISHMEM_HD inline unsigned long ishmem_ulong_atomic_fetch(unsigned long* source, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_fetch";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch<unsigned long>(source, pe);
+}
+ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_fetch(unsigned long long* source, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_fetch";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch<unsigned long long>(source, pe);
+}
+ISHMEM_HD inline int32_t ishmem_int32_atomic_fetch(int32_t* source, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_fetch";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch<int32_t>(source, pe);
+}
+ISHMEM_HD inline int64_t ishmem_int64_atomic_fetch(int64_t* source, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_fetch";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch<int64_t>(source, pe);
+}
+ISHMEM_HD inline uint32_t ishmem_uint32_atomic_fetch(uint32_t* source, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_fetch";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch<uint32_t>(source, pe);
+}
+ISHMEM_HD inline uint64_t ishmem_uint64_atomic_fetch(uint64_t* source, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_fetch";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch<uint64_t>(source, pe);
+}
+ISHMEM_HD inline size_t ishmem_size_atomic_fetch(size_t* source, int pe) {
+    constexpr const char* fn = "ishmem_size_atomic_fetch";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(size_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch<size_t>(source, pe);
+}
+ISHMEM_HD inline ptrdiff_t ishmem_ptrdiff_atomic_fetch(ptrdiff_t* source, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch<ptrdiff_t>(source, pe);
+}
+ISHMEM_HD inline void ishmem_float_atomic_set(float* dest, float value, int pe) {
+    constexpr const char* fn = "ishmem_float_atomic_set";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(float));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_set<float>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_double_atomic_set(double* dest, double value, int pe) {
+    constexpr const char* fn = "ishmem_double_atomic_set";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(double));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_set<double>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int_atomic_set(int* dest, int value, int pe) {
+    constexpr const char* fn = "ishmem_int_atomic_set";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_set<int>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_long_atomic_set(long* dest, long value, int pe) {
+    constexpr const char* fn = "ishmem_long_atomic_set";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_set<long>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_longlong_atomic_set(long long* dest, long long value, int pe) {
+    constexpr const char* fn = "ishmem_longlong_atomic_set";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_set<long long>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint_atomic_set(unsigned int* dest, unsigned int value, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_set";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_set<unsigned int>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_atomic_set(unsigned long* dest, unsigned long value, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_set";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_set<unsigned long>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_atomic_set(unsigned long long* dest, unsigned long long value, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_set";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_set<unsigned long long>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int32_atomic_set(int32_t* dest, int32_t value, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_set";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_set<int32_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int64_atomic_set(int64_t* dest, int64_t value, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_set";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_set<int64_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_atomic_set(uint32_t* dest, uint32_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_set";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_set<uint32_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_atomic_set(uint64_t* dest, uint64_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_set";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_set<uint64_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_size_atomic_set(size_t* dest, size_t value, int pe) {
+    constexpr const char* fn = "ishmem_size_atomic_set";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_set<size_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ptrdiff_atomic_set(ptrdiff_t* dest, ptrdiff_t value, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_atomic_set";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_set<ptrdiff_t>(dest, value, pe);
+}
+ISHMEM_HD inline float ishmem_float_atomic_swap(float* dest, float value, int pe) {
+    constexpr const char* fn = "ishmem_float_atomic_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(float));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_swap<float>(dest, value, pe);
+}
+ISHMEM_HD inline double ishmem_double_atomic_swap(double* dest, double value, int pe) {
+    constexpr const char* fn = "ishmem_double_atomic_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(double));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_swap<double>(dest, value, pe);
+}
+ISHMEM_HD inline int ishmem_int_atomic_swap(int* dest, int value, int pe) {
+    constexpr const char* fn = "ishmem_int_atomic_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_swap<int>(dest, value, pe);
+}
+ISHMEM_HD inline long ishmem_long_atomic_swap(long* dest, long value, int pe) {
+    constexpr const char* fn = "ishmem_long_atomic_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_swap<long>(dest, value, pe);
+}
+ISHMEM_HD inline long long ishmem_longlong_atomic_swap(long long* dest, long long value, int pe) {
+    constexpr const char* fn = "ishmem_longlong_atomic_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_swap<long long>(dest, value, pe);
+}
+ISHMEM_HD inline unsigned int ishmem_uint_atomic_swap(unsigned int* dest, unsigned int value, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_swap<unsigned int>(dest, value, pe);
+}
+ISHMEM_HD inline unsigned long ishmem_ulong_atomic_swap(unsigned long* dest, unsigned long value, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_swap<unsigned long>(dest, value, pe);
+}
+ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_swap(unsigned long long* dest, unsigned long long value, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_swap<unsigned long long>(dest, value, pe);
+}
+ISHMEM_HD inline int32_t ishmem_int32_atomic_swap(int32_t* dest, int32_t value, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_swap<int32_t>(dest, value, pe);
+}
+ISHMEM_HD inline int64_t ishmem_int64_atomic_swap(int64_t* dest, int64_t value, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_swap<int64_t>(dest, value, pe);
+}
+ISHMEM_HD inline uint32_t ishmem_uint32_atomic_swap(uint32_t* dest, uint32_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_swap<uint32_t>(dest, value, pe);
+}
+ISHMEM_HD inline uint64_t ishmem_uint64_atomic_swap(uint64_t* dest, uint64_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_swap<uint64_t>(dest, value, pe);
+}
+ISHMEM_HD inline size_t ishmem_size_atomic_swap(size_t* dest, size_t value, int pe) {
+    constexpr const char* fn = "ishmem_size_atomic_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_swap<size_t>(dest, value, pe);
+}
+ISHMEM_HD inline ptrdiff_t ishmem_ptrdiff_atomic_swap(ptrdiff_t* dest, ptrdiff_t value, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_atomic_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_swap<ptrdiff_t>(dest, value, pe);
+}
+ISHMEM_HD inline int ishmem_int_atomic_compare_swap(int* dest, int cond, int value, int pe) {
+    constexpr const char* fn = "ishmem_int_atomic_compare_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_compare_swap<int>(dest, cond, value, pe);
+}
+ISHMEM_HD inline long ishmem_long_atomic_compare_swap(long* dest, long cond, long value, int pe) {
+    constexpr const char* fn = "ishmem_long_atomic_compare_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_compare_swap<long>(dest, cond, value, pe);
+}
+ISHMEM_HD inline long long ishmem_longlong_atomic_compare_swap(long long* dest, long long cond, long long value, int pe) {
+    constexpr const char* fn = "ishmem_longlong_atomic_compare_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_compare_swap<long long>(dest, cond, value, pe);
+}
+ISHMEM_HD inline unsigned int ishmem_uint_atomic_compare_swap(unsigned int* dest, unsigned int cond, unsigned int value, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_compare_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_compare_swap<unsigned int>(dest, cond, value, pe);
+}
+ISHMEM_HD inline unsigned long ishmem_ulong_atomic_compare_swap(unsigned long* dest, unsigned long cond, unsigned long value, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_compare_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_compare_swap<unsigned long>(dest, cond, value, pe);
+}
+ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_compare_swap(unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_compare_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_compare_swap<unsigned long long>(dest, cond, value, pe);
+}
+ISHMEM_HD inline int32_t ishmem_int32_atomic_compare_swap(int32_t* dest, int32_t cond, int32_t value, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_compare_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_compare_swap<int32_t>(dest, cond, value, pe);
+}
+ISHMEM_HD inline int64_t ishmem_int64_atomic_compare_swap(int64_t* dest, int64_t cond, int64_t value, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_compare_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_compare_swap<int64_t>(dest, cond, value, pe);
+}
+ISHMEM_HD inline uint32_t ishmem_uint32_atomic_compare_swap(uint32_t* dest, uint32_t cond, uint32_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_compare_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_compare_swap<uint32_t>(dest, cond, value, pe);
+}
+ISHMEM_HD inline uint64_t ishmem_uint64_atomic_compare_swap(uint64_t* dest, uint64_t cond, uint64_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_compare_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_compare_swap<uint64_t>(dest, cond, value, pe);
+}
+ISHMEM_HD inline size_t ishmem_size_atomic_compare_swap(size_t* dest, size_t cond, size_t value, int pe) {
+    constexpr const char* fn = "ishmem_size_atomic_compare_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_compare_swap<size_t>(dest, cond, value, pe);
+}
+ISHMEM_HD inline ptrdiff_t ishmem_ptrdiff_atomic_compare_swap(ptrdiff_t* dest, ptrdiff_t cond, ptrdiff_t value, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_atomic_compare_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_compare_swap<ptrdiff_t>(dest, cond, value, pe);
+}
+ISHMEM_HD inline int ishmem_int_atomic_fetch_inc(int* dest, int pe) {
+    constexpr const char* fn = "ishmem_int_atomic_fetch_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_inc<int>(dest, pe);
+}
+ISHMEM_HD inline long ishmem_long_atomic_fetch_inc(long* dest, int pe) {
+    constexpr const char* fn = "ishmem_long_atomic_fetch_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_inc<long>(dest, pe);
+}
+ISHMEM_HD inline long long ishmem_longlong_atomic_fetch_inc(long long* dest, int pe) {
+    constexpr const char* fn = "ishmem_longlong_atomic_fetch_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_inc<long long>(dest, pe);
+}
+ISHMEM_HD inline unsigned int ishmem_uint_atomic_fetch_inc(unsigned int* dest, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_fetch_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_inc<unsigned int>(dest, pe);
+}
+ISHMEM_HD inline unsigned long ishmem_ulong_atomic_fetch_inc(unsigned long* dest, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_fetch_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_inc<unsigned long>(dest, pe);
+}
+ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_fetch_inc(unsigned long long* dest, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_inc<unsigned long long>(dest, pe);
+}
+ISHMEM_HD inline int32_t ishmem_int32_atomic_fetch_inc(int32_t* dest, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_fetch_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_inc<int32_t>(dest, pe);
+}
+ISHMEM_HD inline int64_t ishmem_int64_atomic_fetch_inc(int64_t* dest, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_fetch_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_inc<int64_t>(dest, pe);
+}
+ISHMEM_HD inline uint32_t ishmem_uint32_atomic_fetch_inc(uint32_t* dest, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_fetch_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_inc<uint32_t>(dest, pe);
+}
+ISHMEM_HD inline uint64_t ishmem_uint64_atomic_fetch_inc(uint64_t* dest, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_fetch_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_inc<uint64_t>(dest, pe);
+}
+ISHMEM_HD inline size_t ishmem_size_atomic_fetch_inc(size_t* dest, int pe) {
+    constexpr const char* fn = "ishmem_size_atomic_fetch_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_inc<size_t>(dest, pe);
+}
+ISHMEM_HD inline ptrdiff_t ishmem_ptrdiff_atomic_fetch_inc(ptrdiff_t* dest, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_inc<ptrdiff_t>(dest, pe);
+}
+ISHMEM_HD inline void ishmem_int_atomic_inc(int* dest, int pe) {
+    constexpr const char* fn = "ishmem_int_atomic_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_inc<int>(dest, pe);
+}
+ISHMEM_HD inline void ishmem_long_atomic_inc(long* dest, int pe) {
+    constexpr const char* fn = "ishmem_long_atomic_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_inc<long>(dest, pe);
+}
+ISHMEM_HD inline void ishmem_longlong_atomic_inc(long long* dest, int pe) {
+    constexpr const char* fn = "ishmem_longlong_atomic_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_inc<long long>(dest, pe);
+}
+ISHMEM_HD inline void ishmem_uint_atomic_inc(unsigned int* dest, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_inc<unsigned int>(dest, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_atomic_inc(unsigned long* dest, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_inc<unsigned long>(dest, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_atomic_inc(unsigned long long* dest, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_inc<unsigned long long>(dest, pe);
+}
+ISHMEM_HD inline void ishmem_int32_atomic_inc(int32_t* dest, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_inc<int32_t>(dest, pe);
+}
+ISHMEM_HD inline void ishmem_int64_atomic_inc(int64_t* dest, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_inc<int64_t>(dest, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_atomic_inc(uint32_t* dest, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_inc<uint32_t>(dest, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_atomic_inc(uint64_t* dest, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_inc<uint64_t>(dest, pe);
+}
+ISHMEM_HD inline void ishmem_size_atomic_inc(size_t* dest, int pe) {
+    constexpr const char* fn = "ishmem_size_atomic_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_inc<size_t>(dest, pe);
+}
+ISHMEM_HD inline void ishmem_ptrdiff_atomic_inc(ptrdiff_t* dest, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_atomic_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_inc<ptrdiff_t>(dest, pe);
+}
+ISHMEM_HD inline int ishmem_int_atomic_fetch_add(int* dest, int value, int pe) {
+    constexpr const char* fn = "ishmem_int_atomic_fetch_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_add<int>(dest, value, pe);
+}
+ISHMEM_HD inline long ishmem_long_atomic_fetch_add(long* dest, long value, int pe) {
+    constexpr const char* fn = "ishmem_long_atomic_fetch_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_add<long>(dest, value, pe);
+}
+ISHMEM_HD inline long long ishmem_longlong_atomic_fetch_add(long long* dest, long long value, int pe) {
+    constexpr const char* fn = "ishmem_longlong_atomic_fetch_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_add<long long>(dest, value, pe);
+}
+ISHMEM_HD inline unsigned int ishmem_uint_atomic_fetch_add(unsigned int* dest, unsigned int value, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_fetch_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_add<unsigned int>(dest, value, pe);
+}
+ISHMEM_HD inline unsigned long ishmem_ulong_atomic_fetch_add(unsigned long* dest, unsigned long value, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_fetch_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_add<unsigned long>(dest, value, pe);
+}
+ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_fetch_add(unsigned long long* dest, unsigned long long value, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_add<unsigned long long>(dest, value, pe);
+}
+ISHMEM_HD inline int32_t ishmem_int32_atomic_fetch_add(int32_t* dest, int32_t value, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_fetch_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_add<int32_t>(dest, value, pe);
+}
+ISHMEM_HD inline int64_t ishmem_int64_atomic_fetch_add(int64_t* dest, int64_t value, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_fetch_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_add<int64_t>(dest, value, pe);
+}
+ISHMEM_HD inline uint32_t ishmem_uint32_atomic_fetch_add(uint32_t* dest, uint32_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_fetch_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_add<uint32_t>(dest, value, pe);
+}
+ISHMEM_HD inline uint64_t ishmem_uint64_atomic_fetch_add(uint64_t* dest, uint64_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_fetch_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_add<uint64_t>(dest, value, pe);
+}
+ISHMEM_HD inline size_t ishmem_size_atomic_fetch_add(size_t* dest, size_t value, int pe) {
+    constexpr const char* fn = "ishmem_size_atomic_fetch_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_add<size_t>(dest, value, pe);
+}
+ISHMEM_HD inline ptrdiff_t ishmem_ptrdiff_atomic_fetch_add(ptrdiff_t* dest, ptrdiff_t value, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_add<ptrdiff_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int_atomic_add(int* dest, int value, int pe) {
+    constexpr const char* fn = "ishmem_int_atomic_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_add<int>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_long_atomic_add(long* dest, long value, int pe) {
+    constexpr const char* fn = "ishmem_long_atomic_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_add<long>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_longlong_atomic_add(long long* dest, long long value, int pe) {
+    constexpr const char* fn = "ishmem_longlong_atomic_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_add<long long>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint_atomic_add(unsigned int* dest, unsigned int value, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_add<unsigned int>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_atomic_add(unsigned long* dest, unsigned long value, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_add<unsigned long>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_atomic_add(unsigned long long* dest, unsigned long long value, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_add<unsigned long long>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int32_atomic_add(int32_t* dest, int32_t value, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_add<int32_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int64_atomic_add(int64_t* dest, int64_t value, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_add<int64_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_atomic_add(uint32_t* dest, uint32_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_add<uint32_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_atomic_add(uint64_t* dest, uint64_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_add<uint64_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_size_atomic_add(size_t* dest, size_t value, int pe) {
+    constexpr const char* fn = "ishmem_size_atomic_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_add<size_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ptrdiff_atomic_add(ptrdiff_t* dest, ptrdiff_t value, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_atomic_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_add<ptrdiff_t>(dest, value, pe);
+}
+ISHMEM_HD inline unsigned int ishmem_uint_atomic_fetch_and(unsigned int* dest, unsigned int value, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_fetch_and";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_and<unsigned int>(dest, value, pe);
+}
+ISHMEM_HD inline unsigned long ishmem_ulong_atomic_fetch_and(unsigned long* dest, unsigned long value, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_fetch_and";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_and<unsigned long>(dest, value, pe);
+}
+ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_fetch_and(unsigned long long* dest, unsigned long long value, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_and";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_and<unsigned long long>(dest, value, pe);
+}
+ISHMEM_HD inline int32_t ishmem_int32_atomic_fetch_and(int32_t* dest, int32_t value, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_fetch_and";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_and<int32_t>(dest, value, pe);
+}
+ISHMEM_HD inline int64_t ishmem_int64_atomic_fetch_and(int64_t* dest, int64_t value, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_fetch_and";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_and<int64_t>(dest, value, pe);
+}
+ISHMEM_HD inline uint32_t ishmem_uint32_atomic_fetch_and(uint32_t* dest, uint32_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_fetch_and";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_and<uint32_t>(dest, value, pe);
+}
+ISHMEM_HD inline uint64_t ishmem_uint64_atomic_fetch_and(uint64_t* dest, uint64_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_fetch_and";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_and<uint64_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint_atomic_and(unsigned int* dest, unsigned int value, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_and";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_and<unsigned int>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_atomic_and(unsigned long* dest, unsigned long value, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_and";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_and<unsigned long>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_atomic_and(unsigned long long* dest, unsigned long long value, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_and";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_and<unsigned long long>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int32_atomic_and(int32_t* dest, int32_t value, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_and";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_and<int32_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int64_atomic_and(int64_t* dest, int64_t value, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_and";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_and<int64_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_atomic_and(uint32_t* dest, uint32_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_and";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_and<uint32_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_atomic_and(uint64_t* dest, uint64_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_and";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_and<uint64_t>(dest, value, pe);
+}
+ISHMEM_HD inline unsigned int ishmem_uint_atomic_fetch_or(unsigned int* dest, unsigned int value, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_fetch_or";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_or<unsigned int>(dest, value, pe);
+}
+ISHMEM_HD inline unsigned long ishmem_ulong_atomic_fetch_or(unsigned long* dest, unsigned long value, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_fetch_or";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_or<unsigned long>(dest, value, pe);
+}
+ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_fetch_or(unsigned long long* dest, unsigned long long value, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_or";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_or<unsigned long long>(dest, value, pe);
+}
+ISHMEM_HD inline int32_t ishmem_int32_atomic_fetch_or(int32_t* dest, int32_t value, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_fetch_or";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_or<int32_t>(dest, value, pe);
+}
+ISHMEM_HD inline int64_t ishmem_int64_atomic_fetch_or(int64_t* dest, int64_t value, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_fetch_or";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_or<int64_t>(dest, value, pe);
+}
+ISHMEM_HD inline uint32_t ishmem_uint32_atomic_fetch_or(uint32_t* dest, uint32_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_fetch_or";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_or<uint32_t>(dest, value, pe);
+}
+ISHMEM_HD inline uint64_t ishmem_uint64_atomic_fetch_or(uint64_t* dest, uint64_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_fetch_or";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_or<uint64_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint_atomic_or(unsigned int* dest, unsigned int value, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_or";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_or<unsigned int>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_atomic_or(unsigned long* dest, unsigned long value, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_or";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_or<unsigned long>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_atomic_or(unsigned long long* dest, unsigned long long value, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_or";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_or<unsigned long long>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int32_atomic_or(int32_t* dest, int32_t value, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_or";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_or<int32_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int64_atomic_or(int64_t* dest, int64_t value, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_or";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_or<int64_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_atomic_or(uint32_t* dest, uint32_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_or";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_or<uint32_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_atomic_or(uint64_t* dest, uint64_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_or";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_or<uint64_t>(dest, value, pe);
+}
+ISHMEM_HD inline unsigned int ishmem_uint_atomic_fetch_xor(unsigned int* dest, unsigned int value, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_fetch_xor";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_xor<unsigned int>(dest, value, pe);
+}
+ISHMEM_HD inline unsigned long ishmem_ulong_atomic_fetch_xor(unsigned long* dest, unsigned long value, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_fetch_xor";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_xor<unsigned long>(dest, value, pe);
+}
+ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_fetch_xor(unsigned long long* dest, unsigned long long value, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_xor";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_xor<unsigned long long>(dest, value, pe);
+}
+ISHMEM_HD inline int32_t ishmem_int32_atomic_fetch_xor(int32_t* dest, int32_t value, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_fetch_xor";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_xor<int32_t>(dest, value, pe);
+}
+ISHMEM_HD inline int64_t ishmem_int64_atomic_fetch_xor(int64_t* dest, int64_t value, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_fetch_xor";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_xor<int64_t>(dest, value, pe);
+}
+ISHMEM_HD inline uint32_t ishmem_uint32_atomic_fetch_xor(uint32_t* dest, uint32_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_fetch_xor";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_xor<uint32_t>(dest, value, pe);
+}
+ISHMEM_HD inline uint64_t ishmem_uint64_atomic_fetch_xor(uint64_t* dest, uint64_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_fetch_xor";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_xor<uint64_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint_atomic_xor(unsigned int* dest, unsigned int value, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_xor";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_xor<unsigned int>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_atomic_xor(unsigned long* dest, unsigned long value, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_xor";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_xor<unsigned long>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_atomic_xor(unsigned long long* dest, unsigned long long value, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_xor";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_xor<unsigned long long>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int32_atomic_xor(int32_t* dest, int32_t value, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_xor";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_xor<int32_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int64_atomic_xor(int64_t* dest, int64_t value, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_xor";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_xor<int64_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_atomic_xor(uint32_t* dest, uint32_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_xor";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_xor<uint32_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_atomic_xor(uint64_t* dest, uint64_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_xor";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_xor<uint64_t>(dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_float_atomic_fetch_nbi(float* fetch, float* source, int pe) {
+    constexpr const char* fn = "ishmem_float_atomic_fetch_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(float));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_nbi<float>(fetch, source, pe);
+}
+ISHMEM_HD inline void ishmem_double_atomic_fetch_nbi(double* fetch, double* source, int pe) {
+    constexpr const char* fn = "ishmem_double_atomic_fetch_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(double));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_nbi<double>(fetch, source, pe);
+}
+ISHMEM_HD inline void ishmem_int_atomic_fetch_nbi(int* fetch, int* source, int pe) {
+    constexpr const char* fn = "ishmem_int_atomic_fetch_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_nbi<int>(fetch, source, pe);
+}
+ISHMEM_HD inline void ishmem_long_atomic_fetch_nbi(long* fetch, long* source, int pe) {
+    constexpr const char* fn = "ishmem_long_atomic_fetch_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_nbi<long>(fetch, source, pe);
+}
+ISHMEM_HD inline void ishmem_longlong_atomic_fetch_nbi(long long* fetch, long long* source, int pe) {
+    constexpr const char* fn = "ishmem_longlong_atomic_fetch_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_nbi<long long>(fetch, source, pe);
+}
+ISHMEM_HD inline void ishmem_uint_atomic_fetch_nbi(unsigned int* fetch, unsigned int* source, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_fetch_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_nbi<unsigned int>(fetch, source, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_atomic_fetch_nbi(unsigned long* fetch, unsigned long* source, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_fetch_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_nbi<unsigned long>(fetch, source, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_atomic_fetch_nbi(unsigned long long* fetch, unsigned long long* source, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_nbi<unsigned long long>(fetch, source, pe);
+}
+ISHMEM_HD inline void ishmem_int32_atomic_fetch_nbi(int32_t* fetch, int32_t* source, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_fetch_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_nbi<int32_t>(fetch, source, pe);
+}
+ISHMEM_HD inline void ishmem_int64_atomic_fetch_nbi(int64_t* fetch, int64_t* source, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_fetch_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_nbi<int64_t>(fetch, source, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_atomic_fetch_nbi(uint32_t* fetch, uint32_t* source, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_fetch_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_nbi<uint32_t>(fetch, source, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_atomic_fetch_nbi(uint64_t* fetch, uint64_t* source, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_fetch_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_nbi<uint64_t>(fetch, source, pe);
+}
+ISHMEM_HD inline void ishmem_size_atomic_fetch_nbi(size_t* fetch, size_t* source, int pe) {
+    constexpr const char* fn = "ishmem_size_atomic_fetch_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(size_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_nbi<size_t>(fetch, source, pe);
+}
+ISHMEM_HD inline void ishmem_ptrdiff_atomic_fetch_nbi(ptrdiff_t* fetch, ptrdiff_t* source, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_nbi<ptrdiff_t>(fetch, source, pe);
+}
+ISHMEM_HD inline void ishmem_float_atomic_swap_nbi(float* fetch, float* dest, float value, int pe) {
+    constexpr const char* fn = "ishmem_float_atomic_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(float));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_swap_nbi<float>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_double_atomic_swap_nbi(double* fetch, double* dest, double value, int pe) {
+    constexpr const char* fn = "ishmem_double_atomic_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(double));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_swap_nbi<double>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int_atomic_swap_nbi(int* fetch, int* dest, int value, int pe) {
+    constexpr const char* fn = "ishmem_int_atomic_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_swap_nbi<int>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_long_atomic_swap_nbi(long* fetch, long* dest, long value, int pe) {
+    constexpr const char* fn = "ishmem_long_atomic_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_swap_nbi<long>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_longlong_atomic_swap_nbi(long long* fetch, long long* dest, long long value, int pe) {
+    constexpr const char* fn = "ishmem_longlong_atomic_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_swap_nbi<long long>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint_atomic_swap_nbi(unsigned int* fetch, unsigned int* dest, unsigned int value, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_swap_nbi<unsigned int>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_atomic_swap_nbi(unsigned long* fetch, unsigned long* dest, unsigned long value, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_swap_nbi<unsigned long>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_atomic_swap_nbi(unsigned long long* fetch, unsigned long long* dest, unsigned long long value, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_swap_nbi<unsigned long long>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int32_atomic_swap_nbi(int32_t* fetch, int32_t* dest, int32_t value, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_swap_nbi<int32_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int64_atomic_swap_nbi(int64_t* fetch, int64_t* dest, int64_t value, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_swap_nbi<int64_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_atomic_swap_nbi(uint32_t* fetch, uint32_t* dest, uint32_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_swap_nbi<uint32_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_atomic_swap_nbi(uint64_t* fetch, uint64_t* dest, uint64_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_swap_nbi<uint64_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_size_atomic_swap_nbi(size_t* fetch, size_t* dest, size_t value, int pe) {
+    constexpr const char* fn = "ishmem_size_atomic_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_swap_nbi<size_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ptrdiff_atomic_swap_nbi(ptrdiff_t* fetch, ptrdiff_t* dest, ptrdiff_t value, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_atomic_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_swap_nbi<ptrdiff_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int_atomic_compare_swap_nbi(int* fetch, int* dest, int cond, int value, int pe) {
+    constexpr const char* fn = "ishmem_int_atomic_compare_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_compare_swap_nbi<int>(fetch, dest, cond, value, pe);
+}
+ISHMEM_HD inline void ishmem_long_atomic_compare_swap_nbi(long* fetch, long* dest, long cond, long value, int pe) {
+    constexpr const char* fn = "ishmem_long_atomic_compare_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_compare_swap_nbi<long>(fetch, dest, cond, value, pe);
+}
+ISHMEM_HD inline void ishmem_longlong_atomic_compare_swap_nbi(long long* fetch, long long* dest, long long cond, long long value, int pe) {
+    constexpr const char* fn = "ishmem_longlong_atomic_compare_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_compare_swap_nbi<long long>(fetch, dest, cond, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint_atomic_compare_swap_nbi(unsigned int* fetch, unsigned int* dest, unsigned int cond, unsigned int value, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_compare_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_compare_swap_nbi<unsigned int>(fetch, dest, cond, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_atomic_compare_swap_nbi(unsigned long* fetch, unsigned long* dest, unsigned long cond, unsigned long value, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_compare_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_compare_swap_nbi<unsigned long>(fetch, dest, cond, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_atomic_compare_swap_nbi(unsigned long long* fetch, unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_compare_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_compare_swap_nbi<unsigned long long>(fetch, dest, cond, value, pe);
+}
+ISHMEM_HD inline void ishmem_int32_atomic_compare_swap_nbi(int32_t* fetch, int32_t* dest, int32_t cond, int32_t value, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_compare_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_compare_swap_nbi<int32_t>(fetch, dest, cond, value, pe);
+}
+ISHMEM_HD inline void ishmem_int64_atomic_compare_swap_nbi(int64_t* fetch, int64_t* dest, int64_t cond, int64_t value, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_compare_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_compare_swap_nbi<int64_t>(fetch, dest, cond, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_atomic_compare_swap_nbi(uint32_t* fetch, uint32_t* dest, uint32_t cond, uint32_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_compare_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_compare_swap_nbi<uint32_t>(fetch, dest, cond, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_atomic_compare_swap_nbi(uint64_t* fetch, uint64_t* dest, uint64_t cond, uint64_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_compare_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_compare_swap_nbi<uint64_t>(fetch, dest, cond, value, pe);
+}
+ISHMEM_HD inline void ishmem_size_atomic_compare_swap_nbi(size_t* fetch, size_t* dest, size_t cond, size_t value, int pe) {
+    constexpr const char* fn = "ishmem_size_atomic_compare_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_compare_swap_nbi<size_t>(fetch, dest, cond, value, pe);
+}
+ISHMEM_HD inline void ishmem_ptrdiff_atomic_compare_swap_nbi(ptrdiff_t* fetch, ptrdiff_t* dest, ptrdiff_t cond, ptrdiff_t value, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_atomic_compare_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_compare_swap_nbi<ptrdiff_t>(fetch, dest, cond, value, pe);
+}
+ISHMEM_HD inline void ishmem_int_atomic_fetch_inc_nbi(int* fetch, int* dest, int pe) {
+    constexpr const char* fn = "ishmem_int_atomic_fetch_inc_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_inc_nbi<int>(fetch, dest, pe);
+}
+ISHMEM_HD inline void ishmem_long_atomic_fetch_inc_nbi(long* fetch, long* dest, int pe) {
+    constexpr const char* fn = "ishmem_long_atomic_fetch_inc_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_inc_nbi<long>(fetch, dest, pe);
+}
+ISHMEM_HD inline void ishmem_longlong_atomic_fetch_inc_nbi(long long* fetch, long long* dest, int pe) {
+    constexpr const char* fn = "ishmem_longlong_atomic_fetch_inc_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_inc_nbi<long long>(fetch, dest, pe);
+}
+ISHMEM_HD inline void ishmem_uint_atomic_fetch_inc_nbi(unsigned int* fetch, unsigned int* dest, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_fetch_inc_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_inc_nbi<unsigned int>(fetch, dest, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_atomic_fetch_inc_nbi(unsigned long* fetch, unsigned long* dest, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_fetch_inc_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_inc_nbi<unsigned long>(fetch, dest, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_atomic_fetch_inc_nbi(unsigned long long* fetch, unsigned long long* dest, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_inc_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_inc_nbi<unsigned long long>(fetch, dest, pe);
+}
+ISHMEM_HD inline void ishmem_int32_atomic_fetch_inc_nbi(int32_t* fetch, int32_t* dest, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_fetch_inc_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_inc_nbi<int32_t>(fetch, dest, pe);
+}
+ISHMEM_HD inline void ishmem_int64_atomic_fetch_inc_nbi(int64_t* fetch, int64_t* dest, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_fetch_inc_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_inc_nbi<int64_t>(fetch, dest, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_atomic_fetch_inc_nbi(uint32_t* fetch, uint32_t* dest, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_fetch_inc_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_inc_nbi<uint32_t>(fetch, dest, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_atomic_fetch_inc_nbi(uint64_t* fetch, uint64_t* dest, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_fetch_inc_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_inc_nbi<uint64_t>(fetch, dest, pe);
+}
+ISHMEM_HD inline void ishmem_size_atomic_fetch_inc_nbi(size_t* fetch, size_t* dest, int pe) {
+    constexpr const char* fn = "ishmem_size_atomic_fetch_inc_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_inc_nbi<size_t>(fetch, dest, pe);
+}
+ISHMEM_HD inline void ishmem_ptrdiff_atomic_fetch_inc_nbi(ptrdiff_t* fetch, ptrdiff_t* dest, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch_inc_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_inc_nbi<ptrdiff_t>(fetch, dest, pe);
+}
+ISHMEM_HD inline void ishmem_int_atomic_fetch_add_nbi(int* fetch, int* dest, int value, int pe) {
+    constexpr const char* fn = "ishmem_int_atomic_fetch_add_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_add_nbi<int>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_long_atomic_fetch_add_nbi(long* fetch, long* dest, long value, int pe) {
+    constexpr const char* fn = "ishmem_long_atomic_fetch_add_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_add_nbi<long>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_longlong_atomic_fetch_add_nbi(long long* fetch, long long* dest, long long value, int pe) {
+    constexpr const char* fn = "ishmem_longlong_atomic_fetch_add_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_add_nbi<long long>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint_atomic_fetch_add_nbi(unsigned int* fetch, unsigned int* dest, unsigned int value, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_fetch_add_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_add_nbi<unsigned int>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_atomic_fetch_add_nbi(unsigned long* fetch, unsigned long* dest, unsigned long value, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_fetch_add_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_add_nbi<unsigned long>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_atomic_fetch_add_nbi(unsigned long long* fetch, unsigned long long* dest, unsigned long long value, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_add_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_add_nbi<unsigned long long>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int32_atomic_fetch_add_nbi(int32_t* fetch, int32_t* dest, int32_t value, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_fetch_add_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_add_nbi<int32_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int64_atomic_fetch_add_nbi(int64_t* fetch, int64_t* dest, int64_t value, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_fetch_add_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_add_nbi<int64_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_atomic_fetch_add_nbi(uint32_t* fetch, uint32_t* dest, uint32_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_fetch_add_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_add_nbi<uint32_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_atomic_fetch_add_nbi(uint64_t* fetch, uint64_t* dest, uint64_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_fetch_add_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_add_nbi<uint64_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_size_atomic_fetch_add_nbi(size_t* fetch, size_t* dest, size_t value, int pe) {
+    constexpr const char* fn = "ishmem_size_atomic_fetch_add_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_add_nbi<size_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ptrdiff_atomic_fetch_add_nbi(ptrdiff_t* fetch, ptrdiff_t* dest, ptrdiff_t value, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch_add_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_add_nbi<ptrdiff_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint_atomic_fetch_and_nbi(unsigned int* fetch, unsigned int* dest, unsigned int value, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_fetch_and_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_and_nbi<unsigned int>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_atomic_fetch_and_nbi(unsigned long* fetch, unsigned long* dest, unsigned long value, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_fetch_and_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_and_nbi<unsigned long>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_atomic_fetch_and_nbi(unsigned long long* fetch, unsigned long long* dest, unsigned long long value, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_and_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_and_nbi<unsigned long long>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int32_atomic_fetch_and_nbi(int32_t* fetch, int32_t* dest, int32_t value, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_fetch_and_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_and_nbi<int32_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int64_atomic_fetch_and_nbi(int64_t* fetch, int64_t* dest, int64_t value, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_fetch_and_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_and_nbi<int64_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_atomic_fetch_and_nbi(uint32_t* fetch, uint32_t* dest, uint32_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_fetch_and_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_and_nbi<uint32_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_atomic_fetch_and_nbi(uint64_t* fetch, uint64_t* dest, uint64_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_fetch_and_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_and_nbi<uint64_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint_atomic_fetch_or_nbi(unsigned int* fetch, unsigned int* dest, unsigned int value, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_fetch_or_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_or_nbi<unsigned int>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_atomic_fetch_or_nbi(unsigned long* fetch, unsigned long* dest, unsigned long value, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_fetch_or_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_or_nbi<unsigned long>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_atomic_fetch_or_nbi(unsigned long long* fetch, unsigned long long* dest, unsigned long long value, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_or_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_or_nbi<unsigned long long>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int32_atomic_fetch_or_nbi(int32_t* fetch, int32_t* dest, int32_t value, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_fetch_or_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_or_nbi<int32_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int64_atomic_fetch_or_nbi(int64_t* fetch, int64_t* dest, int64_t value, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_fetch_or_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_or_nbi<int64_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_atomic_fetch_or_nbi(uint32_t* fetch, uint32_t* dest, uint32_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_fetch_or_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_or_nbi<uint32_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_atomic_fetch_or_nbi(uint64_t* fetch, uint64_t* dest, uint64_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_fetch_or_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_or_nbi<uint64_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint_atomic_fetch_xor_nbi(unsigned int* fetch, unsigned int* dest, unsigned int value, int pe) {
+    constexpr const char* fn = "ishmem_uint_atomic_fetch_xor_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_xor_nbi<unsigned int>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_atomic_fetch_xor_nbi(unsigned long* fetch, unsigned long* dest, unsigned long value, int pe) {
+    constexpr const char* fn = "ishmem_ulong_atomic_fetch_xor_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_xor_nbi<unsigned long>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_atomic_fetch_xor_nbi(unsigned long long* fetch, unsigned long long* dest, unsigned long long value, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_xor_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_xor_nbi<unsigned long long>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int32_atomic_fetch_xor_nbi(int32_t* fetch, int32_t* dest, int32_t value, int pe) {
+    constexpr const char* fn = "ishmem_int32_atomic_fetch_xor_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_xor_nbi<int32_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_int64_atomic_fetch_xor_nbi(int64_t* fetch, int64_t* dest, int64_t value, int pe) {
+    constexpr const char* fn = "ishmem_int64_atomic_fetch_xor_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_xor_nbi<int64_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_atomic_fetch_xor_nbi(uint32_t* fetch, uint32_t* dest, uint32_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint32_atomic_fetch_xor_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_xor_nbi<uint32_t>(fetch, dest, value, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_atomic_fetch_xor_nbi(uint64_t* fetch, uint64_t* dest, uint64_t value, int pe) {
+    constexpr const char* fn = "ishmem_uint64_atomic_fetch_xor_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_xor_nbi<uint64_t>(fetch, dest, value, pe);
+}
+#else
+ISHMEM_API ISHMEM_HD float ishmem_float_atomic_fetch(float* source, int pe);
+ISHMEM_API ISHMEM_HD double ishmem_double_atomic_fetch(double* source, int pe);
+ISHMEM_API ISHMEM_HD int ishmem_int_atomic_fetch(int* source, int pe);
+ISHMEM_API ISHMEM_HD long ishmem_long_atomic_fetch(long* source, int pe);
+ISHMEM_API ISHMEM_HD long long ishmem_longlong_atomic_fetch(long long* source, int pe);
+ISHMEM_API ISHMEM_HD unsigned int ishmem_uint_atomic_fetch(unsigned int* source, int pe);
+ISHMEM_API ISHMEM_HD unsigned long ishmem_ulong_atomic_fetch(unsigned long* source, int pe);
+ISHMEM_API ISHMEM_HD unsigned long long ishmem_ulonglong_atomic_fetch(unsigned long long* source, int pe);
+ISHMEM_API ISHMEM_HD int32_t ishmem_int32_atomic_fetch(int32_t* source, int pe);
+ISHMEM_API ISHMEM_HD int64_t ishmem_int64_atomic_fetch(int64_t* source, int pe);
+ISHMEM_API ISHMEM_HD uint32_t ishmem_uint32_atomic_fetch(uint32_t* source, int pe);
+ISHMEM_API ISHMEM_HD uint64_t ishmem_uint64_atomic_fetch(uint64_t* source, int pe);
+ISHMEM_API ISHMEM_HD size_t ishmem_size_atomic_fetch(size_t* source, int pe);
+ISHMEM_API ISHMEM_HD ptrdiff_t ishmem_ptrdiff_atomic_fetch(ptrdiff_t* source, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_float_atomic_set(float* dest, float value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_double_atomic_set(double* dest, double value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int_atomic_set(int* dest, int value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_long_atomic_set(long* dest, long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_longlong_atomic_set(long long* dest, long long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_atomic_set(unsigned int* dest, unsigned int value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_atomic_set(unsigned long* dest, unsigned long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_atomic_set(unsigned long long* dest, unsigned long long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_atomic_set(int32_t* dest, int32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_atomic_set(int64_t* dest, int64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_atomic_set(uint32_t* dest, uint32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_atomic_set(uint64_t* dest, uint64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_size_atomic_set(size_t* dest, size_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ptrdiff_atomic_set(ptrdiff_t* dest, ptrdiff_t value, int pe);
+ISHMEM_API ISHMEM_HD float ishmem_float_atomic_swap(float* dest, float value, int pe);
+ISHMEM_API ISHMEM_HD double ishmem_double_atomic_swap(double* dest, double value, int pe);
+ISHMEM_API ISHMEM_HD int ishmem_int_atomic_swap(int* dest, int value, int pe);
+ISHMEM_API ISHMEM_HD long ishmem_long_atomic_swap(long* dest, long value, int pe);
+ISHMEM_API ISHMEM_HD long long ishmem_longlong_atomic_swap(long long* dest, long long value, int pe);
+ISHMEM_API ISHMEM_HD unsigned int ishmem_uint_atomic_swap(unsigned int* dest, unsigned int value, int pe);
+ISHMEM_API ISHMEM_HD unsigned long ishmem_ulong_atomic_swap(unsigned long* dest, unsigned long value, int pe);
+ISHMEM_API ISHMEM_HD unsigned long long ishmem_ulonglong_atomic_swap(unsigned long long* dest, unsigned long long value, int pe);
+ISHMEM_API ISHMEM_HD int32_t ishmem_int32_atomic_swap(int32_t* dest, int32_t value, int pe);
+ISHMEM_API ISHMEM_HD int64_t ishmem_int64_atomic_swap(int64_t* dest, int64_t value, int pe);
+ISHMEM_API ISHMEM_HD uint32_t ishmem_uint32_atomic_swap(uint32_t* dest, uint32_t value, int pe);
+ISHMEM_API ISHMEM_HD uint64_t ishmem_uint64_atomic_swap(uint64_t* dest, uint64_t value, int pe);
+ISHMEM_API ISHMEM_HD size_t ishmem_size_atomic_swap(size_t* dest, size_t value, int pe);
+ISHMEM_API ISHMEM_HD ptrdiff_t ishmem_ptrdiff_atomic_swap(ptrdiff_t* dest, ptrdiff_t value, int pe);
+ISHMEM_API ISHMEM_HD int ishmem_int_atomic_compare_swap(int* dest, int cond, int value, int pe);
+ISHMEM_API ISHMEM_HD long ishmem_long_atomic_compare_swap(long* dest, long cond, long value, int pe);
+ISHMEM_API ISHMEM_HD long long ishmem_longlong_atomic_compare_swap(long long* dest, long long cond, long long value, int pe);
+ISHMEM_API ISHMEM_HD unsigned int ishmem_uint_atomic_compare_swap(unsigned int* dest, unsigned int cond, unsigned int value, int pe);
+ISHMEM_API ISHMEM_HD unsigned long ishmem_ulong_atomic_compare_swap(unsigned long* dest, unsigned long cond, unsigned long value, int pe);
+ISHMEM_API ISHMEM_HD unsigned long long ishmem_ulonglong_atomic_compare_swap(unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe);
+ISHMEM_API ISHMEM_HD int32_t ishmem_int32_atomic_compare_swap(int32_t* dest, int32_t cond, int32_t value, int pe);
+ISHMEM_API ISHMEM_HD int64_t ishmem_int64_atomic_compare_swap(int64_t* dest, int64_t cond, int64_t value, int pe);
+ISHMEM_API ISHMEM_HD uint32_t ishmem_uint32_atomic_compare_swap(uint32_t* dest, uint32_t cond, uint32_t value, int pe);
+ISHMEM_API ISHMEM_HD uint64_t ishmem_uint64_atomic_compare_swap(uint64_t* dest, uint64_t cond, uint64_t value, int pe);
+ISHMEM_API ISHMEM_HD size_t ishmem_size_atomic_compare_swap(size_t* dest, size_t cond, size_t value, int pe);
+ISHMEM_API ISHMEM_HD ptrdiff_t ishmem_ptrdiff_atomic_compare_swap(ptrdiff_t* dest, ptrdiff_t cond, ptrdiff_t value, int pe);
+ISHMEM_API ISHMEM_HD int ishmem_int_atomic_fetch_inc(int* dest, int pe);
+ISHMEM_API ISHMEM_HD long ishmem_long_atomic_fetch_inc(long* dest, int pe);
+ISHMEM_API ISHMEM_HD long long ishmem_longlong_atomic_fetch_inc(long long* dest, int pe);
+ISHMEM_API ISHMEM_HD unsigned int ishmem_uint_atomic_fetch_inc(unsigned int* dest, int pe);
+ISHMEM_API ISHMEM_HD unsigned long ishmem_ulong_atomic_fetch_inc(unsigned long* dest, int pe);
+ISHMEM_API ISHMEM_HD unsigned long long ishmem_ulonglong_atomic_fetch_inc(unsigned long long* dest, int pe);
+ISHMEM_API ISHMEM_HD int32_t ishmem_int32_atomic_fetch_inc(int32_t* dest, int pe);
+ISHMEM_API ISHMEM_HD int64_t ishmem_int64_atomic_fetch_inc(int64_t* dest, int pe);
+ISHMEM_API ISHMEM_HD uint32_t ishmem_uint32_atomic_fetch_inc(uint32_t* dest, int pe);
+ISHMEM_API ISHMEM_HD uint64_t ishmem_uint64_atomic_fetch_inc(uint64_t* dest, int pe);
+ISHMEM_API ISHMEM_HD size_t ishmem_size_atomic_fetch_inc(size_t* dest, int pe);
+ISHMEM_API ISHMEM_HD ptrdiff_t ishmem_ptrdiff_atomic_fetch_inc(ptrdiff_t* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int_atomic_inc(int* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_long_atomic_inc(long* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_longlong_atomic_inc(long long* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_atomic_inc(unsigned int* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_atomic_inc(unsigned long* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_atomic_inc(unsigned long long* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_atomic_inc(int32_t* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_atomic_inc(int64_t* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_atomic_inc(uint32_t* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_atomic_inc(uint64_t* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_size_atomic_inc(size_t* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ptrdiff_atomic_inc(ptrdiff_t* dest, int pe);
+ISHMEM_API ISHMEM_HD int ishmem_int_atomic_fetch_add(int* dest, int value, int pe);
+ISHMEM_API ISHMEM_HD long ishmem_long_atomic_fetch_add(long* dest, long value, int pe);
+ISHMEM_API ISHMEM_HD long long ishmem_longlong_atomic_fetch_add(long long* dest, long long value, int pe);
+ISHMEM_API ISHMEM_HD unsigned int ishmem_uint_atomic_fetch_add(unsigned int* dest, unsigned int value, int pe);
+ISHMEM_API ISHMEM_HD unsigned long ishmem_ulong_atomic_fetch_add(unsigned long* dest, unsigned long value, int pe);
+ISHMEM_API ISHMEM_HD unsigned long long ishmem_ulonglong_atomic_fetch_add(unsigned long long* dest, unsigned long long value, int pe);
+ISHMEM_API ISHMEM_HD int32_t ishmem_int32_atomic_fetch_add(int32_t* dest, int32_t value, int pe);
+ISHMEM_API ISHMEM_HD int64_t ishmem_int64_atomic_fetch_add(int64_t* dest, int64_t value, int pe);
+ISHMEM_API ISHMEM_HD uint32_t ishmem_uint32_atomic_fetch_add(uint32_t* dest, uint32_t value, int pe);
+ISHMEM_API ISHMEM_HD uint64_t ishmem_uint64_atomic_fetch_add(uint64_t* dest, uint64_t value, int pe);
+ISHMEM_API ISHMEM_HD size_t ishmem_size_atomic_fetch_add(size_t* dest, size_t value, int pe);
+ISHMEM_API ISHMEM_HD ptrdiff_t ishmem_ptrdiff_atomic_fetch_add(ptrdiff_t* dest, ptrdiff_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int_atomic_add(int* dest, int value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_long_atomic_add(long* dest, long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_longlong_atomic_add(long long* dest, long long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_atomic_add(unsigned int* dest, unsigned int value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_atomic_add(unsigned long* dest, unsigned long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_atomic_add(unsigned long long* dest, unsigned long long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_atomic_add(int32_t* dest, int32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_atomic_add(int64_t* dest, int64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_atomic_add(uint32_t* dest, uint32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_atomic_add(uint64_t* dest, uint64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_size_atomic_add(size_t* dest, size_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ptrdiff_atomic_add(ptrdiff_t* dest, ptrdiff_t value, int pe);
+ISHMEM_API ISHMEM_HD unsigned int ishmem_uint_atomic_fetch_and(unsigned int* dest, unsigned int value, int pe);
+ISHMEM_API ISHMEM_HD unsigned long ishmem_ulong_atomic_fetch_and(unsigned long* dest, unsigned long value, int pe);
+ISHMEM_API ISHMEM_HD unsigned long long ishmem_ulonglong_atomic_fetch_and(unsigned long long* dest, unsigned long long value, int pe);
+ISHMEM_API ISHMEM_HD int32_t ishmem_int32_atomic_fetch_and(int32_t* dest, int32_t value, int pe);
+ISHMEM_API ISHMEM_HD int64_t ishmem_int64_atomic_fetch_and(int64_t* dest, int64_t value, int pe);
+ISHMEM_API ISHMEM_HD uint32_t ishmem_uint32_atomic_fetch_and(uint32_t* dest, uint32_t value, int pe);
+ISHMEM_API ISHMEM_HD uint64_t ishmem_uint64_atomic_fetch_and(uint64_t* dest, uint64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_atomic_and(unsigned int* dest, unsigned int value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_atomic_and(unsigned long* dest, unsigned long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_atomic_and(unsigned long long* dest, unsigned long long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_atomic_and(int32_t* dest, int32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_atomic_and(int64_t* dest, int64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_atomic_and(uint32_t* dest, uint32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_atomic_and(uint64_t* dest, uint64_t value, int pe);
+ISHMEM_API ISHMEM_HD unsigned int ishmem_uint_atomic_fetch_or(unsigned int* dest, unsigned int value, int pe);
+ISHMEM_API ISHMEM_HD unsigned long ishmem_ulong_atomic_fetch_or(unsigned long* dest, unsigned long value, int pe);
+ISHMEM_API ISHMEM_HD unsigned long long ishmem_ulonglong_atomic_fetch_or(unsigned long long* dest, unsigned long long value, int pe);
+ISHMEM_API ISHMEM_HD int32_t ishmem_int32_atomic_fetch_or(int32_t* dest, int32_t value, int pe);
+ISHMEM_API ISHMEM_HD int64_t ishmem_int64_atomic_fetch_or(int64_t* dest, int64_t value, int pe);
+ISHMEM_API ISHMEM_HD uint32_t ishmem_uint32_atomic_fetch_or(uint32_t* dest, uint32_t value, int pe);
+ISHMEM_API ISHMEM_HD uint64_t ishmem_uint64_atomic_fetch_or(uint64_t* dest, uint64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_atomic_or(unsigned int* dest, unsigned int value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_atomic_or(unsigned long* dest, unsigned long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_atomic_or(unsigned long long* dest, unsigned long long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_atomic_or(int32_t* dest, int32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_atomic_or(int64_t* dest, int64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_atomic_or(uint32_t* dest, uint32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_atomic_or(uint64_t* dest, uint64_t value, int pe);
+ISHMEM_API ISHMEM_HD unsigned int ishmem_uint_atomic_fetch_xor(unsigned int* dest, unsigned int value, int pe);
+ISHMEM_API ISHMEM_HD unsigned long ishmem_ulong_atomic_fetch_xor(unsigned long* dest, unsigned long value, int pe);
+ISHMEM_API ISHMEM_HD unsigned long long ishmem_ulonglong_atomic_fetch_xor(unsigned long long* dest, unsigned long long value, int pe);
+ISHMEM_API ISHMEM_HD int32_t ishmem_int32_atomic_fetch_xor(int32_t* dest, int32_t value, int pe);
+ISHMEM_API ISHMEM_HD int64_t ishmem_int64_atomic_fetch_xor(int64_t* dest, int64_t value, int pe);
+ISHMEM_API ISHMEM_HD uint32_t ishmem_uint32_atomic_fetch_xor(uint32_t* dest, uint32_t value, int pe);
+ISHMEM_API ISHMEM_HD uint64_t ishmem_uint64_atomic_fetch_xor(uint64_t* dest, uint64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_atomic_xor(unsigned int* dest, unsigned int value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_atomic_xor(unsigned long* dest, unsigned long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_atomic_xor(unsigned long long* dest, unsigned long long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_atomic_xor(int32_t* dest, int32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_atomic_xor(int64_t* dest, int64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_atomic_xor(uint32_t* dest, uint32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_atomic_xor(uint64_t* dest, uint64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_float_atomic_fetch_nbi(float* fetch, float* source, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_double_atomic_fetch_nbi(double* fetch, double* source, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int_atomic_fetch_nbi(int* fetch, int* source, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_long_atomic_fetch_nbi(long* fetch, long* source, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_longlong_atomic_fetch_nbi(long long* fetch, long long* source, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_atomic_fetch_nbi(unsigned int* fetch, unsigned int* source, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_atomic_fetch_nbi(unsigned long* fetch, unsigned long* source, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_atomic_fetch_nbi(unsigned long long* fetch, unsigned long long* source, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_atomic_fetch_nbi(int32_t* fetch, int32_t* source, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_atomic_fetch_nbi(int64_t* fetch, int64_t* source, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_atomic_fetch_nbi(uint32_t* fetch, uint32_t* source, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_atomic_fetch_nbi(uint64_t* fetch, uint64_t* source, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_size_atomic_fetch_nbi(size_t* fetch, size_t* source, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ptrdiff_atomic_fetch_nbi(ptrdiff_t* fetch, ptrdiff_t* source, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_float_atomic_swap_nbi(float* fetch, float* dest, float value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_double_atomic_swap_nbi(double* fetch, double* dest, double value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int_atomic_swap_nbi(int* fetch, int* dest, int value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_long_atomic_swap_nbi(long* fetch, long* dest, long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_longlong_atomic_swap_nbi(long long* fetch, long long* dest, long long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_atomic_swap_nbi(unsigned int* fetch, unsigned int* dest, unsigned int value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_atomic_swap_nbi(unsigned long* fetch, unsigned long* dest, unsigned long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_atomic_swap_nbi(unsigned long long* fetch, unsigned long long* dest, unsigned long long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_atomic_swap_nbi(int32_t* fetch, int32_t* dest, int32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_atomic_swap_nbi(int64_t* fetch, int64_t* dest, int64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_atomic_swap_nbi(uint32_t* fetch, uint32_t* dest, uint32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_atomic_swap_nbi(uint64_t* fetch, uint64_t* dest, uint64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_size_atomic_swap_nbi(size_t* fetch, size_t* dest, size_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ptrdiff_atomic_swap_nbi(ptrdiff_t* fetch, ptrdiff_t* dest, ptrdiff_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int_atomic_compare_swap_nbi(int* fetch, int* dest, int cond, int value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_long_atomic_compare_swap_nbi(long* fetch, long* dest, long cond, long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_longlong_atomic_compare_swap_nbi(long long* fetch, long long* dest, long long cond, long long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_atomic_compare_swap_nbi(unsigned int* fetch, unsigned int* dest, unsigned int cond, unsigned int value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_atomic_compare_swap_nbi(unsigned long* fetch, unsigned long* dest, unsigned long cond, unsigned long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_atomic_compare_swap_nbi(unsigned long long* fetch, unsigned long long* dest, unsigned long long cond, unsigned long long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_atomic_compare_swap_nbi(int32_t* fetch, int32_t* dest, int32_t cond, int32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_atomic_compare_swap_nbi(int64_t* fetch, int64_t* dest, int64_t cond, int64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_atomic_compare_swap_nbi(uint32_t* fetch, uint32_t* dest, uint32_t cond, uint32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_atomic_compare_swap_nbi(uint64_t* fetch, uint64_t* dest, uint64_t cond, uint64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_size_atomic_compare_swap_nbi(size_t* fetch, size_t* dest, size_t cond, size_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ptrdiff_atomic_compare_swap_nbi(ptrdiff_t* fetch, ptrdiff_t* dest, ptrdiff_t cond, ptrdiff_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int_atomic_fetch_inc_nbi(int* fetch, int* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_long_atomic_fetch_inc_nbi(long* fetch, long* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_longlong_atomic_fetch_inc_nbi(long long* fetch, long long* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_atomic_fetch_inc_nbi(unsigned int* fetch, unsigned int* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_atomic_fetch_inc_nbi(unsigned long* fetch, unsigned long* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_atomic_fetch_inc_nbi(unsigned long long* fetch, unsigned long long* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_atomic_fetch_inc_nbi(int32_t* fetch, int32_t* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_atomic_fetch_inc_nbi(int64_t* fetch, int64_t* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_atomic_fetch_inc_nbi(uint32_t* fetch, uint32_t* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_atomic_fetch_inc_nbi(uint64_t* fetch, uint64_t* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_size_atomic_fetch_inc_nbi(size_t* fetch, size_t* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ptrdiff_atomic_fetch_inc_nbi(ptrdiff_t* fetch, ptrdiff_t* dest, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int_atomic_fetch_add_nbi(int* fetch, int* dest, int value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_long_atomic_fetch_add_nbi(long* fetch, long* dest, long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_longlong_atomic_fetch_add_nbi(long long* fetch, long long* dest, long long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_atomic_fetch_add_nbi(unsigned int* fetch, unsigned int* dest, unsigned int value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_atomic_fetch_add_nbi(unsigned long* fetch, unsigned long* dest, unsigned long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_atomic_fetch_add_nbi(unsigned long long* fetch, unsigned long long* dest, unsigned long long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_atomic_fetch_add_nbi(int32_t* fetch, int32_t* dest, int32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_atomic_fetch_add_nbi(int64_t* fetch, int64_t* dest, int64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_atomic_fetch_add_nbi(uint32_t* fetch, uint32_t* dest, uint32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_atomic_fetch_add_nbi(uint64_t* fetch, uint64_t* dest, uint64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_size_atomic_fetch_add_nbi(size_t* fetch, size_t* dest, size_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ptrdiff_atomic_fetch_add_nbi(ptrdiff_t* fetch, ptrdiff_t* dest, ptrdiff_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_atomic_fetch_and_nbi(unsigned int* fetch, unsigned int* dest, unsigned int value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_atomic_fetch_and_nbi(unsigned long* fetch, unsigned long* dest, unsigned long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_atomic_fetch_and_nbi(unsigned long long* fetch, unsigned long long* dest, unsigned long long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_atomic_fetch_and_nbi(int32_t* fetch, int32_t* dest, int32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_atomic_fetch_and_nbi(int64_t* fetch, int64_t* dest, int64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_atomic_fetch_and_nbi(uint32_t* fetch, uint32_t* dest, uint32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_atomic_fetch_and_nbi(uint64_t* fetch, uint64_t* dest, uint64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_atomic_fetch_or_nbi(unsigned int* fetch, unsigned int* dest, unsigned int value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_atomic_fetch_or_nbi(unsigned long* fetch, unsigned long* dest, unsigned long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_atomic_fetch_or_nbi(unsigned long long* fetch, unsigned long long* dest, unsigned long long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_atomic_fetch_or_nbi(int32_t* fetch, int32_t* dest, int32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_atomic_fetch_or_nbi(int64_t* fetch, int64_t* dest, int64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_atomic_fetch_or_nbi(uint32_t* fetch, uint32_t* dest, uint32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_atomic_fetch_or_nbi(uint64_t* fetch, uint64_t* dest, uint64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_atomic_fetch_xor_nbi(unsigned int* fetch, unsigned int* dest, unsigned int value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_atomic_fetch_xor_nbi(unsigned long* fetch, unsigned long* dest, unsigned long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_atomic_fetch_xor_nbi(unsigned long long* fetch, unsigned long long* dest, unsigned long long value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_atomic_fetch_xor_nbi(int32_t* fetch, int32_t* dest, int32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_atomic_fetch_xor_nbi(int64_t* fetch, int64_t* dest, int64_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_atomic_fetch_xor_nbi(uint32_t* fetch, uint32_t* dest, uint32_t value, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_atomic_fetch_xor_nbi(uint64_t* fetch, uint64_t* dest, uint64_t value, int pe);
+#endif
+
 template <typename T>
-inline T ishmem_atomic_fetch(T* source, int pe) {
+ISHMEM_HD inline T ishmem_atomic_fetch(T* source, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_extended_amo>, "ishmem_atomic_fetch: T is not one of the extended_amo types");
+    constexpr const char* fn = "ishmem_atomic_fetch";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch<T>(source, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_extended_amo>, "ishmem_atomic_fetch: T is not one of the extended_amo types");
     constexpr const char* fn = "ishmem_atomic_fetch";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<T>(source, pe);
+#endif
 }
 template <typename T>
-inline void ishmem_atomic_set(T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_set(T* dest, T value, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_extended_amo>, "ishmem_atomic_set: T is not one of the extended_amo types");
+    constexpr const char* fn = "ishmem_atomic_set";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_set<T>(dest, value, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_extended_amo>, "ishmem_atomic_set: T is not one of the extended_amo types");
     constexpr const char* fn = "ishmem_atomic_set";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<T>(dest, value, pe);
+#endif
 }
 template <typename T>
-inline T ishmem_atomic_swap(T* dest, T value, int pe) {
+ISHMEM_HD inline T ishmem_atomic_swap(T* dest, T value, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_extended_amo>, "ishmem_atomic_swap: T is not one of the extended_amo types");
+    constexpr const char* fn = "ishmem_atomic_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_swap<T>(dest, value, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_extended_amo>, "ishmem_atomic_swap: T is not one of the extended_amo types");
     constexpr const char* fn = "ishmem_atomic_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<T>(dest, value, pe);
+#endif
 }
 template <typename T>
-inline T ishmem_atomic_compare_swap(T* dest, T cond, T value, int pe) {
+ISHMEM_HD inline T ishmem_atomic_compare_swap(T* dest, T cond, T value, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_atomic_compare_swap: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_atomic_compare_swap";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_compare_swap<T>(dest, cond, value, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_atomic_compare_swap: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_atomic_compare_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<T>(dest, cond, value, pe);
+#endif
 }
 template <typename T>
-inline T ishmem_atomic_fetch_inc(T* dest, int pe) {
+ISHMEM_HD inline T ishmem_atomic_fetch_inc(T* dest, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_atomic_fetch_inc: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_atomic_fetch_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_inc<T>(dest, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_atomic_fetch_inc: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_atomic_fetch_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<T>(dest, pe);
+#endif
 }
 template <typename T>
-inline void ishmem_atomic_inc(T* dest, int pe) {
+ISHMEM_HD inline void ishmem_atomic_inc(T* dest, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_atomic_inc: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_atomic_inc";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_inc<T>(dest, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_atomic_inc: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_atomic_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<T>(dest, pe);
+#endif
 }
 template <typename T>
-inline T ishmem_atomic_fetch_add(T* dest, T value, int pe) {
+ISHMEM_HD inline T ishmem_atomic_fetch_add(T* dest, T value, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_atomic_fetch_add: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_atomic_fetch_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_add<T>(dest, value, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_atomic_fetch_add: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_atomic_fetch_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<T>(dest, value, pe);
+#endif
 }
 template <typename T>
-inline void ishmem_atomic_add(T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_add(T* dest, T value, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_atomic_add: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_atomic_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_add<T>(dest, value, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_atomic_add: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_atomic_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<T>(dest, value, pe);
+#endif
 }
 template <typename T>
-inline T ishmem_atomic_fetch_and(T* dest, T value, int pe) {
+ISHMEM_HD inline T ishmem_atomic_fetch_and(T* dest, T value, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_fetch_and: T is not one of the bitwise_amo types");
+    constexpr const char* fn = "ishmem_atomic_fetch_and";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_and<T>(dest, value, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_fetch_and: T is not one of the bitwise_amo types");
     constexpr const char* fn = "ishmem_atomic_fetch_and";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<T>(dest, value, pe);
+#endif
 }
 template <typename T>
-inline void ishmem_atomic_and(T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_and(T* dest, T value, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_and: T is not one of the bitwise_amo types");
+    constexpr const char* fn = "ishmem_atomic_and";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_and<T>(dest, value, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_and: T is not one of the bitwise_amo types");
     constexpr const char* fn = "ishmem_atomic_and";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<T>(dest, value, pe);
+#endif
 }
 template <typename T>
-inline T ishmem_atomic_fetch_or(T* dest, T value, int pe) {
+ISHMEM_HD inline T ishmem_atomic_fetch_or(T* dest, T value, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_fetch_or: T is not one of the bitwise_amo types");
+    constexpr const char* fn = "ishmem_atomic_fetch_or";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_or<T>(dest, value, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_fetch_or: T is not one of the bitwise_amo types");
     constexpr const char* fn = "ishmem_atomic_fetch_or";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<T>(dest, value, pe);
+#endif
 }
 template <typename T>
-inline void ishmem_atomic_or(T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_or(T* dest, T value, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_or: T is not one of the bitwise_amo types");
+    constexpr const char* fn = "ishmem_atomic_or";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_or<T>(dest, value, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_or: T is not one of the bitwise_amo types");
     constexpr const char* fn = "ishmem_atomic_or";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<T>(dest, value, pe);
+#endif
 }
 template <typename T>
-inline T ishmem_atomic_fetch_xor(T* dest, T value, int pe) {
+ISHMEM_HD inline T ishmem_atomic_fetch_xor(T* dest, T value, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_fetch_xor: T is not one of the bitwise_amo types");
+    constexpr const char* fn = "ishmem_atomic_fetch_xor";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    return ishmemi::dev::atomic_fetch_xor<T>(dest, value, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_fetch_xor: T is not one of the bitwise_amo types");
     constexpr const char* fn = "ishmem_atomic_fetch_xor";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<T>(dest, value, pe);
+#endif
 }
 template <typename T>
-inline void ishmem_atomic_xor(T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_xor(T* dest, T value, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_xor: T is not one of the bitwise_amo types");
+    constexpr const char* fn = "ishmem_atomic_xor";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_xor<T>(dest, value, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_xor: T is not one of the bitwise_amo types");
     constexpr const char* fn = "ishmem_atomic_xor";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<T>(dest, value, pe);
+#endif
 }
 template <typename T>
-inline void ishmem_atomic_fetch_nbi(T* fetch, T* source, int pe) {
+ISHMEM_HD inline void ishmem_atomic_fetch_nbi(T* fetch, T* source, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_extended_amo>, "ishmem_atomic_fetch_nbi: T is not one of the extended_amo types");
+    constexpr const char* fn = "ishmem_atomic_fetch_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_nbi<T>(fetch, source, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_extended_amo>, "ishmem_atomic_fetch_nbi: T is not one of the extended_amo types");
     constexpr const char* fn = "ishmem_atomic_fetch_nbi";
     ishmemi::check_init(fn);
@@ -695,9 +4450,19 @@ inline void ishmem_atomic_fetch_nbi(T* fetch, T* source, int pe) {
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<T>(fetch, source, pe);
+#endif
 }
 template <typename T>
-inline void ishmem_atomic_swap_nbi(T* fetch, T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_swap_nbi(T* fetch, T* dest, T value, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_extended_amo>, "ishmem_atomic_swap_nbi: T is not one of the extended_amo types");
+    constexpr const char* fn = "ishmem_atomic_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_swap_nbi<T>(fetch, dest, value, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_extended_amo>, "ishmem_atomic_swap_nbi: T is not one of the extended_amo types");
     constexpr const char* fn = "ishmem_atomic_swap_nbi";
     ishmemi::check_init(fn);
@@ -705,9 +4470,19 @@ inline void ishmem_atomic_swap_nbi(T* fetch, T* dest, T value, int pe) {
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<T>(fetch, dest, value, pe);
+#endif
 }
 template <typename T>
-inline void ishmem_atomic_compare_swap_nbi(T* fetch, T* dest, T cond, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_compare_swap_nbi(T* fetch, T* dest, T cond, T value, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_atomic_compare_swap_nbi: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_atomic_compare_swap_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_compare_swap_nbi<T>(fetch, dest, cond, value, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_atomic_compare_swap_nbi: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_atomic_compare_swap_nbi";
     ishmemi::check_init(fn);
@@ -715,9 +4490,19 @@ inline void ishmem_atomic_compare_swap_nbi(T* fetch, T* dest, T cond, T value, i
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<T>(fetch, dest, cond, value, pe);
+#endif
 }
 template <typename T>
-inline void ishmem_atomic_fetch_inc_nbi(T* fetch, T* dest, int pe) {
+ISHMEM_HD inline void ishmem_atomic_fetch_inc_nbi(T* fetch, T* dest, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_atomic_fetch_inc_nbi: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_atomic_fetch_inc_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_inc_nbi<T>(fetch, dest, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_atomic_fetch_inc_nbi: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_atomic_fetch_inc_nbi";
     ishmemi::check_init(fn);
@@ -725,9 +4510,19 @@ inline void ishmem_atomic_fetch_inc_nbi(T* fetch, T* dest, int pe) {
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<T>(fetch, dest, pe);
+#endif
 }
 template <typename T>
-inline void ishmem_atomic_fetch_add_nbi(T* fetch, T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_fetch_add_nbi(T* fetch, T* dest, T value, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_atomic_fetch_add_nbi: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_atomic_fetch_add_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_add_nbi<T>(fetch, dest, value, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_atomic_fetch_add_nbi: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_atomic_fetch_add_nbi";
     ishmemi::check_init(fn);
@@ -735,9 +4530,19 @@ inline void ishmem_atomic_fetch_add_nbi(T* fetch, T* dest, T value, int pe) {
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<T>(fetch, dest, value, pe);
+#endif
 }
 template <typename T>
-inline void ishmem_atomic_fetch_and_nbi(T* fetch, T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_fetch_and_nbi(T* fetch, T* dest, T value, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_fetch_and_nbi: T is not one of the bitwise_amo types");
+    constexpr const char* fn = "ishmem_atomic_fetch_and_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_and_nbi<T>(fetch, dest, value, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_fetch_and_nbi: T is not one of the bitwise_amo types");
     constexpr const char* fn = "ishmem_atomic_fetch_and_nbi";
     ishmemi::check_init(fn);
@@ -745,9 +4550,19 @@ inline void ishmem_atomic_fetch_and_nbi(T* fetch, T* dest, T value, int pe) {
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<T>(fetch, dest, value, pe);
+#endif
 }
 template <typename T>
-inline void ishmem_atomic_fetch_or_nbi(T* fetch, T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_fetch_or_nbi(T* fetch, T* dest, T value, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_fetch_or_nbi: T is not one of the bitwise_amo types");
+    constexpr const char* fn = "ishmem_atomic_fetch_or_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_or_nbi<T>(fetch, dest, value, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_fetch_or_nbi: T is not one of the bitwise_amo types");
     constexpr const char* fn = "ishmem_atomic_fetch_or_nbi";
     ishmemi::check_init(fn);
@@ -755,9 +4570,19 @@ inline void ishmem_atomic_fetch_or_nbi(T* fetch, T* dest, T value, int pe) {
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<T>(fetch, dest, value, pe);
+#endif
 }
 template <typename T>
-inline void ishmem_atomic_fetch_xor_nbi(T* fetch, T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_fetch_xor_nbi(T* fetch, T* dest, T value, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_fetch_xor_nbi: T is not one of the bitwise_amo types");
+    constexpr const char* fn = "ishmem_atomic_fetch_xor_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::atomic_fetch_xor_nbi<T>(fetch, dest, value, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_fetch_xor_nbi: T is not one of the bitwise_amo types");
     constexpr const char* fn = "ishmem_atomic_fetch_xor_nbi";
     ishmemi::check_init(fn);
@@ -765,70 +4590,672 @@ inline void ishmem_atomic_fetch_xor_nbi(T* fetch, T* dest, T value, int pe) {
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<T>(fetch, dest, value, pe);
+#endif
 }
 
 /* Signaling operations */
-ISHMEM_API void ishmem_float_put_signal(float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_double_put_signal(double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_char_put_signal(char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_schar_put_signal(signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_short_put_signal(short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_int_put_signal(int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_long_put_signal(long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_longlong_put_signal(long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_uchar_put_signal(unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_ushort_put_signal(unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_uint_put_signal(unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_ulong_put_signal(unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_ulonglong_put_signal(unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_int8_put_signal(int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_int16_put_signal(int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_int32_put_signal(int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_int64_put_signal(int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_uint8_put_signal(uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_uint16_put_signal(uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_uint32_put_signal(uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_uint64_put_signal(uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_size_put_signal(size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_ptrdiff_put_signal(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_put8_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_put16_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_put32_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_put64_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_put128_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_putmem_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_float_put_signal_nbi(float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_double_put_signal_nbi(double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_char_put_signal_nbi(char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_schar_put_signal_nbi(signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_short_put_signal_nbi(short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_int_put_signal_nbi(int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_long_put_signal_nbi(long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_longlong_put_signal_nbi(long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_uchar_put_signal_nbi(unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_ushort_put_signal_nbi(unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_uint_put_signal_nbi(unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_ulong_put_signal_nbi(unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_ulonglong_put_signal_nbi(unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_int8_put_signal_nbi(int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_int16_put_signal_nbi(int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_int32_put_signal_nbi(int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_int64_put_signal_nbi(int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_uint8_put_signal_nbi(uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_uint16_put_signal_nbi(uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_uint32_put_signal_nbi(uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_uint64_put_signal_nbi(uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_size_put_signal_nbi(size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_ptrdiff_put_signal_nbi(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_put8_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_put16_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_put32_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_put64_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_put128_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API void ishmem_putmem_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
-ISHMEM_API uint64_t ishmem_signal_fetch(uint64_t* sig_addr);
+#if defined(__CUDA_ARCH__)
+ISHMEM_HD inline void ishmem_float_put_signal(float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_float_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<float>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_double_put_signal(double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_double_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<double>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_char_put_signal(char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_char_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_schar_put_signal(signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_schar_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_short_put_signal(short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_short_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<short>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_int_put_signal(int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_int_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<int>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_long_put_signal(long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_long_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_longlong_put_signal(long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_longlong_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_uchar_put_signal(unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_uchar_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_ushort_put_signal(unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_ushort_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_uint_put_signal(unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_uint_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_put_signal(unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_ulong_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_put_signal(unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_int8_put_signal(int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_int8_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_int16_put_signal(int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_int16_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_int32_put_signal(int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_int32_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_int64_put_signal(int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_int64_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_uint8_put_signal(uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_uint8_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_uint16_put_signal(uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_uint16_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_put_signal(uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_uint32_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_put_signal(uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_uint64_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_size_put_signal(size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_size_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_ptrdiff_put_signal(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_put8_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_put8_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_put16_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_put16_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_put32_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_put32_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_put64_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_put64_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_put128_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_put128_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_putmem_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_putmem_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_float_put_signal_nbi(float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_float_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<float>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_double_put_signal_nbi(double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_double_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<double>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_char_put_signal_nbi(char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_char_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_schar_put_signal_nbi(signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_schar_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_short_put_signal_nbi(short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_short_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<short>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_int_put_signal_nbi(int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_int_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<int>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_long_put_signal_nbi(long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_long_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_longlong_put_signal_nbi(long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_longlong_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_uchar_put_signal_nbi(unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_uchar_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_ushort_put_signal_nbi(unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_ushort_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_uint_put_signal_nbi(unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_uint_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_ulong_put_signal_nbi(unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_ulong_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_ulonglong_put_signal_nbi(unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_ulonglong_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_int8_put_signal_nbi(int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_int8_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_int16_put_signal_nbi(int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_int16_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_int32_put_signal_nbi(int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_int32_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_int64_put_signal_nbi(int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_int64_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_uint8_put_signal_nbi(uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_uint8_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_uint16_put_signal_nbi(uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_uint16_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_uint32_put_signal_nbi(uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_uint32_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_uint64_put_signal_nbi(uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_uint64_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_size_put_signal_nbi(size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_size_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_ptrdiff_put_signal_nbi(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_ptrdiff_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_put8_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_put8_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_put16_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_put16_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_put32_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_put32_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_put64_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_put64_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_put128_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_put128_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline void ishmem_putmem_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    constexpr const char* fn = "ishmem_putmem_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe);
+}
+ISHMEM_HD inline uint64_t ishmem_signal_fetch(uint64_t* sig_addr) {
+    constexpr const char* fn = "ishmem_signal_fetch";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    return ishmemi::dev::signal_fetch(sig_addr);
+}
+#else
+ISHMEM_API ISHMEM_HD void ishmem_float_put_signal(float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_double_put_signal(double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_char_put_signal(char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_schar_put_signal(signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_short_put_signal(short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int_put_signal(int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_long_put_signal(long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_longlong_put_signal(long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uchar_put_signal(unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ushort_put_signal(unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_put_signal(unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_put_signal(unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_put_signal(unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int8_put_signal(int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int16_put_signal(int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_put_signal(int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_put_signal(int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint8_put_signal(uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint16_put_signal(uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_put_signal(uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_put_signal(uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_size_put_signal(size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ptrdiff_put_signal(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_put8_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_put16_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_put32_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_put64_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_put128_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_putmem_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_float_put_signal_nbi(float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_double_put_signal_nbi(double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_char_put_signal_nbi(char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_schar_put_signal_nbi(signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_short_put_signal_nbi(short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int_put_signal_nbi(int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_long_put_signal_nbi(long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_longlong_put_signal_nbi(long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uchar_put_signal_nbi(unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ushort_put_signal_nbi(unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint_put_signal_nbi(unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_put_signal_nbi(unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_put_signal_nbi(unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int8_put_signal_nbi(int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int16_put_signal_nbi(int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int32_put_signal_nbi(int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_int64_put_signal_nbi(int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint8_put_signal_nbi(uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint16_put_signal_nbi(uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_put_signal_nbi(uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_put_signal_nbi(uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_size_put_signal_nbi(size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_ptrdiff_put_signal_nbi(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_put8_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_put16_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_put32_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_put64_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_put128_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD void ishmem_putmem_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe);
+ISHMEM_API ISHMEM_HD uint64_t ishmem_signal_fetch(uint64_t* sig_addr);
+#endif
+
 template <typename T>
-inline void ishmem_put_signal(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+ISHMEM_HD inline void ishmem_put_signal(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_put_signal: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmem_put_signal";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal<T>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_put_signal: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmem_put_signal";
     ishmemi::check_init(fn);
@@ -838,9 +5265,21 @@ inline void ishmem_put_signal(T* dest, const T* source, size_t nelems, uint64_t*
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<T>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+#endif
 }
 template <typename T>
-inline void ishmem_put_signal_nbi(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+ISHMEM_HD inline void ishmem_put_signal_nbi(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_put_signal_nbi: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmem_put_signal_nbi";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi<T>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_put_signal_nbi: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmem_put_signal_nbi";
     ishmemi::check_init(fn);
@@ -850,193 +5289,1677 @@ inline void ishmem_put_signal_nbi(T* dest, const T* source, size_t nelems, uint6
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<T>(dest, source, nelems, sig_addr, signal, sig_op, pe);
+#endif
 }
 
 /* Memory ordering */
-ISHMEM_API void ishmem_fence();
-ISHMEM_API void ishmem_quiet();
+#if defined(__CUDA_ARCH__)
+ISHMEM_HD inline void ishmem_fence() {
+    constexpr const char* fn = "ishmem_fence";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::fence();
+}
+ISHMEM_HD inline void ishmem_quiet() {
+    constexpr const char* fn = "ishmem_quiet";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::quiet();
+}
+#else
+ISHMEM_API ISHMEM_HD void ishmem_fence();
+ISHMEM_API ISHMEM_HD void ishmem_quiet();
+#endif
+
 
 /* Point-to-point synchronization */
-ISHMEM_API void ishmem_int_wait_until(int* ivar, int cmp, int cmp_value);
-ISHMEM_API void ishmem_long_wait_until(long* ivar, int cmp, long cmp_value);
-ISHMEM_API void ishmem_longlong_wait_until(long long* ivar, int cmp, long long cmp_value);
-ISHMEM_API void ishmem_uint_wait_until(unsigned int* ivar, int cmp, unsigned int cmp_value);
-ISHMEM_API void ishmem_ulong_wait_until(unsigned long* ivar, int cmp, unsigned long cmp_value);
-ISHMEM_API void ishmem_ulonglong_wait_until(unsigned long long* ivar, int cmp, unsigned long long cmp_value);
-ISHMEM_API void ishmem_int32_wait_until(int32_t* ivar, int cmp, int32_t cmp_value);
-ISHMEM_API void ishmem_int64_wait_until(int64_t* ivar, int cmp, int64_t cmp_value);
-ISHMEM_API void ishmem_uint32_wait_until(uint32_t* ivar, int cmp, uint32_t cmp_value);
-ISHMEM_API void ishmem_uint64_wait_until(uint64_t* ivar, int cmp, uint64_t cmp_value);
-ISHMEM_API void ishmem_size_wait_until(size_t* ivar, int cmp, size_t cmp_value);
-ISHMEM_API void ishmem_ptrdiff_wait_until(ptrdiff_t* ivar, int cmp, ptrdiff_t cmp_value);
-ISHMEM_API void ishmem_int_wait_until_all(int* ivars, size_t nelems, const int* status, int cmp, int cmp_value);
-ISHMEM_API void ishmem_long_wait_until_all(long* ivars, size_t nelems, const int* status, int cmp, long cmp_value);
-ISHMEM_API void ishmem_longlong_wait_until_all(long long* ivars, size_t nelems, const int* status, int cmp, long long cmp_value);
-ISHMEM_API void ishmem_uint_wait_until_all(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int cmp_value);
-ISHMEM_API void ishmem_ulong_wait_until_all(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long cmp_value);
-ISHMEM_API void ishmem_ulonglong_wait_until_all(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long cmp_value);
-ISHMEM_API void ishmem_int32_wait_until_all(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t cmp_value);
-ISHMEM_API void ishmem_int64_wait_until_all(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t cmp_value);
-ISHMEM_API void ishmem_uint32_wait_until_all(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t cmp_value);
-ISHMEM_API void ishmem_uint64_wait_until_all(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t cmp_value);
-ISHMEM_API void ishmem_size_wait_until_all(size_t* ivars, size_t nelems, const int* status, int cmp, size_t cmp_value);
-ISHMEM_API void ishmem_ptrdiff_wait_until_all(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t cmp_value);
-ISHMEM_API size_t ishmem_int_wait_until_any(int* ivars, size_t nelems, const int* status, int cmp, int cmp_value);
-ISHMEM_API size_t ishmem_long_wait_until_any(long* ivars, size_t nelems, const int* status, int cmp, long cmp_value);
-ISHMEM_API size_t ishmem_longlong_wait_until_any(long long* ivars, size_t nelems, const int* status, int cmp, long long cmp_value);
-ISHMEM_API size_t ishmem_uint_wait_until_any(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int cmp_value);
-ISHMEM_API size_t ishmem_ulong_wait_until_any(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long cmp_value);
-ISHMEM_API size_t ishmem_ulonglong_wait_until_any(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long cmp_value);
-ISHMEM_API size_t ishmem_int32_wait_until_any(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t cmp_value);
-ISHMEM_API size_t ishmem_int64_wait_until_any(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t cmp_value);
-ISHMEM_API size_t ishmem_uint32_wait_until_any(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t cmp_value);
-ISHMEM_API size_t ishmem_uint64_wait_until_any(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t cmp_value);
-ISHMEM_API size_t ishmem_size_wait_until_any(size_t* ivars, size_t nelems, const int* status, int cmp, size_t cmp_value);
-ISHMEM_API size_t ishmem_ptrdiff_wait_until_any(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t cmp_value);
-ISHMEM_API size_t ishmem_int_wait_until_some(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int cmp_value);
-ISHMEM_API size_t ishmem_long_wait_until_some(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long cmp_value);
-ISHMEM_API size_t ishmem_longlong_wait_until_some(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long long cmp_value);
-ISHMEM_API size_t ishmem_uint_wait_until_some(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned int cmp_value);
-ISHMEM_API size_t ishmem_ulong_wait_until_some(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long cmp_value);
-ISHMEM_API size_t ishmem_ulonglong_wait_until_some(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long long cmp_value);
-ISHMEM_API size_t ishmem_int32_wait_until_some(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int32_t cmp_value);
-ISHMEM_API size_t ishmem_int64_wait_until_some(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int64_t cmp_value);
-ISHMEM_API size_t ishmem_uint32_wait_until_some(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint32_t cmp_value);
-ISHMEM_API size_t ishmem_uint64_wait_until_some(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint64_t cmp_value);
-ISHMEM_API size_t ishmem_size_wait_until_some(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, size_t cmp_value);
-ISHMEM_API size_t ishmem_ptrdiff_wait_until_some(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, ptrdiff_t cmp_value);
-ISHMEM_API void ishmem_int_wait_until_all_vector(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values);
-ISHMEM_API void ishmem_long_wait_until_all_vector(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values);
-ISHMEM_API void ishmem_longlong_wait_until_all_vector(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values);
-ISHMEM_API void ishmem_uint_wait_until_all_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values);
-ISHMEM_API void ishmem_ulong_wait_until_all_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values);
-ISHMEM_API void ishmem_ulonglong_wait_until_all_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values);
-ISHMEM_API void ishmem_int32_wait_until_all_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values);
-ISHMEM_API void ishmem_int64_wait_until_all_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values);
-ISHMEM_API void ishmem_uint32_wait_until_all_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values);
-ISHMEM_API void ishmem_uint64_wait_until_all_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values);
-ISHMEM_API void ishmem_size_wait_until_all_vector(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values);
-ISHMEM_API void ishmem_ptrdiff_wait_until_all_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values);
-ISHMEM_API size_t ishmem_int_wait_until_any_vector(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values);
-ISHMEM_API size_t ishmem_long_wait_until_any_vector(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values);
-ISHMEM_API size_t ishmem_longlong_wait_until_any_vector(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values);
-ISHMEM_API size_t ishmem_uint_wait_until_any_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values);
-ISHMEM_API size_t ishmem_ulong_wait_until_any_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values);
-ISHMEM_API size_t ishmem_ulonglong_wait_until_any_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values);
-ISHMEM_API size_t ishmem_int32_wait_until_any_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values);
-ISHMEM_API size_t ishmem_int64_wait_until_any_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values);
-ISHMEM_API size_t ishmem_uint32_wait_until_any_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values);
-ISHMEM_API size_t ishmem_uint64_wait_until_any_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values);
-ISHMEM_API size_t ishmem_size_wait_until_any_vector(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values);
-ISHMEM_API size_t ishmem_ptrdiff_wait_until_any_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values);
-ISHMEM_API size_t ishmem_int_wait_until_some_vector(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int* cmp_values);
-ISHMEM_API size_t ishmem_long_wait_until_some_vector(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long* cmp_values);
-ISHMEM_API size_t ishmem_longlong_wait_until_some_vector(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long long* cmp_values);
-ISHMEM_API size_t ishmem_uint_wait_until_some_vector(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned int* cmp_values);
-ISHMEM_API size_t ishmem_ulong_wait_until_some_vector(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long* cmp_values);
-ISHMEM_API size_t ishmem_ulonglong_wait_until_some_vector(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long long* cmp_values);
-ISHMEM_API size_t ishmem_int32_wait_until_some_vector(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int32_t* cmp_values);
-ISHMEM_API size_t ishmem_int64_wait_until_some_vector(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int64_t* cmp_values);
-ISHMEM_API size_t ishmem_uint32_wait_until_some_vector(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint32_t* cmp_values);
-ISHMEM_API size_t ishmem_uint64_wait_until_some_vector(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint64_t* cmp_values);
-ISHMEM_API size_t ishmem_size_wait_until_some_vector(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const size_t* cmp_values);
-ISHMEM_API size_t ishmem_ptrdiff_wait_until_some_vector(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const ptrdiff_t* cmp_values);
-ISHMEM_API int ishmem_int_test(int* ivar, int cmp, int cmp_value);
-ISHMEM_API int ishmem_long_test(long* ivar, int cmp, long cmp_value);
-ISHMEM_API int ishmem_longlong_test(long long* ivar, int cmp, long long cmp_value);
-ISHMEM_API int ishmem_uint_test(unsigned int* ivar, int cmp, unsigned int cmp_value);
-ISHMEM_API int ishmem_ulong_test(unsigned long* ivar, int cmp, unsigned long cmp_value);
-ISHMEM_API int ishmem_ulonglong_test(unsigned long long* ivar, int cmp, unsigned long long cmp_value);
-ISHMEM_API int ishmem_int32_test(int32_t* ivar, int cmp, int32_t cmp_value);
-ISHMEM_API int ishmem_int64_test(int64_t* ivar, int cmp, int64_t cmp_value);
-ISHMEM_API int ishmem_uint32_test(uint32_t* ivar, int cmp, uint32_t cmp_value);
-ISHMEM_API int ishmem_uint64_test(uint64_t* ivar, int cmp, uint64_t cmp_value);
-ISHMEM_API int ishmem_size_test(size_t* ivar, int cmp, size_t cmp_value);
-ISHMEM_API int ishmem_ptrdiff_test(ptrdiff_t* ivar, int cmp, ptrdiff_t cmp_value);
-ISHMEM_API int ishmem_int_test_all(int* ivars, size_t nelems, const int* status, int cmp, int cmp_value);
-ISHMEM_API int ishmem_long_test_all(long* ivars, size_t nelems, const int* status, int cmp, long cmp_value);
-ISHMEM_API int ishmem_longlong_test_all(long long* ivars, size_t nelems, const int* status, int cmp, long long cmp_value);
-ISHMEM_API int ishmem_uint_test_all(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int cmp_value);
-ISHMEM_API int ishmem_ulong_test_all(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long cmp_value);
-ISHMEM_API int ishmem_ulonglong_test_all(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long cmp_value);
-ISHMEM_API int ishmem_int32_test_all(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t cmp_value);
-ISHMEM_API int ishmem_int64_test_all(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t cmp_value);
-ISHMEM_API int ishmem_uint32_test_all(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t cmp_value);
-ISHMEM_API int ishmem_uint64_test_all(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t cmp_value);
-ISHMEM_API int ishmem_size_test_all(size_t* ivars, size_t nelems, const int* status, int cmp, size_t cmp_value);
-ISHMEM_API int ishmem_ptrdiff_test_all(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t cmp_value);
-ISHMEM_API size_t ishmem_int_test_any(int* ivars, size_t nelems, const int* status, int cmp, int cmp_value);
-ISHMEM_API size_t ishmem_long_test_any(long* ivars, size_t nelems, const int* status, int cmp, long cmp_value);
-ISHMEM_API size_t ishmem_longlong_test_any(long long* ivars, size_t nelems, const int* status, int cmp, long long cmp_value);
-ISHMEM_API size_t ishmem_uint_test_any(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int cmp_value);
-ISHMEM_API size_t ishmem_ulong_test_any(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long cmp_value);
-ISHMEM_API size_t ishmem_ulonglong_test_any(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long cmp_value);
-ISHMEM_API size_t ishmem_int32_test_any(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t cmp_value);
-ISHMEM_API size_t ishmem_int64_test_any(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t cmp_value);
-ISHMEM_API size_t ishmem_uint32_test_any(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t cmp_value);
-ISHMEM_API size_t ishmem_uint64_test_any(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t cmp_value);
-ISHMEM_API size_t ishmem_size_test_any(size_t* ivars, size_t nelems, const int* status, int cmp, size_t cmp_value);
-ISHMEM_API size_t ishmem_ptrdiff_test_any(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t cmp_value);
-ISHMEM_API size_t ishmem_int_test_some(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int cmp_value);
-ISHMEM_API size_t ishmem_long_test_some(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long cmp_value);
-ISHMEM_API size_t ishmem_longlong_test_some(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long long cmp_value);
-ISHMEM_API size_t ishmem_uint_test_some(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned int cmp_value);
-ISHMEM_API size_t ishmem_ulong_test_some(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long cmp_value);
-ISHMEM_API size_t ishmem_ulonglong_test_some(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long long cmp_value);
-ISHMEM_API size_t ishmem_int32_test_some(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int32_t cmp_value);
-ISHMEM_API size_t ishmem_int64_test_some(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int64_t cmp_value);
-ISHMEM_API size_t ishmem_uint32_test_some(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint32_t cmp_value);
-ISHMEM_API size_t ishmem_uint64_test_some(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint64_t cmp_value);
-ISHMEM_API size_t ishmem_size_test_some(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, size_t cmp_value);
-ISHMEM_API size_t ishmem_ptrdiff_test_some(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, ptrdiff_t cmp_value);
-ISHMEM_API int ishmem_int_test_all_vector(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values);
-ISHMEM_API int ishmem_long_test_all_vector(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values);
-ISHMEM_API int ishmem_longlong_test_all_vector(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values);
-ISHMEM_API int ishmem_uint_test_all_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values);
-ISHMEM_API int ishmem_ulong_test_all_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values);
-ISHMEM_API int ishmem_ulonglong_test_all_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values);
-ISHMEM_API int ishmem_int32_test_all_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values);
-ISHMEM_API int ishmem_int64_test_all_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values);
-ISHMEM_API int ishmem_uint32_test_all_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values);
-ISHMEM_API int ishmem_uint64_test_all_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values);
-ISHMEM_API int ishmem_size_test_all_vector(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values);
-ISHMEM_API int ishmem_ptrdiff_test_all_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values);
-ISHMEM_API size_t ishmem_int_test_any_vector(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values);
-ISHMEM_API size_t ishmem_long_test_any_vector(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values);
-ISHMEM_API size_t ishmem_longlong_test_any_vector(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values);
-ISHMEM_API size_t ishmem_uint_test_any_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values);
-ISHMEM_API size_t ishmem_ulong_test_any_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values);
-ISHMEM_API size_t ishmem_ulonglong_test_any_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values);
-ISHMEM_API size_t ishmem_int32_test_any_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values);
-ISHMEM_API size_t ishmem_int64_test_any_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values);
-ISHMEM_API size_t ishmem_uint32_test_any_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values);
-ISHMEM_API size_t ishmem_uint64_test_any_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values);
-ISHMEM_API size_t ishmem_size_test_any_vector(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values);
-ISHMEM_API size_t ishmem_ptrdiff_test_any_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values);
-ISHMEM_API size_t ishmem_int_test_some_vector(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int* cmp_values);
-ISHMEM_API size_t ishmem_long_test_some_vector(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long* cmp_values);
-ISHMEM_API size_t ishmem_longlong_test_some_vector(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long long* cmp_values);
-ISHMEM_API size_t ishmem_uint_test_some_vector(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned int* cmp_values);
-ISHMEM_API size_t ishmem_ulong_test_some_vector(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long* cmp_values);
-ISHMEM_API size_t ishmem_ulonglong_test_some_vector(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long long* cmp_values);
-ISHMEM_API size_t ishmem_int32_test_some_vector(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int32_t* cmp_values);
-ISHMEM_API size_t ishmem_int64_test_some_vector(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int64_t* cmp_values);
-ISHMEM_API size_t ishmem_uint32_test_some_vector(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint32_t* cmp_values);
-ISHMEM_API size_t ishmem_uint64_test_some_vector(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint64_t* cmp_values);
-ISHMEM_API size_t ishmem_size_test_some_vector(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const size_t* cmp_values);
-ISHMEM_API size_t ishmem_ptrdiff_test_some_vector(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const ptrdiff_t* cmp_values);
-ISHMEM_API uint64_t ishmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value);
+#if defined(__CUDA_ARCH__)
+ISHMEM_HD inline void ishmem_int_wait_until(int* ivar, int cmp, int cmp_value) {
+    constexpr const char* fn = "ishmem_int_wait_until";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until<int>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_long_wait_until(long* ivar, int cmp, long cmp_value) {
+    constexpr const char* fn = "ishmem_long_wait_until";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until<long>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_longlong_wait_until(long long* ivar, int cmp, long long cmp_value) {
+    constexpr const char* fn = "ishmem_longlong_wait_until";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until<long long>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_uint_wait_until(unsigned int* ivar, int cmp, unsigned int cmp_value) {
+    constexpr const char* fn = "ishmem_uint_wait_until";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until<unsigned int>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_ulong_wait_until(unsigned long* ivar, int cmp, unsigned long cmp_value) {
+    constexpr const char* fn = "ishmem_ulong_wait_until";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until<unsigned long>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_ulonglong_wait_until(unsigned long long* ivar, int cmp, unsigned long long cmp_value) {
+    constexpr const char* fn = "ishmem_ulonglong_wait_until";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until<unsigned long long>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_int32_wait_until(int32_t* ivar, int cmp, int32_t cmp_value) {
+    constexpr const char* fn = "ishmem_int32_wait_until";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until<int32_t>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_int64_wait_until(int64_t* ivar, int cmp, int64_t cmp_value) {
+    constexpr const char* fn = "ishmem_int64_wait_until";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until<int64_t>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_uint32_wait_until(uint32_t* ivar, int cmp, uint32_t cmp_value) {
+    constexpr const char* fn = "ishmem_uint32_wait_until";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until<uint32_t>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_uint64_wait_until(uint64_t* ivar, int cmp, uint64_t cmp_value) {
+    constexpr const char* fn = "ishmem_uint64_wait_until";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until<uint64_t>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_size_wait_until(size_t* ivar, int cmp, size_t cmp_value) {
+    constexpr const char* fn = "ishmem_size_wait_until";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until<size_t>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_ptrdiff_wait_until(ptrdiff_t* ivar, int cmp, ptrdiff_t cmp_value) {
+    constexpr const char* fn = "ishmem_ptrdiff_wait_until";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until<ptrdiff_t>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_int_wait_until_all(int* ivars, size_t nelems, const int* status, int cmp, int cmp_value) {
+    constexpr const char* fn = "ishmem_int_wait_until_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all<int>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_long_wait_until_all(long* ivars, size_t nelems, const int* status, int cmp, long cmp_value) {
+    constexpr const char* fn = "ishmem_long_wait_until_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all<long>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_longlong_wait_until_all(long long* ivars, size_t nelems, const int* status, int cmp, long long cmp_value) {
+    constexpr const char* fn = "ishmem_longlong_wait_until_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all<long long>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_uint_wait_until_all(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int cmp_value) {
+    constexpr const char* fn = "ishmem_uint_wait_until_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all<unsigned int>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_ulong_wait_until_all(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long cmp_value) {
+    constexpr const char* fn = "ishmem_ulong_wait_until_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all<unsigned long>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_ulonglong_wait_until_all(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long cmp_value) {
+    constexpr const char* fn = "ishmem_ulonglong_wait_until_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_int32_wait_until_all(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t cmp_value) {
+    constexpr const char* fn = "ishmem_int32_wait_until_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all<int32_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_int64_wait_until_all(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t cmp_value) {
+    constexpr const char* fn = "ishmem_int64_wait_until_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all<int64_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_uint32_wait_until_all(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t cmp_value) {
+    constexpr const char* fn = "ishmem_uint32_wait_until_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all<uint32_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_uint64_wait_until_all(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t cmp_value) {
+    constexpr const char* fn = "ishmem_uint64_wait_until_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all<uint64_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_size_wait_until_all(size_t* ivars, size_t nelems, const int* status, int cmp, size_t cmp_value) {
+    constexpr const char* fn = "ishmem_size_wait_until_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all<size_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_ptrdiff_wait_until_all(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t cmp_value) {
+    constexpr const char* fn = "ishmem_ptrdiff_wait_until_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_int_wait_until_any(int* ivars, size_t nelems, const int* status, int cmp, int cmp_value) {
+    constexpr const char* fn = "ishmem_int_wait_until_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any<int>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_long_wait_until_any(long* ivars, size_t nelems, const int* status, int cmp, long cmp_value) {
+    constexpr const char* fn = "ishmem_long_wait_until_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any<long>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_longlong_wait_until_any(long long* ivars, size_t nelems, const int* status, int cmp, long long cmp_value) {
+    constexpr const char* fn = "ishmem_longlong_wait_until_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any<long long>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_uint_wait_until_any(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int cmp_value) {
+    constexpr const char* fn = "ishmem_uint_wait_until_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any<unsigned int>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_ulong_wait_until_any(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long cmp_value) {
+    constexpr const char* fn = "ishmem_ulong_wait_until_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any<unsigned long>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_ulonglong_wait_until_any(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long cmp_value) {
+    constexpr const char* fn = "ishmem_ulonglong_wait_until_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_int32_wait_until_any(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t cmp_value) {
+    constexpr const char* fn = "ishmem_int32_wait_until_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any<int32_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_int64_wait_until_any(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t cmp_value) {
+    constexpr const char* fn = "ishmem_int64_wait_until_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any<int64_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_uint32_wait_until_any(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t cmp_value) {
+    constexpr const char* fn = "ishmem_uint32_wait_until_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any<uint32_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_uint64_wait_until_any(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t cmp_value) {
+    constexpr const char* fn = "ishmem_uint64_wait_until_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any<uint64_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_size_wait_until_any(size_t* ivars, size_t nelems, const int* status, int cmp, size_t cmp_value) {
+    constexpr const char* fn = "ishmem_size_wait_until_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any<size_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_ptrdiff_wait_until_any(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t cmp_value) {
+    constexpr const char* fn = "ishmem_ptrdiff_wait_until_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_int_wait_until_some(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int cmp_value) {
+    constexpr const char* fn = "ishmem_int_wait_until_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some<int>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_long_wait_until_some(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long cmp_value) {
+    constexpr const char* fn = "ishmem_long_wait_until_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some<long>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_longlong_wait_until_some(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long long cmp_value) {
+    constexpr const char* fn = "ishmem_longlong_wait_until_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some<long long>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_uint_wait_until_some(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned int cmp_value) {
+    constexpr const char* fn = "ishmem_uint_wait_until_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some<unsigned int>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_ulong_wait_until_some(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long cmp_value) {
+    constexpr const char* fn = "ishmem_ulong_wait_until_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some<unsigned long>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_ulonglong_wait_until_some(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long long cmp_value) {
+    constexpr const char* fn = "ishmem_ulonglong_wait_until_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_int32_wait_until_some(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int32_t cmp_value) {
+    constexpr const char* fn = "ishmem_int32_wait_until_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some<int32_t>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_int64_wait_until_some(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int64_t cmp_value) {
+    constexpr const char* fn = "ishmem_int64_wait_until_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some<int64_t>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_uint32_wait_until_some(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint32_t cmp_value) {
+    constexpr const char* fn = "ishmem_uint32_wait_until_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some<uint32_t>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_uint64_wait_until_some(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint64_t cmp_value) {
+    constexpr const char* fn = "ishmem_uint64_wait_until_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some<uint64_t>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_size_wait_until_some(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, size_t cmp_value) {
+    constexpr const char* fn = "ishmem_size_wait_until_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some<size_t>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_ptrdiff_wait_until_some(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, ptrdiff_t cmp_value) {
+    constexpr const char* fn = "ishmem_ptrdiff_wait_until_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline void ishmem_int_wait_until_all_vector(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values) {
+    constexpr const char* fn = "ishmem_int_wait_until_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all<int>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline void ishmem_long_wait_until_all_vector(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values) {
+    constexpr const char* fn = "ishmem_long_wait_until_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all<long>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline void ishmem_longlong_wait_until_all_vector(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values) {
+    constexpr const char* fn = "ishmem_longlong_wait_until_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all<long long>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline void ishmem_uint_wait_until_all_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values) {
+    constexpr const char* fn = "ishmem_uint_wait_until_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all<unsigned int>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline void ishmem_ulong_wait_until_all_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values) {
+    constexpr const char* fn = "ishmem_ulong_wait_until_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all<unsigned long>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline void ishmem_ulonglong_wait_until_all_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values) {
+    constexpr const char* fn = "ishmem_ulonglong_wait_until_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline void ishmem_int32_wait_until_all_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values) {
+    constexpr const char* fn = "ishmem_int32_wait_until_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all<int32_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline void ishmem_int64_wait_until_all_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values) {
+    constexpr const char* fn = "ishmem_int64_wait_until_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all<int64_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline void ishmem_uint32_wait_until_all_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values) {
+    constexpr const char* fn = "ishmem_uint32_wait_until_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all<uint32_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline void ishmem_uint64_wait_until_all_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values) {
+    constexpr const char* fn = "ishmem_uint64_wait_until_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all<uint64_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline void ishmem_size_wait_until_all_vector(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values) {
+    constexpr const char* fn = "ishmem_size_wait_until_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all<size_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline void ishmem_ptrdiff_wait_until_all_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values) {
+    constexpr const char* fn = "ishmem_ptrdiff_wait_until_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_int_wait_until_any_vector(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values) {
+    constexpr const char* fn = "ishmem_int_wait_until_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any<int>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_long_wait_until_any_vector(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values) {
+    constexpr const char* fn = "ishmem_long_wait_until_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any<long>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_longlong_wait_until_any_vector(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values) {
+    constexpr const char* fn = "ishmem_longlong_wait_until_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any<long long>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_uint_wait_until_any_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values) {
+    constexpr const char* fn = "ishmem_uint_wait_until_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any<unsigned int>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_ulong_wait_until_any_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values) {
+    constexpr const char* fn = "ishmem_ulong_wait_until_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any<unsigned long>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_ulonglong_wait_until_any_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values) {
+    constexpr const char* fn = "ishmem_ulonglong_wait_until_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_int32_wait_until_any_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values) {
+    constexpr const char* fn = "ishmem_int32_wait_until_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any<int32_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_int64_wait_until_any_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values) {
+    constexpr const char* fn = "ishmem_int64_wait_until_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any<int64_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_uint32_wait_until_any_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values) {
+    constexpr const char* fn = "ishmem_uint32_wait_until_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any<uint32_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_uint64_wait_until_any_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values) {
+    constexpr const char* fn = "ishmem_uint64_wait_until_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any<uint64_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_size_wait_until_any_vector(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values) {
+    constexpr const char* fn = "ishmem_size_wait_until_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any<size_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_ptrdiff_wait_until_any_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values) {
+    constexpr const char* fn = "ishmem_ptrdiff_wait_until_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_int_wait_until_some_vector(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int* cmp_values) {
+    constexpr const char* fn = "ishmem_int_wait_until_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some<int>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_long_wait_until_some_vector(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long* cmp_values) {
+    constexpr const char* fn = "ishmem_long_wait_until_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some<long>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_longlong_wait_until_some_vector(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long long* cmp_values) {
+    constexpr const char* fn = "ishmem_longlong_wait_until_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some<long long>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_uint_wait_until_some_vector(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned int* cmp_values) {
+    constexpr const char* fn = "ishmem_uint_wait_until_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_ulong_wait_until_some_vector(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long* cmp_values) {
+    constexpr const char* fn = "ishmem_ulong_wait_until_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_ulonglong_wait_until_some_vector(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long long* cmp_values) {
+    constexpr const char* fn = "ishmem_ulonglong_wait_until_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_int32_wait_until_some_vector(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int32_t* cmp_values) {
+    constexpr const char* fn = "ishmem_int32_wait_until_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some<int32_t>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_int64_wait_until_some_vector(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int64_t* cmp_values) {
+    constexpr const char* fn = "ishmem_int64_wait_until_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some<int64_t>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_uint32_wait_until_some_vector(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint32_t* cmp_values) {
+    constexpr const char* fn = "ishmem_uint32_wait_until_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_uint64_wait_until_some_vector(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint64_t* cmp_values) {
+    constexpr const char* fn = "ishmem_uint64_wait_until_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_size_wait_until_some_vector(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const size_t* cmp_values) {
+    constexpr const char* fn = "ishmem_size_wait_until_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some<size_t>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_ptrdiff_wait_until_some_vector(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const ptrdiff_t* cmp_values) {
+    constexpr const char* fn = "ishmem_ptrdiff_wait_until_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline int ishmem_int_test(int* ivar, int cmp, int cmp_value) {
+    constexpr const char* fn = "ishmem_int_test";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test<int>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_long_test(long* ivar, int cmp, long cmp_value) {
+    constexpr const char* fn = "ishmem_long_test";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test<long>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_longlong_test(long long* ivar, int cmp, long long cmp_value) {
+    constexpr const char* fn = "ishmem_longlong_test";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test<long long>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_uint_test(unsigned int* ivar, int cmp, unsigned int cmp_value) {
+    constexpr const char* fn = "ishmem_uint_test";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test<unsigned int>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_ulong_test(unsigned long* ivar, int cmp, unsigned long cmp_value) {
+    constexpr const char* fn = "ishmem_ulong_test";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test<unsigned long>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_ulonglong_test(unsigned long long* ivar, int cmp, unsigned long long cmp_value) {
+    constexpr const char* fn = "ishmem_ulonglong_test";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test<unsigned long long>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_int32_test(int32_t* ivar, int cmp, int32_t cmp_value) {
+    constexpr const char* fn = "ishmem_int32_test";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test<int32_t>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_int64_test(int64_t* ivar, int cmp, int64_t cmp_value) {
+    constexpr const char* fn = "ishmem_int64_test";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test<int64_t>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_uint32_test(uint32_t* ivar, int cmp, uint32_t cmp_value) {
+    constexpr const char* fn = "ishmem_uint32_test";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test<uint32_t>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_uint64_test(uint64_t* ivar, int cmp, uint64_t cmp_value) {
+    constexpr const char* fn = "ishmem_uint64_test";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test<uint64_t>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_size_test(size_t* ivar, int cmp, size_t cmp_value) {
+    constexpr const char* fn = "ishmem_size_test";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test<size_t>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_test(ptrdiff_t* ivar, int cmp, ptrdiff_t cmp_value) {
+    constexpr const char* fn = "ishmem_ptrdiff_test";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test<ptrdiff_t>(ivar, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_int_test_all(int* ivars, size_t nelems, const int* status, int cmp, int cmp_value) {
+    constexpr const char* fn = "ishmem_int_test_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all<int>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_long_test_all(long* ivars, size_t nelems, const int* status, int cmp, long cmp_value) {
+    constexpr const char* fn = "ishmem_long_test_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all<long>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_longlong_test_all(long long* ivars, size_t nelems, const int* status, int cmp, long long cmp_value) {
+    constexpr const char* fn = "ishmem_longlong_test_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all<long long>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_uint_test_all(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int cmp_value) {
+    constexpr const char* fn = "ishmem_uint_test_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all<unsigned int>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_ulong_test_all(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long cmp_value) {
+    constexpr const char* fn = "ishmem_ulong_test_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all<unsigned long>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_ulonglong_test_all(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long cmp_value) {
+    constexpr const char* fn = "ishmem_ulonglong_test_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_int32_test_all(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t cmp_value) {
+    constexpr const char* fn = "ishmem_int32_test_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all<int32_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_int64_test_all(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t cmp_value) {
+    constexpr const char* fn = "ishmem_int64_test_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all<int64_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_uint32_test_all(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t cmp_value) {
+    constexpr const char* fn = "ishmem_uint32_test_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all<uint32_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_uint64_test_all(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t cmp_value) {
+    constexpr const char* fn = "ishmem_uint64_test_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all<uint64_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_size_test_all(size_t* ivars, size_t nelems, const int* status, int cmp, size_t cmp_value) {
+    constexpr const char* fn = "ishmem_size_test_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all<size_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_test_all(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t cmp_value) {
+    constexpr const char* fn = "ishmem_ptrdiff_test_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_int_test_any(int* ivars, size_t nelems, const int* status, int cmp, int cmp_value) {
+    constexpr const char* fn = "ishmem_int_test_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any<int>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_long_test_any(long* ivars, size_t nelems, const int* status, int cmp, long cmp_value) {
+    constexpr const char* fn = "ishmem_long_test_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any<long>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_longlong_test_any(long long* ivars, size_t nelems, const int* status, int cmp, long long cmp_value) {
+    constexpr const char* fn = "ishmem_longlong_test_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any<long long>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_uint_test_any(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int cmp_value) {
+    constexpr const char* fn = "ishmem_uint_test_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any<unsigned int>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_ulong_test_any(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long cmp_value) {
+    constexpr const char* fn = "ishmem_ulong_test_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any<unsigned long>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_ulonglong_test_any(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long cmp_value) {
+    constexpr const char* fn = "ishmem_ulonglong_test_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_int32_test_any(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t cmp_value) {
+    constexpr const char* fn = "ishmem_int32_test_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any<int32_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_int64_test_any(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t cmp_value) {
+    constexpr const char* fn = "ishmem_int64_test_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any<int64_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_uint32_test_any(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t cmp_value) {
+    constexpr const char* fn = "ishmem_uint32_test_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any<uint32_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_uint64_test_any(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t cmp_value) {
+    constexpr const char* fn = "ishmem_uint64_test_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any<uint64_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_size_test_any(size_t* ivars, size_t nelems, const int* status, int cmp, size_t cmp_value) {
+    constexpr const char* fn = "ishmem_size_test_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any<size_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_ptrdiff_test_any(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t cmp_value) {
+    constexpr const char* fn = "ishmem_ptrdiff_test_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_int_test_some(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int cmp_value) {
+    constexpr const char* fn = "ishmem_int_test_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some<int>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_long_test_some(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long cmp_value) {
+    constexpr const char* fn = "ishmem_long_test_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some<long>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_longlong_test_some(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long long cmp_value) {
+    constexpr const char* fn = "ishmem_longlong_test_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some<long long>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_uint_test_some(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned int cmp_value) {
+    constexpr const char* fn = "ishmem_uint_test_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some<unsigned int>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_ulong_test_some(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long cmp_value) {
+    constexpr const char* fn = "ishmem_ulong_test_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some<unsigned long>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_ulonglong_test_some(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long long cmp_value) {
+    constexpr const char* fn = "ishmem_ulonglong_test_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_int32_test_some(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int32_t cmp_value) {
+    constexpr const char* fn = "ishmem_int32_test_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some<int32_t>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_int64_test_some(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int64_t cmp_value) {
+    constexpr const char* fn = "ishmem_int64_test_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some<int64_t>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_uint32_test_some(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint32_t cmp_value) {
+    constexpr const char* fn = "ishmem_uint32_test_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some<uint32_t>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_uint64_test_some(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint64_t cmp_value) {
+    constexpr const char* fn = "ishmem_uint64_test_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some<uint64_t>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_size_test_some(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, size_t cmp_value) {
+    constexpr const char* fn = "ishmem_size_test_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some<size_t>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline size_t ishmem_ptrdiff_test_some(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, ptrdiff_t cmp_value) {
+    constexpr const char* fn = "ishmem_ptrdiff_test_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_value);
+}
+ISHMEM_HD inline int ishmem_int_test_all_vector(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values) {
+    constexpr const char* fn = "ishmem_int_test_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all<int>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline int ishmem_long_test_all_vector(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values) {
+    constexpr const char* fn = "ishmem_long_test_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all<long>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline int ishmem_longlong_test_all_vector(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values) {
+    constexpr const char* fn = "ishmem_longlong_test_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all<long long>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline int ishmem_uint_test_all_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values) {
+    constexpr const char* fn = "ishmem_uint_test_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all<unsigned int>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline int ishmem_ulong_test_all_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values) {
+    constexpr const char* fn = "ishmem_ulong_test_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all<unsigned long>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline int ishmem_ulonglong_test_all_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values) {
+    constexpr const char* fn = "ishmem_ulonglong_test_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline int ishmem_int32_test_all_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values) {
+    constexpr const char* fn = "ishmem_int32_test_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all<int32_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline int ishmem_int64_test_all_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values) {
+    constexpr const char* fn = "ishmem_int64_test_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all<int64_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline int ishmem_uint32_test_all_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values) {
+    constexpr const char* fn = "ishmem_uint32_test_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all<uint32_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline int ishmem_uint64_test_all_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values) {
+    constexpr const char* fn = "ishmem_uint64_test_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all<uint64_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline int ishmem_size_test_all_vector(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values) {
+    constexpr const char* fn = "ishmem_size_test_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all<size_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_test_all_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values) {
+    constexpr const char* fn = "ishmem_ptrdiff_test_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_int_test_any_vector(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values) {
+    constexpr const char* fn = "ishmem_int_test_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any<int>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_long_test_any_vector(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values) {
+    constexpr const char* fn = "ishmem_long_test_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any<long>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_longlong_test_any_vector(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values) {
+    constexpr const char* fn = "ishmem_longlong_test_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any<long long>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_uint_test_any_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values) {
+    constexpr const char* fn = "ishmem_uint_test_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any<unsigned int>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_ulong_test_any_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values) {
+    constexpr const char* fn = "ishmem_ulong_test_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any<unsigned long>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_ulonglong_test_any_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values) {
+    constexpr const char* fn = "ishmem_ulonglong_test_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_int32_test_any_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values) {
+    constexpr const char* fn = "ishmem_int32_test_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any<int32_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_int64_test_any_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values) {
+    constexpr const char* fn = "ishmem_int64_test_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any<int64_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_uint32_test_any_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values) {
+    constexpr const char* fn = "ishmem_uint32_test_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any<uint32_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_uint64_test_any_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values) {
+    constexpr const char* fn = "ishmem_uint64_test_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any<uint64_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_size_test_any_vector(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values) {
+    constexpr const char* fn = "ishmem_size_test_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any<size_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_ptrdiff_test_any_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values) {
+    constexpr const char* fn = "ishmem_ptrdiff_test_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_int_test_some_vector(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int* cmp_values) {
+    constexpr const char* fn = "ishmem_int_test_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some<int>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_long_test_some_vector(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long* cmp_values) {
+    constexpr const char* fn = "ishmem_long_test_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some<long>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_longlong_test_some_vector(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long long* cmp_values) {
+    constexpr const char* fn = "ishmem_longlong_test_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some<long long>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_uint_test_some_vector(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned int* cmp_values) {
+    constexpr const char* fn = "ishmem_uint_test_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_ulong_test_some_vector(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long* cmp_values) {
+    constexpr const char* fn = "ishmem_ulong_test_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_ulonglong_test_some_vector(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long long* cmp_values) {
+    constexpr const char* fn = "ishmem_ulonglong_test_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_int32_test_some_vector(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int32_t* cmp_values) {
+    constexpr const char* fn = "ishmem_int32_test_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some<int32_t>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_int64_test_some_vector(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int64_t* cmp_values) {
+    constexpr const char* fn = "ishmem_int64_test_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some<int64_t>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_uint32_test_some_vector(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint32_t* cmp_values) {
+    constexpr const char* fn = "ishmem_uint32_test_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_uint64_test_some_vector(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint64_t* cmp_values) {
+    constexpr const char* fn = "ishmem_uint64_test_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_size_test_some_vector(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const size_t* cmp_values) {
+    constexpr const char* fn = "ishmem_size_test_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some<size_t>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline size_t ishmem_ptrdiff_test_some_vector(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const ptrdiff_t* cmp_values) {
+    constexpr const char* fn = "ishmem_ptrdiff_test_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values);
+}
+ISHMEM_HD inline uint64_t ishmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value) {
+    constexpr const char* fn = "ishmem_signal_wait_until";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::signal_wait_until(sig_addr, cmp, cmp_value);
+}
+#else
+ISHMEM_API ISHMEM_HD void ishmem_int_wait_until(int* ivar, int cmp, int cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_long_wait_until(long* ivar, int cmp, long cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_longlong_wait_until(long long* ivar, int cmp, long long cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_uint_wait_until(unsigned int* ivar, int cmp, unsigned int cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_wait_until(unsigned long* ivar, int cmp, unsigned long cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_wait_until(unsigned long long* ivar, int cmp, unsigned long long cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_int32_wait_until(int32_t* ivar, int cmp, int32_t cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_int64_wait_until(int64_t* ivar, int cmp, int64_t cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_wait_until(uint32_t* ivar, int cmp, uint32_t cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_wait_until(uint64_t* ivar, int cmp, uint64_t cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_size_wait_until(size_t* ivar, int cmp, size_t cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_ptrdiff_wait_until(ptrdiff_t* ivar, int cmp, ptrdiff_t cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_int_wait_until_all(int* ivars, size_t nelems, const int* status, int cmp, int cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_long_wait_until_all(long* ivars, size_t nelems, const int* status, int cmp, long cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_longlong_wait_until_all(long long* ivars, size_t nelems, const int* status, int cmp, long long cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_uint_wait_until_all(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_wait_until_all(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_wait_until_all(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_int32_wait_until_all(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_int64_wait_until_all(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_wait_until_all(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_wait_until_all(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_size_wait_until_all(size_t* ivars, size_t nelems, const int* status, int cmp, size_t cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_ptrdiff_wait_until_all(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_int_wait_until_any(int* ivars, size_t nelems, const int* status, int cmp, int cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_long_wait_until_any(long* ivars, size_t nelems, const int* status, int cmp, long cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_longlong_wait_until_any(long long* ivars, size_t nelems, const int* status, int cmp, long long cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint_wait_until_any(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_ulong_wait_until_any(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_ulonglong_wait_until_any(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_int32_wait_until_any(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_int64_wait_until_any(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint32_wait_until_any(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint64_wait_until_any(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_size_wait_until_any(size_t* ivars, size_t nelems, const int* status, int cmp, size_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_ptrdiff_wait_until_any(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_int_wait_until_some(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_long_wait_until_some(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_longlong_wait_until_some(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long long cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint_wait_until_some(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned int cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_ulong_wait_until_some(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_ulonglong_wait_until_some(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long long cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_int32_wait_until_some(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int32_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_int64_wait_until_some(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int64_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint32_wait_until_some(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint32_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint64_wait_until_some(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint64_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_size_wait_until_some(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, size_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_ptrdiff_wait_until_some(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, ptrdiff_t cmp_value);
+ISHMEM_API ISHMEM_HD void ishmem_int_wait_until_all_vector(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values);
+ISHMEM_API ISHMEM_HD void ishmem_long_wait_until_all_vector(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values);
+ISHMEM_API ISHMEM_HD void ishmem_longlong_wait_until_all_vector(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values);
+ISHMEM_API ISHMEM_HD void ishmem_uint_wait_until_all_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values);
+ISHMEM_API ISHMEM_HD void ishmem_ulong_wait_until_all_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values);
+ISHMEM_API ISHMEM_HD void ishmem_ulonglong_wait_until_all_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values);
+ISHMEM_API ISHMEM_HD void ishmem_int32_wait_until_all_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values);
+ISHMEM_API ISHMEM_HD void ishmem_int64_wait_until_all_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values);
+ISHMEM_API ISHMEM_HD void ishmem_uint32_wait_until_all_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values);
+ISHMEM_API ISHMEM_HD void ishmem_uint64_wait_until_all_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values);
+ISHMEM_API ISHMEM_HD void ishmem_size_wait_until_all_vector(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values);
+ISHMEM_API ISHMEM_HD void ishmem_ptrdiff_wait_until_all_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_int_wait_until_any_vector(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_long_wait_until_any_vector(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_longlong_wait_until_any_vector(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint_wait_until_any_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_ulong_wait_until_any_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_ulonglong_wait_until_any_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_int32_wait_until_any_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_int64_wait_until_any_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint32_wait_until_any_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint64_wait_until_any_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_size_wait_until_any_vector(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_ptrdiff_wait_until_any_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_int_wait_until_some_vector(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_long_wait_until_some_vector(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_longlong_wait_until_some_vector(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long long* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint_wait_until_some_vector(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned int* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_ulong_wait_until_some_vector(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_ulonglong_wait_until_some_vector(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long long* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_int32_wait_until_some_vector(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int32_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_int64_wait_until_some_vector(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int64_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint32_wait_until_some_vector(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint32_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint64_wait_until_some_vector(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint64_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_size_wait_until_some_vector(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const size_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_ptrdiff_wait_until_some_vector(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const ptrdiff_t* cmp_values);
+ISHMEM_API ISHMEM_HD int ishmem_int_test(int* ivar, int cmp, int cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_long_test(long* ivar, int cmp, long cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_test(long long* ivar, int cmp, long long cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_uint_test(unsigned int* ivar, int cmp, unsigned int cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_test(unsigned long* ivar, int cmp, unsigned long cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_test(unsigned long long* ivar, int cmp, unsigned long long cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_int32_test(int32_t* ivar, int cmp, int32_t cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_int64_test(int64_t* ivar, int cmp, int64_t cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_test(uint32_t* ivar, int cmp, uint32_t cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_test(uint64_t* ivar, int cmp, uint64_t cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_size_test(size_t* ivar, int cmp, size_t cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_test(ptrdiff_t* ivar, int cmp, ptrdiff_t cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_int_test_all(int* ivars, size_t nelems, const int* status, int cmp, int cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_long_test_all(long* ivars, size_t nelems, const int* status, int cmp, long cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_test_all(long long* ivars, size_t nelems, const int* status, int cmp, long long cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_uint_test_all(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_test_all(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_test_all(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_int32_test_all(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_int64_test_all(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_test_all(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_test_all(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_size_test_all(size_t* ivars, size_t nelems, const int* status, int cmp, size_t cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_test_all(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_int_test_any(int* ivars, size_t nelems, const int* status, int cmp, int cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_long_test_any(long* ivars, size_t nelems, const int* status, int cmp, long cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_longlong_test_any(long long* ivars, size_t nelems, const int* status, int cmp, long long cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint_test_any(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_ulong_test_any(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_ulonglong_test_any(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_int32_test_any(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_int64_test_any(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint32_test_any(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint64_test_any(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_size_test_any(size_t* ivars, size_t nelems, const int* status, int cmp, size_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_ptrdiff_test_any(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_int_test_some(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_long_test_some(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_longlong_test_some(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long long cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint_test_some(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned int cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_ulong_test_some(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_ulonglong_test_some(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long long cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_int32_test_some(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int32_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_int64_test_some(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int64_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint32_test_some(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint32_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint64_test_some(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint64_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_size_test_some(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, size_t cmp_value);
+ISHMEM_API ISHMEM_HD size_t ishmem_ptrdiff_test_some(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, ptrdiff_t cmp_value);
+ISHMEM_API ISHMEM_HD int ishmem_int_test_all_vector(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values);
+ISHMEM_API ISHMEM_HD int ishmem_long_test_all_vector(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_test_all_vector(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values);
+ISHMEM_API ISHMEM_HD int ishmem_uint_test_all_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_test_all_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_test_all_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values);
+ISHMEM_API ISHMEM_HD int ishmem_int32_test_all_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values);
+ISHMEM_API ISHMEM_HD int ishmem_int64_test_all_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_test_all_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_test_all_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values);
+ISHMEM_API ISHMEM_HD int ishmem_size_test_all_vector(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_test_all_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_int_test_any_vector(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_long_test_any_vector(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_longlong_test_any_vector(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint_test_any_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_ulong_test_any_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_ulonglong_test_any_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_int32_test_any_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_int64_test_any_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint32_test_any_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint64_test_any_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_size_test_any_vector(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_ptrdiff_test_any_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_int_test_some_vector(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_long_test_some_vector(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_longlong_test_some_vector(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long long* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint_test_some_vector(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned int* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_ulong_test_some_vector(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_ulonglong_test_some_vector(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long long* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_int32_test_some_vector(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int32_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_int64_test_some_vector(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int64_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint32_test_some_vector(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint32_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_uint64_test_some_vector(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint64_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_size_test_some_vector(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const size_t* cmp_values);
+ISHMEM_API ISHMEM_HD size_t ishmem_ptrdiff_test_some_vector(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const ptrdiff_t* cmp_values);
+ISHMEM_API ISHMEM_HD uint64_t ishmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value);
+#endif
+
 template <typename T>
-inline void ishmem_wait_until(T* ivar, int cmp, T cmp_value) {
+ISHMEM_HD inline void ishmem_wait_until(T* ivar, int cmp, T cmp_value) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_wait_until: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_wait_until";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until<T>(ivar, cmp, cmp_value);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_wait_until: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_wait_until";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<T>(ivar, cmp, cmp_value);
+#endif
 }
 template <typename T>
-inline void ishmem_wait_until_all(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value) {
+ISHMEM_HD inline void ishmem_wait_until_all(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_wait_until_all: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_wait_until_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all<T>(ivars, nelems, status, cmp, cmp_value);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_wait_until_all: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_wait_until_all";
     ishmemi::check_init(fn);
@@ -1044,9 +6967,19 @@ inline void ishmem_wait_until_all(T* ivars, size_t nelems, const int* status, in
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<T>(ivars, nelems, status, cmp, cmp_value);
+#endif
 }
 template <typename T>
-inline size_t ishmem_wait_until_any(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value) {
+ISHMEM_HD inline size_t ishmem_wait_until_any(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_wait_until_any: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_wait_until_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any<T>(ivars, nelems, status, cmp, cmp_value);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_wait_until_any: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_wait_until_any";
     ishmemi::check_init(fn);
@@ -1054,9 +6987,20 @@ inline size_t ishmem_wait_until_any(T* ivars, size_t nelems, const int* status, 
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<T>(ivars, nelems, status, cmp, cmp_value);
+#endif
 }
 template <typename T>
-inline size_t ishmem_wait_until_some(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, T cmp_value) {
+ISHMEM_HD inline size_t ishmem_wait_until_some(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, T cmp_value) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_wait_until_some: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_wait_until_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some<T>(ivars, nelems, indices, status, cmp, cmp_value);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_wait_until_some: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_wait_until_some";
     ishmemi::check_init(fn);
@@ -1065,9 +7009,20 @@ inline size_t ishmem_wait_until_some(T* ivars, size_t nelems, size_t* indices, c
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some<T>(ivars, nelems, indices, status, cmp, cmp_value);
+#endif
 }
 template <typename T>
-inline void ishmem_wait_until_all_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values) {
+ISHMEM_HD inline void ishmem_wait_until_all_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_wait_until_all_vector: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_wait_until_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all<T>(ivars, nelems, status, cmp, cmp_values);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_wait_until_all_vector: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_wait_until_all_vector";
     ishmemi::check_init(fn);
@@ -1076,9 +7031,20 @@ inline void ishmem_wait_until_all_vector(T* ivars, size_t nelems, const int* sta
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all<T>(ivars, nelems, status, cmp, cmp_values);
+#endif
 }
 template <typename T>
-inline size_t ishmem_wait_until_any_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values) {
+ISHMEM_HD inline size_t ishmem_wait_until_any_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_wait_until_any_vector: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_wait_until_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any<T>(ivars, nelems, status, cmp, cmp_values);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_wait_until_any_vector: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_wait_until_any_vector";
     ishmemi::check_init(fn);
@@ -1087,9 +7053,21 @@ inline size_t ishmem_wait_until_any_vector(T* ivars, size_t nelems, const int* s
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any<T>(ivars, nelems, status, cmp, cmp_values);
+#endif
 }
 template <typename T>
-inline size_t ishmem_wait_until_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const T* cmp_values) {
+ISHMEM_HD inline size_t ishmem_wait_until_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const T* cmp_values) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_wait_until_some_vector: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_wait_until_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some<T>(ivars, nelems, indices, status, cmp, cmp_values);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_wait_until_some_vector: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_wait_until_some_vector";
     ishmemi::check_init(fn);
@@ -1099,18 +7077,37 @@ inline size_t ishmem_wait_until_some_vector(T* ivars, size_t nelems, size_t* ind
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_some<T>(ivars, nelems, indices, status, cmp, cmp_values);
+#endif
 }
 template <typename T>
-inline int ishmem_test(T* ivar, int cmp, T cmp_value) {
+ISHMEM_HD inline int ishmem_test(T* ivar, int cmp, T cmp_value) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_test: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_test";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test<T>(ivar, cmp, cmp_value);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_test: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_test";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<T>(ivar, cmp, cmp_value);
+#endif
 }
 template <typename T>
-inline int ishmem_test_all(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value) {
+ISHMEM_HD inline int ishmem_test_all(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_test_all: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_test_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all<T>(ivars, nelems, status, cmp, cmp_value);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_test_all: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_test_all";
     ishmemi::check_init(fn);
@@ -1118,9 +7115,19 @@ inline int ishmem_test_all(T* ivars, size_t nelems, const int* status, int cmp, 
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<T>(ivars, nelems, status, cmp, cmp_value);
+#endif
 }
 template <typename T>
-inline size_t ishmem_test_any(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value) {
+ISHMEM_HD inline size_t ishmem_test_any(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_test_any: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_test_any";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any<T>(ivars, nelems, status, cmp, cmp_value);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_test_any: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_test_any";
     ishmemi::check_init(fn);
@@ -1128,9 +7135,20 @@ inline size_t ishmem_test_any(T* ivars, size_t nelems, const int* status, int cm
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<T>(ivars, nelems, status, cmp, cmp_value);
+#endif
 }
 template <typename T>
-inline size_t ishmem_test_some(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, T cmp_value) {
+ISHMEM_HD inline size_t ishmem_test_some(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, T cmp_value) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_test_some: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_test_some";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some<T>(ivars, nelems, indices, status, cmp, cmp_value);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_test_some: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_test_some";
     ishmemi::check_init(fn);
@@ -1139,9 +7157,20 @@ inline size_t ishmem_test_some(T* ivars, size_t nelems, size_t* indices, const i
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some<T>(ivars, nelems, indices, status, cmp, cmp_value);
+#endif
 }
 template <typename T>
-inline int ishmem_test_all_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values) {
+ISHMEM_HD inline int ishmem_test_all_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_test_all_vector: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_test_all_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all<T>(ivars, nelems, status, cmp, cmp_values);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_test_all_vector: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_test_all_vector";
     ishmemi::check_init(fn);
@@ -1150,9 +7179,20 @@ inline int ishmem_test_all_vector(T* ivars, size_t nelems, const int* status, in
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all<T>(ivars, nelems, status, cmp, cmp_values);
+#endif
 }
 template <typename T>
-inline size_t ishmem_test_any_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values) {
+ISHMEM_HD inline size_t ishmem_test_any_vector(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_test_any_vector: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_test_any_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any<T>(ivars, nelems, status, cmp, cmp_values);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_test_any_vector: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_test_any_vector";
     ishmemi::check_init(fn);
@@ -1161,9 +7201,21 @@ inline size_t ishmem_test_any_vector(T* ivars, size_t nelems, const int* status,
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any<T>(ivars, nelems, status, cmp, cmp_values);
+#endif
 }
 template <typename T>
-inline size_t ishmem_test_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const T* cmp_values) {
+ISHMEM_HD inline size_t ishmem_test_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const T* cmp_values) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_test_some_vector: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmem_test_some_vector";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some<T>(ivars, nelems, indices, status, cmp, cmp_values);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_test_some_vector: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_test_some_vector";
     ishmemi::check_init(fn);
@@ -1173,6 +7225,7 @@ inline size_t ishmem_test_some_vector(T* ivars, size_t nelems, size_t* indices, 
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_some<T>(ivars, nelems, indices, status, cmp, cmp_values);
+#endif
 }
 
 /* Teams */
@@ -1183,6 +7236,7 @@ ISHMEM_API int ishmem_team_get_config(ishmem_team_t team, long config_mask, ishm
 ISHMEM_API int ishmem_team_split_strided(ishmem_team_t parent_team, int start, int stride, int size, const ishmem_team_config_t* config, long config_mask, ishmem_team_t* new_team);
 ISHMEM_API int ishmem_team_split_2d(ishmem_team_t parent_team, int xrange, const ishmem_team_config_t* xaxis_config, long xaxis_mask, ishmem_team_t* xaxis_team, const ishmem_team_config_t* yaxis_config, long yaxis_mask, ishmem_team_t* yaxis_team);
 ISHMEM_API void ishmem_team_destroy(ishmem_team_t team);
+
 
 /* Collective synchronization */
 ISHMEM_API void ishmem_barrier_all();
@@ -1740,6 +7794,7 @@ ISHMEM_API int ishmem_float_sum_exscan(float* dest, const float* source, size_t 
 ISHMEM_API int ishmem_float_sum_exscan(ishmem_team_t team, float* dest, const float* source, size_t nelems);
 ISHMEM_API int ishmem_double_sum_exscan(double* dest, const double* source, size_t nelems);
 ISHMEM_API int ishmem_double_sum_exscan(ishmem_team_t team, double* dest, const double* source, size_t nelems);
+
 template <typename T>
 inline int ishmem_alltoall(T* dest, const T* source, size_t nelems) {
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_alltoall: T is not one of the standard_rma types");

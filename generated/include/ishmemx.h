@@ -18,6 +18,7 @@ ISHMEM_API void ishmemx_init_attr(ishmemx_attr_t* attr);
 ISHMEM_API void ishmemx_query_initialized(int* initialized);
 ISHMEM_API ishmemx_runtime_type_t ishmemx_runtime_get_type();
 
+
 /* Remote memory access */
 ISHMEM_API ishmem::event ishmemx_float_put_on_queue(float* dest, const float* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
 ISHMEM_API ishmem::event ishmemx_double_put_on_queue(double* dest, const double* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
@@ -133,117 +134,61 @@ ISHMEM_API ishmem::event ishmemx_iget16_on_queue(void* dest, const void* source,
 ISHMEM_API ishmem::event ishmemx_iget32_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
 ISHMEM_API ishmem::event ishmemx_iget64_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
 ISHMEM_API ishmem::event ishmemx_iget128_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_float_ibput(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_float_ibput_on_queue(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_double_ibput(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_double_ibput_on_queue(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_char_ibput(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_char_ibput_on_queue(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_schar_ibput(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_schar_ibput_on_queue(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_short_ibput(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_short_ibput_on_queue(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_int_ibput(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_int_ibput_on_queue(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_long_ibput(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_long_ibput_on_queue(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_longlong_ibput(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_longlong_ibput_on_queue(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_uchar_ibput(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_uchar_ibput_on_queue(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_ushort_ibput(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_ushort_ibput_on_queue(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_uint_ibput(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_uint_ibput_on_queue(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_ulong_ibput(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_ulong_ibput_on_queue(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_ulonglong_ibput(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_ulonglong_ibput_on_queue(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_int8_ibput(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_int8_ibput_on_queue(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_int16_ibput(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_int16_ibput_on_queue(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_int32_ibput(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_int32_ibput_on_queue(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_int64_ibput(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_int64_ibput_on_queue(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_uint8_ibput(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_uint8_ibput_on_queue(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_uint16_ibput(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_uint16_ibput_on_queue(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_uint32_ibput(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_uint32_ibput_on_queue(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_uint64_ibput(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_uint64_ibput_on_queue(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_size_ibput(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_size_ibput_on_queue(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_ptrdiff_ibput(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_ptrdiff_ibput_on_queue(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_ibput8(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_ibput8_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_ibput16(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_ibput16_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_ibput32(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_ibput32_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_ibput64(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_ibput64_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_ibput128(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_ibput128_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_float_ibget(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_float_ibget_on_queue(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_double_ibget(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_double_ibget_on_queue(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_char_ibget(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_char_ibget_on_queue(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_schar_ibget(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_schar_ibget_on_queue(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_short_ibget(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_short_ibget_on_queue(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_int_ibget(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_int_ibget_on_queue(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_long_ibget(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_long_ibget_on_queue(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_longlong_ibget(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_longlong_ibget_on_queue(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_uchar_ibget(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_uchar_ibget_on_queue(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_ushort_ibget(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_ushort_ibget_on_queue(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_uint_ibget(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_uint_ibget_on_queue(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_ulong_ibget(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_ulong_ibget_on_queue(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_ulonglong_ibget(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_ulonglong_ibget_on_queue(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_int8_ibget(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_int8_ibget_on_queue(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_int16_ibget(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_int16_ibget_on_queue(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_int32_ibget(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_int32_ibget_on_queue(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_int64_ibget(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_int64_ibget_on_queue(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_uint8_ibget(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_uint8_ibget_on_queue(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_uint16_ibget(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_uint16_ibget_on_queue(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_uint32_ibget(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_uint32_ibget_on_queue(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_uint64_ibget(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_uint64_ibget_on_queue(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_size_ibget(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_size_ibget_on_queue(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_ptrdiff_ibget(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_ptrdiff_ibget_on_queue(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_ibget8(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_ibget8_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_ibget16(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_ibget16_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_ibget32(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_ibget32_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_ibget64(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_ibget64_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_ibget128(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
 ISHMEM_API ishmem::event ishmemx_ibget128_on_queue(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
 ISHMEM_API ishmem::event ishmemx_float_put_nbi_on_queue(float* dest, const float* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
 ISHMEM_API ishmem::event ishmemx_double_put_nbi_on_queue(double* dest, const double* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
@@ -303,266 +248,1147 @@ ISHMEM_API ishmem::event ishmemx_get32_nbi_on_queue(void* dest, const void* sour
 ISHMEM_API ishmem::event ishmemx_get64_nbi_on_queue(void* dest, const void* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
 ISHMEM_API ishmem::event ishmemx_get128_nbi_on_queue(void* dest, const void* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
 ISHMEM_API ishmem::event ishmemx_getmem_nbi_on_queue(void* dest, const void* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
+#if defined(__CUDA_ARCH__)
+ISHMEM_HD inline void ishmemx_float_ibput(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_float_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(float));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<float>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_double_ibput(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_double_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(double));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<double>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_char_ibput(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_char_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<char>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_schar_ibput(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_schar_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(signed char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<signed char>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_short_ibput(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_short_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<short>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_int_ibput(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_int_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<int>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_long_ibput(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_long_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<long>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_longlong_ibput(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_longlong_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<long long>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_uchar_ibput(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_uchar_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<unsigned char>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_ushort_ibput(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_ushort_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<unsigned short>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_uint_ibput(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_uint_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<unsigned int>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_ulong_ibput(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_ulong_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<unsigned long>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_ulonglong_ibput(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_ulonglong_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<unsigned long long>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_int8_ibput(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_int8_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(int8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<int8_t>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_int16_ibput(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_int16_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(int16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<int16_t>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_int32_ibput(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_int32_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(int32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<int32_t>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_int64_ibput(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_int64_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(int64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<int64_t>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_uint8_ibput(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_uint8_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(uint8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<uint8_t>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_uint16_ibput(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_uint16_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(uint16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<uint16_t>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_uint32_ibput(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_uint32_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(uint32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<uint32_t>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_uint64_ibput(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_uint64_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(uint64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<uint64_t>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_size_ibput(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_size_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(size_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<size_t>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_ptrdiff_ibput(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_ptrdiff_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<ptrdiff_t>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_ibput8(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_ibput8";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_ibput16(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_ibput16";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_ibput32(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_ibput32";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_ibput64(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_ibput64";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_ibput128(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_ibput128";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_float_ibget(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_float_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(float));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<float>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_double_ibget(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_double_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(double));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<double>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_char_ibget(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_char_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(char));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<char>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_schar_ibget(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_schar_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(signed char));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<signed char>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_short_ibget(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_short_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(short));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<short>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_int_ibget(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_int_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(int));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<int>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_long_ibget(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_long_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(long));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<long>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_longlong_ibget(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_longlong_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(long long));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<long long>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_uchar_ibget(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_uchar_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned char));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<unsigned char>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_ushort_ibget(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_ushort_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned short));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<unsigned short>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_uint_ibget(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_uint_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned int));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<unsigned int>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_ulong_ibget(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_ulong_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned long));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<unsigned long>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_ulonglong_ibget(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_ulonglong_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned long long));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<unsigned long long>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_int8_ibget(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_int8_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(int8_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<int8_t>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_int16_ibget(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_int16_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(int16_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<int16_t>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_int32_ibget(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_int32_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(int32_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<int32_t>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_int64_ibget(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_int64_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(int64_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<int64_t>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_uint8_ibget(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_uint8_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(uint8_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<uint8_t>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_uint16_ibget(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_uint16_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(uint16_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<uint16_t>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_uint32_ibget(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_uint32_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(uint32_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<uint32_t>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_uint64_ibget(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_uint64_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(uint64_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<uint64_t>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_size_ibget(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_size_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(size_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<size_t>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_ptrdiff_ibget(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_ptrdiff_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<ptrdiff_t>(dest, source, dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_ibget8(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_ibget8";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_ibget16(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_ibget16";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_ibget32(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_ibget32";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_ibget64(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_ibget64";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), dst, sst, bsize, nblocks, pe);
+}
+ISHMEM_HD inline void ishmemx_ibget128(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    constexpr const char* fn = "ishmemx_ibget128";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), dst, sst, bsize, nblocks, pe);
+}
+#else
+ISHMEM_API ISHMEM_HD void ishmemx_float_ibput(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_double_ibput(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_char_ibput(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_schar_ibput(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_short_ibput(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_int_ibput(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_long_ibput(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_longlong_ibput(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_uchar_ibput(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_ushort_ibput(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_uint_ibput(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_ulong_ibput(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_ulonglong_ibput(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_int8_ibput(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_int16_ibput(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_int32_ibput(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_int64_ibput(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_uint8_ibput(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_uint16_ibput(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_uint32_ibput(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_uint64_ibput(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_size_ibput(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_ptrdiff_ibput(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_ibput8(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_ibput16(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_ibput32(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_ibput64(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_ibput128(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_float_ibget(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_double_ibget(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_char_ibget(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_schar_ibget(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_short_ibget(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_int_ibget(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_long_ibget(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_longlong_ibget(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_uchar_ibget(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_ushort_ibget(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_uint_ibget(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_ulong_ibget(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_ulonglong_ibget(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_int8_ibget(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_int16_ibget(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_int32_ibget(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_int64_ibget(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_uint8_ibget(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_uint16_ibget(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_uint32_ibget(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_uint64_ibget(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_size_ibget(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_ptrdiff_ibget(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_ibget8(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_ibget16(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_ibget32(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_ibget64(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_ibget128(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);
+#endif
+
 template <typename Group>
-inline void ishmemx_float_put_work_group(float* dest, const float* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_float_put_work_group(float* dest, const float* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<float>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_float_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<float>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_double_put_work_group(double* dest, const double* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_double_put_work_group(double* dest, const double* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<double>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_double_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<double>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_char_put_work_group(char* dest, const char* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_char_put_work_group(char* dest, const char* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<char>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_char_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<char>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_schar_put_work_group(signed char* dest, const signed char* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_schar_put_work_group(signed char* dest, const signed char* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<signed char>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_schar_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<signed char>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_short_put_work_group(short* dest, const short* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_short_put_work_group(short* dest, const short* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<short>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_short_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<short>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int_put_work_group(int* dest, const int* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int_put_work_group(int* dest, const int* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<int>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<int>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_long_put_work_group(long* dest, const long* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_long_put_work_group(long* dest, const long* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<long>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_long_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<long>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_longlong_put_work_group(long long* dest, const long long* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_longlong_put_work_group(long long* dest, const long long* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<long long>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<long long>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uchar_put_work_group(unsigned char* dest, const unsigned char* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uchar_put_work_group(unsigned char* dest, const unsigned char* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<unsigned char>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<unsigned char>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ushort_put_work_group(unsigned short* dest, const unsigned short* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ushort_put_work_group(unsigned short* dest, const unsigned short* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<unsigned short>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<unsigned short>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint_put_work_group(unsigned int* dest, const unsigned int* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint_put_work_group(unsigned int* dest, const unsigned int* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<unsigned int>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<unsigned int>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulong_put_work_group(unsigned long* dest, const unsigned long* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulong_put_work_group(unsigned long* dest, const unsigned long* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<unsigned long>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<unsigned long>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulonglong_put_work_group(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulonglong_put_work_group(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<unsigned long long>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<unsigned long long>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int8_put_work_group(int8_t* dest, const int8_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int8_put_work_group(int8_t* dest, const int8_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<int8_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int8_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<int8_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int16_put_work_group(int16_t* dest, const int16_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int16_put_work_group(int16_t* dest, const int16_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<int16_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int16_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<int16_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int32_put_work_group(int32_t* dest, const int32_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int32_put_work_group(int32_t* dest, const int32_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<int32_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int32_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<int32_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int64_put_work_group(int64_t* dest, const int64_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int64_put_work_group(int64_t* dest, const int64_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<int64_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int64_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<int64_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint8_put_work_group(uint8_t* dest, const uint8_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint8_put_work_group(uint8_t* dest, const uint8_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<uint8_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<uint8_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint16_put_work_group(uint16_t* dest, const uint16_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint16_put_work_group(uint16_t* dest, const uint16_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<uint16_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<uint16_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint32_put_work_group(uint32_t* dest, const uint32_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint32_put_work_group(uint32_t* dest, const uint32_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<uint32_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<uint32_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint64_put_work_group(uint64_t* dest, const uint64_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint64_put_work_group(uint64_t* dest, const uint64_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<uint64_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<uint64_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_size_put_work_group(size_t* dest, const size_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_size_put_work_group(size_t* dest, const size_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<size_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_size_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<size_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ptrdiff_put_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ptrdiff_put_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<ptrdiff_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_put_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<ptrdiff_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_put8_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put8_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_put8_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_put8_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_put16_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put16_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_put16_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_put16_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_put32_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put32_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_put32_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_put32_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_put64_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put64_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_put64_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_put64_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_put128_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put128_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_put128_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_put128_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_putmem_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_putmem_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_putmem_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_putmem_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_put_on_queue(T* dest, const T* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -575,7 +1401,16 @@ inline ishmem::event ishmemx_put_on_queue(T* dest, const T* source, size_t nelem
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<T>(dest, source, nelems, pe); });
 }
 template <typename T, typename Group>
-inline void ishmemx_put_work_group(T* dest, const T* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put_work_group(T* dest, const T* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_put_work_group: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_put_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_work_group<T>(dest, source, nelems, pe, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_put_work_group: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmemx_put_work_group";
     ishmemi::check_init(fn);
@@ -583,267 +1418,529 @@ inline void ishmemx_put_work_group(T* dest, const T* source, size_t nelems, int 
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_work_group<T>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_float_get_work_group(float* dest, const float* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_float_get_work_group(float* dest, const float* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<float>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_float_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<float>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_double_get_work_group(double* dest, const double* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_double_get_work_group(double* dest, const double* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<double>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_double_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<double>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_char_get_work_group(char* dest, const char* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_char_get_work_group(char* dest, const char* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<char>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_char_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<char>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_schar_get_work_group(signed char* dest, const signed char* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_schar_get_work_group(signed char* dest, const signed char* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<signed char>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_schar_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<signed char>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_short_get_work_group(short* dest, const short* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_short_get_work_group(short* dest, const short* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<short>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_short_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<short>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int_get_work_group(int* dest, const int* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int_get_work_group(int* dest, const int* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<int>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<int>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_long_get_work_group(long* dest, const long* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_long_get_work_group(long* dest, const long* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<long>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_long_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<long>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_longlong_get_work_group(long long* dest, const long long* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_longlong_get_work_group(long long* dest, const long long* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<long long>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<long long>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uchar_get_work_group(unsigned char* dest, const unsigned char* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uchar_get_work_group(unsigned char* dest, const unsigned char* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<unsigned char>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<unsigned char>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ushort_get_work_group(unsigned short* dest, const unsigned short* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ushort_get_work_group(unsigned short* dest, const unsigned short* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<unsigned short>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<unsigned short>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint_get_work_group(unsigned int* dest, const unsigned int* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint_get_work_group(unsigned int* dest, const unsigned int* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<unsigned int>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<unsigned int>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulong_get_work_group(unsigned long* dest, const unsigned long* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulong_get_work_group(unsigned long* dest, const unsigned long* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<unsigned long>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<unsigned long>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulonglong_get_work_group(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulonglong_get_work_group(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<unsigned long long>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<unsigned long long>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int8_get_work_group(int8_t* dest, const int8_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int8_get_work_group(int8_t* dest, const int8_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<int8_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int8_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<int8_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int16_get_work_group(int16_t* dest, const int16_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int16_get_work_group(int16_t* dest, const int16_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<int16_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int16_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<int16_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int32_get_work_group(int32_t* dest, const int32_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int32_get_work_group(int32_t* dest, const int32_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<int32_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int32_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<int32_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int64_get_work_group(int64_t* dest, const int64_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int64_get_work_group(int64_t* dest, const int64_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<int64_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int64_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<int64_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint8_get_work_group(uint8_t* dest, const uint8_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint8_get_work_group(uint8_t* dest, const uint8_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<uint8_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<uint8_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint16_get_work_group(uint16_t* dest, const uint16_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint16_get_work_group(uint16_t* dest, const uint16_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<uint16_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<uint16_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint32_get_work_group(uint32_t* dest, const uint32_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint32_get_work_group(uint32_t* dest, const uint32_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<uint32_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<uint32_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint64_get_work_group(uint64_t* dest, const uint64_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint64_get_work_group(uint64_t* dest, const uint64_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<uint64_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<uint64_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_size_get_work_group(size_t* dest, const size_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_size_get_work_group(size_t* dest, const size_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<size_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_size_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<size_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ptrdiff_get_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ptrdiff_get_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<ptrdiff_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_get_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<ptrdiff_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_get8_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_get8_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_get8_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_get8_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<8>));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_get16_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_get16_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_get16_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_get16_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<16>));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_get32_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_get32_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_get32_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_get32_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<32>));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_get64_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_get64_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_get64_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_get64_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<64>));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_get128_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_get128_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_get128_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_get128_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<128>));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_getmem_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_getmem_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_getmem_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_getmem_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_get_on_queue(T* dest, const T* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -856,7 +1953,16 @@ inline ishmem::event ishmemx_get_on_queue(T* dest, const T* source, size_t nelem
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<T>(dest, source, nelems, pe); });
 }
 template <typename T, typename Group>
-inline void ishmemx_get_work_group(T* dest, const T* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_get_work_group(T* dest, const T* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_get_work_group: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_get_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_work_group<T>(dest, source, nelems, pe, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_get_work_group: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmemx_get_work_group";
     ishmemi::check_init(fn);
@@ -864,9 +1970,20 @@ inline void ishmemx_get_work_group(T* dest, const T* source, size_t nelems, int 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_work_group<T>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_float_iput_work_group(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_float_iput_work_group(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(float));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<float>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_float_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(float));
@@ -875,9 +1992,20 @@ inline void ishmemx_float_iput_work_group(float* dest, const float* source, ptrd
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<float>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_double_iput_work_group(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_double_iput_work_group(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(double));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<double>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_double_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(double));
@@ -886,9 +2014,20 @@ inline void ishmemx_double_iput_work_group(double* dest, const double* source, p
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<double>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_char_iput_work_group(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_char_iput_work_group(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<char>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_char_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(char));
@@ -897,9 +2036,20 @@ inline void ishmemx_char_iput_work_group(char* dest, const char* source, ptrdiff
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<char>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_schar_iput_work_group(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_schar_iput_work_group(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(signed char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<signed char>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_schar_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(signed char));
@@ -908,9 +2058,20 @@ inline void ishmemx_schar_iput_work_group(signed char* dest, const signed char* 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<signed char>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_short_iput_work_group(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_short_iput_work_group(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<short>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_short_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(short));
@@ -919,9 +2080,20 @@ inline void ishmemx_short_iput_work_group(short* dest, const short* source, ptrd
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<short>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int_iput_work_group(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int_iput_work_group(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<int>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int));
@@ -930,9 +2102,20 @@ inline void ishmemx_int_iput_work_group(int* dest, const int* source, ptrdiff_t 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<int>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_long_iput_work_group(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_long_iput_work_group(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<long>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_long_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(long));
@@ -941,9 +2124,20 @@ inline void ishmemx_long_iput_work_group(long* dest, const long* source, ptrdiff
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<long>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_longlong_iput_work_group(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_longlong_iput_work_group(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<long long>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(long long));
@@ -952,9 +2146,20 @@ inline void ishmemx_longlong_iput_work_group(long long* dest, const long long* s
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<long long>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uchar_iput_work_group(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uchar_iput_work_group(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(unsigned char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<unsigned char>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned char));
@@ -963,9 +2168,20 @@ inline void ishmemx_uchar_iput_work_group(unsigned char* dest, const unsigned ch
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<unsigned char>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ushort_iput_work_group(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ushort_iput_work_group(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(unsigned short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<unsigned short>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned short));
@@ -974,9 +2190,20 @@ inline void ishmemx_ushort_iput_work_group(unsigned short* dest, const unsigned 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<unsigned short>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint_iput_work_group(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint_iput_work_group(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(unsigned int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<unsigned int>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned int));
@@ -985,9 +2212,20 @@ inline void ishmemx_uint_iput_work_group(unsigned int* dest, const unsigned int*
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<unsigned int>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulong_iput_work_group(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulong_iput_work_group(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(unsigned long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<unsigned long>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned long));
@@ -996,9 +2234,20 @@ inline void ishmemx_ulong_iput_work_group(unsigned long* dest, const unsigned lo
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<unsigned long>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulonglong_iput_work_group(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulonglong_iput_work_group(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(unsigned long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<unsigned long long>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(unsigned long long));
@@ -1007,9 +2256,20 @@ inline void ishmemx_ulonglong_iput_work_group(unsigned long long* dest, const un
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<unsigned long long>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int8_iput_work_group(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int8_iput_work_group(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(int8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<int8_t>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int8_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int8_t));
@@ -1018,9 +2278,20 @@ inline void ishmemx_int8_iput_work_group(int8_t* dest, const int8_t* source, ptr
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<int8_t>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int16_iput_work_group(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int16_iput_work_group(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(int16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<int16_t>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int16_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int16_t));
@@ -1029,9 +2300,20 @@ inline void ishmemx_int16_iput_work_group(int16_t* dest, const int16_t* source, 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<int16_t>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int32_iput_work_group(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int32_iput_work_group(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(int32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<int32_t>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int32_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int32_t));
@@ -1040,9 +2322,20 @@ inline void ishmemx_int32_iput_work_group(int32_t* dest, const int32_t* source, 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<int32_t>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int64_iput_work_group(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int64_iput_work_group(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(int64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<int64_t>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int64_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(int64_t));
@@ -1051,9 +2344,20 @@ inline void ishmemx_int64_iput_work_group(int64_t* dest, const int64_t* source, 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<int64_t>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint8_iput_work_group(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint8_iput_work_group(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(uint8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<uint8_t>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(uint8_t));
@@ -1062,9 +2366,20 @@ inline void ishmemx_uint8_iput_work_group(uint8_t* dest, const uint8_t* source, 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<uint8_t>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint16_iput_work_group(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint16_iput_work_group(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(uint16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<uint16_t>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(uint16_t));
@@ -1073,9 +2388,20 @@ inline void ishmemx_uint16_iput_work_group(uint16_t* dest, const uint16_t* sourc
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<uint16_t>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint32_iput_work_group(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint32_iput_work_group(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(uint32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<uint32_t>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(uint32_t));
@@ -1084,9 +2410,20 @@ inline void ishmemx_uint32_iput_work_group(uint32_t* dest, const uint32_t* sourc
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<uint32_t>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint64_iput_work_group(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint64_iput_work_group(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(uint64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<uint64_t>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(uint64_t));
@@ -1095,9 +2432,20 @@ inline void ishmemx_uint64_iput_work_group(uint64_t* dest, const uint64_t* sourc
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<uint64_t>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_size_iput_work_group(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_size_iput_work_group(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(size_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<size_t>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_size_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(size_t));
@@ -1106,9 +2454,20 @@ inline void ishmemx_size_iput_work_group(size_t* dest, const size_t* source, ptr
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<size_t>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ptrdiff_iput_work_group(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ptrdiff_iput_work_group(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<ptrdiff_t>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_iput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ptrdiff_t));
@@ -1117,9 +2476,20 @@ inline void ishmemx_ptrdiff_iput_work_group(ptrdiff_t* dest, const ptrdiff_t* so
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<ptrdiff_t>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_iput8_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_iput8_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_iput8_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_iput8_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<8>));
@@ -1128,9 +2498,20 @@ inline void ishmemx_iput8_work_group(void* dest, const void* source, ptrdiff_t d
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_iput16_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_iput16_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_iput16_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_iput16_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<16>));
@@ -1139,9 +2520,20 @@ inline void ishmemx_iput16_work_group(void* dest, const void* source, ptrdiff_t 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_iput32_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_iput32_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_iput32_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_iput32_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<32>));
@@ -1150,9 +2542,20 @@ inline void ishmemx_iput32_work_group(void* dest, const void* source, ptrdiff_t 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_iput64_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_iput64_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_iput64_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_iput64_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<64>));
@@ -1161,9 +2564,20 @@ inline void ishmemx_iput64_work_group(void* dest, const void* source, ptrdiff_t 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_iput128_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_iput128_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_iput128_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_iput128_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent(nelems, dst) * sizeof(ishmemi::sized_t<128>));
@@ -1172,6 +2586,7 @@ inline void ishmemx_iput128_work_group(void* dest, const void* source, ptrdiff_t
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), dst, sst, nelems, pe, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_iput_on_queue(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -1186,7 +2601,18 @@ inline ishmem::event ishmemx_iput_on_queue(T* dest, const T* source, ptrdiff_t d
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::iput<T>(dest, source, dst, sst, nelems, pe); });
 }
 template <typename T, typename Group>
-inline void ishmemx_iput_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_iput_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_iput_work_group: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_iput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::strided_extent(nelems, dst) * sizeof(T));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iput_work_group<T>(dest, source, dst, sst, nelems, pe, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_iput_work_group: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmemx_iput_work_group";
     ishmemi::check_init(fn);
@@ -1196,9 +2622,20 @@ inline void ishmemx_iput_work_group(T* dest, const T* source, ptrdiff_t dst, ptr
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iput_work_group<T>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_float_iget_work_group(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_float_iget_work_group(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(float));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<float>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_float_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1207,9 +2644,20 @@ inline void ishmemx_float_iget_work_group(float* dest, const float* source, ptrd
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<float>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_double_iget_work_group(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_double_iget_work_group(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(double));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<double>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_double_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1218,9 +2666,20 @@ inline void ishmemx_double_iget_work_group(double* dest, const double* source, p
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<double>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_char_iget_work_group(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_char_iget_work_group(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(char));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<char>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_char_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1229,9 +2688,20 @@ inline void ishmemx_char_iget_work_group(char* dest, const char* source, ptrdiff
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<char>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_schar_iget_work_group(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_schar_iget_work_group(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(signed char));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<signed char>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_schar_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1240,9 +2710,20 @@ inline void ishmemx_schar_iget_work_group(signed char* dest, const signed char* 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<signed char>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_short_iget_work_group(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_short_iget_work_group(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(short));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<short>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_short_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1251,9 +2732,20 @@ inline void ishmemx_short_iget_work_group(short* dest, const short* source, ptrd
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<short>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int_iget_work_group(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int_iget_work_group(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(int));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<int>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1262,9 +2754,20 @@ inline void ishmemx_int_iget_work_group(int* dest, const int* source, ptrdiff_t 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<int>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_long_iget_work_group(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_long_iget_work_group(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(long));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<long>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_long_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1273,9 +2776,20 @@ inline void ishmemx_long_iget_work_group(long* dest, const long* source, ptrdiff
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<long>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_longlong_iget_work_group(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_longlong_iget_work_group(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(long long));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<long long>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1284,9 +2798,20 @@ inline void ishmemx_longlong_iget_work_group(long long* dest, const long long* s
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<long long>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uchar_iget_work_group(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uchar_iget_work_group(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(unsigned char));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<unsigned char>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1295,9 +2820,20 @@ inline void ishmemx_uchar_iget_work_group(unsigned char* dest, const unsigned ch
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<unsigned char>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ushort_iget_work_group(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ushort_iget_work_group(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(unsigned short));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<unsigned short>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1306,9 +2842,20 @@ inline void ishmemx_ushort_iget_work_group(unsigned short* dest, const unsigned 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<unsigned short>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint_iget_work_group(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint_iget_work_group(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(unsigned int));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<unsigned int>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1317,9 +2864,20 @@ inline void ishmemx_uint_iget_work_group(unsigned int* dest, const unsigned int*
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<unsigned int>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulong_iget_work_group(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulong_iget_work_group(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(unsigned long));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<unsigned long>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1328,9 +2886,20 @@ inline void ishmemx_ulong_iget_work_group(unsigned long* dest, const unsigned lo
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<unsigned long>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulonglong_iget_work_group(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulonglong_iget_work_group(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(unsigned long long));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<unsigned long long>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1339,9 +2908,20 @@ inline void ishmemx_ulonglong_iget_work_group(unsigned long long* dest, const un
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<unsigned long long>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int8_iget_work_group(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int8_iget_work_group(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(int8_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<int8_t>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int8_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1350,9 +2930,20 @@ inline void ishmemx_int8_iget_work_group(int8_t* dest, const int8_t* source, ptr
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<int8_t>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int16_iget_work_group(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int16_iget_work_group(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(int16_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<int16_t>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int16_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1361,9 +2952,20 @@ inline void ishmemx_int16_iget_work_group(int16_t* dest, const int16_t* source, 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<int16_t>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int32_iget_work_group(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int32_iget_work_group(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(int32_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<int32_t>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int32_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1372,9 +2974,20 @@ inline void ishmemx_int32_iget_work_group(int32_t* dest, const int32_t* source, 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<int32_t>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int64_iget_work_group(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int64_iget_work_group(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(int64_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<int64_t>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int64_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1383,9 +2996,20 @@ inline void ishmemx_int64_iget_work_group(int64_t* dest, const int64_t* source, 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<int64_t>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint8_iget_work_group(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint8_iget_work_group(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(uint8_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<uint8_t>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1394,9 +3018,20 @@ inline void ishmemx_uint8_iget_work_group(uint8_t* dest, const uint8_t* source, 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<uint8_t>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint16_iget_work_group(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint16_iget_work_group(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(uint16_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<uint16_t>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1405,9 +3040,20 @@ inline void ishmemx_uint16_iget_work_group(uint16_t* dest, const uint16_t* sourc
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<uint16_t>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint32_iget_work_group(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint32_iget_work_group(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(uint32_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<uint32_t>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1416,9 +3062,20 @@ inline void ishmemx_uint32_iget_work_group(uint32_t* dest, const uint32_t* sourc
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<uint32_t>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint64_iget_work_group(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint64_iget_work_group(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(uint64_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<uint64_t>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1427,9 +3084,20 @@ inline void ishmemx_uint64_iget_work_group(uint64_t* dest, const uint64_t* sourc
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<uint64_t>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_size_iget_work_group(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_size_iget_work_group(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(size_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<size_t>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_size_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1438,9 +3106,20 @@ inline void ishmemx_size_iget_work_group(size_t* dest, const size_t* source, ptr
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<size_t>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ptrdiff_iget_work_group(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ptrdiff_iget_work_group(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<ptrdiff_t>(dest, source, dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_iget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1449,9 +3128,20 @@ inline void ishmemx_ptrdiff_iget_work_group(ptrdiff_t* dest, const ptrdiff_t* so
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<ptrdiff_t>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_iget8_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_iget8_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_iget8_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_iget8_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1460,9 +3150,20 @@ inline void ishmemx_iget8_work_group(void* dest, const void* source, ptrdiff_t d
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_iget16_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_iget16_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_iget16_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_iget16_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1471,9 +3172,20 @@ inline void ishmemx_iget16_work_group(void* dest, const void* source, ptrdiff_t 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_iget32_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_iget32_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_iget32_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_iget32_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1482,9 +3194,20 @@ inline void ishmemx_iget32_work_group(void* dest, const void* source, ptrdiff_t 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_iget64_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_iget64_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_iget64_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_iget64_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1493,9 +3216,20 @@ inline void ishmemx_iget64_work_group(void* dest, const void* source, ptrdiff_t 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_iget128_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_iget128_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_iget128_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), dst, sst, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_iget128_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
@@ -1504,6 +3238,7 @@ inline void ishmemx_iget128_work_group(void* dest, const void* source, ptrdiff_t
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), dst, sst, nelems, pe, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_iget_on_queue(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -1518,7 +3253,18 @@ inline ishmem::event ishmemx_iget_on_queue(T* dest, const T* source, ptrdiff_t d
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::iget<T>(dest, source, dst, sst, nelems, pe); });
 }
 template <typename T, typename Group>
-inline void ishmemx_iget_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_iget_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_iget_work_group: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_iget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::strided_extent(nelems, sst) * sizeof(T));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::iget_work_group<T>(dest, source, dst, sst, nelems, pe, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_iget_work_group: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmemx_iget_work_group";
     ishmemi::check_init(fn);
@@ -1528,9 +3274,20 @@ inline void ishmemx_iget_work_group(T* dest, const T* source, ptrdiff_t dst, ptr
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::iget_work_group<T>(dest, source, dst, sst, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_float_ibput_work_group(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_float_ibput_work_group(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(float));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<float>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_float_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(float));
@@ -1539,9 +3296,20 @@ inline void ishmemx_float_ibput_work_group(float* dest, const float* source, ptr
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<float>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_double_ibput_work_group(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_double_ibput_work_group(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(double));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<double>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_double_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(double));
@@ -1550,9 +3318,20 @@ inline void ishmemx_double_ibput_work_group(double* dest, const double* source, 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<double>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_char_ibput_work_group(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_char_ibput_work_group(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<char>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_char_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(char));
@@ -1561,9 +3340,20 @@ inline void ishmemx_char_ibput_work_group(char* dest, const char* source, ptrdif
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<char>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_schar_ibput_work_group(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_schar_ibput_work_group(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(signed char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<signed char>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_schar_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(signed char));
@@ -1572,9 +3362,20 @@ inline void ishmemx_schar_ibput_work_group(signed char* dest, const signed char*
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<signed char>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_short_ibput_work_group(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_short_ibput_work_group(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<short>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_short_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(short));
@@ -1583,9 +3384,20 @@ inline void ishmemx_short_ibput_work_group(short* dest, const short* source, ptr
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<short>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int_ibput_work_group(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int_ibput_work_group(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<int>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int));
@@ -1594,9 +3406,20 @@ inline void ishmemx_int_ibput_work_group(int* dest, const int* source, ptrdiff_t
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<int>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_long_ibput_work_group(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_long_ibput_work_group(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<long>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_long_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(long));
@@ -1605,9 +3428,20 @@ inline void ishmemx_long_ibput_work_group(long* dest, const long* source, ptrdif
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<long>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_longlong_ibput_work_group(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_longlong_ibput_work_group(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<long long>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(long long));
@@ -1616,9 +3450,20 @@ inline void ishmemx_longlong_ibput_work_group(long long* dest, const long long* 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<long long>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uchar_ibput_work_group(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uchar_ibput_work_group(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<unsigned char>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned char));
@@ -1627,9 +3472,20 @@ inline void ishmemx_uchar_ibput_work_group(unsigned char* dest, const unsigned c
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<unsigned char>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ushort_ibput_work_group(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ushort_ibput_work_group(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<unsigned short>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned short));
@@ -1638,9 +3494,20 @@ inline void ishmemx_ushort_ibput_work_group(unsigned short* dest, const unsigned
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<unsigned short>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint_ibput_work_group(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint_ibput_work_group(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<unsigned int>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned int));
@@ -1649,9 +3516,20 @@ inline void ishmemx_uint_ibput_work_group(unsigned int* dest, const unsigned int
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<unsigned int>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulong_ibput_work_group(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulong_ibput_work_group(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<unsigned long>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned long));
@@ -1660,9 +3538,20 @@ inline void ishmemx_ulong_ibput_work_group(unsigned long* dest, const unsigned l
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<unsigned long>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulonglong_ibput_work_group(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulonglong_ibput_work_group(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<unsigned long long>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(unsigned long long));
@@ -1671,9 +3560,20 @@ inline void ishmemx_ulonglong_ibput_work_group(unsigned long long* dest, const u
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<unsigned long long>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int8_ibput_work_group(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int8_ibput_work_group(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(int8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<int8_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int8_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int8_t));
@@ -1682,9 +3582,20 @@ inline void ishmemx_int8_ibput_work_group(int8_t* dest, const int8_t* source, pt
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<int8_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int16_ibput_work_group(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int16_ibput_work_group(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(int16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<int16_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int16_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int16_t));
@@ -1693,9 +3604,20 @@ inline void ishmemx_int16_ibput_work_group(int16_t* dest, const int16_t* source,
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<int16_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int32_ibput_work_group(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int32_ibput_work_group(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(int32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<int32_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int32_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int32_t));
@@ -1704,9 +3626,20 @@ inline void ishmemx_int32_ibput_work_group(int32_t* dest, const int32_t* source,
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<int32_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int64_ibput_work_group(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int64_ibput_work_group(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(int64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<int64_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int64_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(int64_t));
@@ -1715,9 +3648,20 @@ inline void ishmemx_int64_ibput_work_group(int64_t* dest, const int64_t* source,
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<int64_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint8_ibput_work_group(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint8_ibput_work_group(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(uint8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<uint8_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(uint8_t));
@@ -1726,9 +3670,20 @@ inline void ishmemx_uint8_ibput_work_group(uint8_t* dest, const uint8_t* source,
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<uint8_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint16_ibput_work_group(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint16_ibput_work_group(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(uint16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<uint16_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(uint16_t));
@@ -1737,9 +3692,20 @@ inline void ishmemx_uint16_ibput_work_group(uint16_t* dest, const uint16_t* sour
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<uint16_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint32_ibput_work_group(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint32_ibput_work_group(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(uint32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<uint32_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(uint32_t));
@@ -1748,9 +3714,20 @@ inline void ishmemx_uint32_ibput_work_group(uint32_t* dest, const uint32_t* sour
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<uint32_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint64_ibput_work_group(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint64_ibput_work_group(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(uint64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<uint64_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(uint64_t));
@@ -1759,9 +3736,20 @@ inline void ishmemx_uint64_ibput_work_group(uint64_t* dest, const uint64_t* sour
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<uint64_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_size_ibput_work_group(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_size_ibput_work_group(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(size_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<size_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_size_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(size_t));
@@ -1770,9 +3758,20 @@ inline void ishmemx_size_ibput_work_group(size_t* dest, const size_t* source, pt
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<size_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ptrdiff_ibput_work_group(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ptrdiff_ibput_work_group(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<ptrdiff_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_ibput_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ptrdiff_t));
@@ -1781,9 +3780,20 @@ inline void ishmemx_ptrdiff_ibput_work_group(ptrdiff_t* dest, const ptrdiff_t* s
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<ptrdiff_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ibput8_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ibput8_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ibput8_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ibput8_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<8>));
@@ -1792,9 +3802,20 @@ inline void ishmemx_ibput8_work_group(void* dest, const void* source, ptrdiff_t 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ibput16_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ibput16_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ibput16_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ibput16_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<16>));
@@ -1803,9 +3824,20 @@ inline void ishmemx_ibput16_work_group(void* dest, const void* source, ptrdiff_t
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ibput32_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ibput32_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ibput32_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ibput32_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<32>));
@@ -1814,9 +3846,20 @@ inline void ishmemx_ibput32_work_group(void* dest, const void* source, ptrdiff_t
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ibput64_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ibput64_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ibput64_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ibput64_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<64>));
@@ -1825,9 +3868,20 @@ inline void ishmemx_ibput64_work_group(void* dest, const void* source, ptrdiff_t
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ibput128_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ibput128_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ibput128_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ibput128_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, ishmemi::blocked_extent(bsize, nblocks, dst) * sizeof(ishmemi::sized_t<128>));
@@ -1836,9 +3890,21 @@ inline void ishmemx_ibput128_work_group(void* dest, const void* source, ptrdiff_
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename T>
-inline void ishmemx_ibput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+ISHMEM_HD inline void ishmemx_ibput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_ibput: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_ibput";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(T));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput<T>(dest, source, dst, sst, bsize, nblocks, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_ibput: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmemx_ibput";
     ishmemi::check_init(fn);
@@ -1848,6 +3914,7 @@ inline void ishmemx_ibput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput<T>(dest, source, dst, sst, bsize, nblocks, pe);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_ibput_on_queue(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -1862,7 +3929,18 @@ inline ishmem::event ishmemx_ibput_on_queue(T* dest, const T* source, ptrdiff_t 
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::ibput<T>(dest, source, dst, sst, bsize, nblocks, pe); });
 }
 template <typename T, typename Group>
-inline void ishmemx_ibput_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ibput_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_ibput_work_group: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_ibput_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, ishmemi::dev::blocked_extent(bsize, nblocks, dst) * sizeof(T));
+    ishmemi::dev::check_nonnull(fn, "source", source, nblocks);
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibput_work_group<T>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_ibput_work_group: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmemx_ibput_work_group";
     ishmemi::check_init(fn);
@@ -1872,9 +3950,20 @@ inline void ishmemx_ibput_work_group(T* dest, const T* source, ptrdiff_t dst, pt
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibput_work_group<T>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_float_ibget_work_group(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_float_ibget_work_group(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(float));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<float>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_float_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -1883,9 +3972,20 @@ inline void ishmemx_float_ibget_work_group(float* dest, const float* source, ptr
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<float>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_double_ibget_work_group(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_double_ibget_work_group(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(double));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<double>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_double_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -1894,9 +3994,20 @@ inline void ishmemx_double_ibget_work_group(double* dest, const double* source, 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<double>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_char_ibget_work_group(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_char_ibget_work_group(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(char));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<char>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_char_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -1905,9 +4016,20 @@ inline void ishmemx_char_ibget_work_group(char* dest, const char* source, ptrdif
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<char>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_schar_ibget_work_group(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_schar_ibget_work_group(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(signed char));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<signed char>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_schar_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -1916,9 +4038,20 @@ inline void ishmemx_schar_ibget_work_group(signed char* dest, const signed char*
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<signed char>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_short_ibget_work_group(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_short_ibget_work_group(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(short));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<short>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_short_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -1927,9 +4060,20 @@ inline void ishmemx_short_ibget_work_group(short* dest, const short* source, ptr
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<short>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int_ibget_work_group(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int_ibget_work_group(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(int));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<int>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -1938,9 +4082,20 @@ inline void ishmemx_int_ibget_work_group(int* dest, const int* source, ptrdiff_t
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<int>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_long_ibget_work_group(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_long_ibget_work_group(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(long));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<long>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_long_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -1949,9 +4104,20 @@ inline void ishmemx_long_ibget_work_group(long* dest, const long* source, ptrdif
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<long>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_longlong_ibget_work_group(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_longlong_ibget_work_group(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(long long));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<long long>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -1960,9 +4126,20 @@ inline void ishmemx_longlong_ibget_work_group(long long* dest, const long long* 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<long long>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uchar_ibget_work_group(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uchar_ibget_work_group(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned char));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<unsigned char>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -1971,9 +4148,20 @@ inline void ishmemx_uchar_ibget_work_group(unsigned char* dest, const unsigned c
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<unsigned char>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ushort_ibget_work_group(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ushort_ibget_work_group(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned short));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<unsigned short>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -1982,9 +4170,20 @@ inline void ishmemx_ushort_ibget_work_group(unsigned short* dest, const unsigned
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<unsigned short>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint_ibget_work_group(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint_ibget_work_group(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned int));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<unsigned int>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -1993,9 +4192,20 @@ inline void ishmemx_uint_ibget_work_group(unsigned int* dest, const unsigned int
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<unsigned int>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulong_ibget_work_group(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulong_ibget_work_group(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned long));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<unsigned long>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -2004,9 +4214,20 @@ inline void ishmemx_ulong_ibget_work_group(unsigned long* dest, const unsigned l
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<unsigned long>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulonglong_ibget_work_group(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulonglong_ibget_work_group(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(unsigned long long));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<unsigned long long>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -2015,9 +4236,20 @@ inline void ishmemx_ulonglong_ibget_work_group(unsigned long long* dest, const u
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<unsigned long long>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int8_ibget_work_group(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int8_ibget_work_group(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(int8_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<int8_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int8_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -2026,9 +4258,20 @@ inline void ishmemx_int8_ibget_work_group(int8_t* dest, const int8_t* source, pt
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<int8_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int16_ibget_work_group(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int16_ibget_work_group(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(int16_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<int16_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int16_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -2037,9 +4280,20 @@ inline void ishmemx_int16_ibget_work_group(int16_t* dest, const int16_t* source,
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<int16_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int32_ibget_work_group(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int32_ibget_work_group(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(int32_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<int32_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int32_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -2048,9 +4302,20 @@ inline void ishmemx_int32_ibget_work_group(int32_t* dest, const int32_t* source,
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<int32_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int64_ibget_work_group(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int64_ibget_work_group(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(int64_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<int64_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int64_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -2059,9 +4324,20 @@ inline void ishmemx_int64_ibget_work_group(int64_t* dest, const int64_t* source,
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<int64_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint8_ibget_work_group(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint8_ibget_work_group(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(uint8_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<uint8_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -2070,9 +4346,20 @@ inline void ishmemx_uint8_ibget_work_group(uint8_t* dest, const uint8_t* source,
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<uint8_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint16_ibget_work_group(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint16_ibget_work_group(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(uint16_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<uint16_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -2081,9 +4368,20 @@ inline void ishmemx_uint16_ibget_work_group(uint16_t* dest, const uint16_t* sour
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<uint16_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint32_ibget_work_group(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint32_ibget_work_group(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(uint32_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<uint32_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -2092,9 +4390,20 @@ inline void ishmemx_uint32_ibget_work_group(uint32_t* dest, const uint32_t* sour
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<uint32_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint64_ibget_work_group(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint64_ibget_work_group(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(uint64_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<uint64_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -2103,9 +4412,20 @@ inline void ishmemx_uint64_ibget_work_group(uint64_t* dest, const uint64_t* sour
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<uint64_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_size_ibget_work_group(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_size_ibget_work_group(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(size_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<size_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_size_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -2114,9 +4434,20 @@ inline void ishmemx_size_ibget_work_group(size_t* dest, const size_t* source, pt
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<size_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ptrdiff_ibget_work_group(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ptrdiff_ibget_work_group(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<ptrdiff_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_ibget_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -2125,9 +4456,20 @@ inline void ishmemx_ptrdiff_ibget_work_group(ptrdiff_t* dest, const ptrdiff_t* s
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<ptrdiff_t>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ibget8_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ibget8_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ibget8_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ibget8_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -2136,9 +4478,20 @@ inline void ishmemx_ibget8_work_group(void* dest, const void* source, ptrdiff_t 
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ibget16_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ibget16_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ibget16_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ibget16_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -2147,9 +4500,20 @@ inline void ishmemx_ibget16_work_group(void* dest, const void* source, ptrdiff_t
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ibget32_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ibget32_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ibget32_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ibget32_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -2158,9 +4522,20 @@ inline void ishmemx_ibget32_work_group(void* dest, const void* source, ptrdiff_t
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ibget64_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ibget64_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ibget64_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ibget64_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -2169,9 +4544,20 @@ inline void ishmemx_ibget64_work_group(void* dest, const void* source, ptrdiff_t
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ibget128_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ibget128_work_group(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ibget128_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), dst, sst, bsize, nblocks, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ibget128_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nblocks);
@@ -2180,9 +4566,21 @@ inline void ishmemx_ibget128_work_group(void* dest, const void* source, ptrdiff_
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename T>
-inline void ishmemx_ibget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+ISHMEM_HD inline void ishmemx_ibget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_ibget: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_ibget";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(T));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget<T>(dest, source, dst, sst, bsize, nblocks, pe);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_ibget: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmemx_ibget";
     ishmemi::check_init(fn);
@@ -2192,6 +4590,7 @@ inline void ishmemx_ibget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget<T>(dest, source, dst, sst, bsize, nblocks, pe);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_ibget_on_queue(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -2206,7 +4605,18 @@ inline ishmem::event ishmemx_ibget_on_queue(T* dest, const T* source, ptrdiff_t 
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::ibget<T>(dest, source, dst, sst, bsize, nblocks, pe); });
 }
 template <typename T, typename Group>
-inline void ishmemx_ibget_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ibget_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_ibget_work_group: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_ibget_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nblocks);
+    ishmemi::dev::check_symmetric(fn, "source", source, ishmemi::dev::blocked_extent(bsize, nblocks, sst) * sizeof(T));
+    ishmemi::dev::check_positive(fn, "dst", dst);
+    ishmemi::dev::check_positive(fn, "sst", sst);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::ibget_work_group<T>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_ibget_work_group: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmemx_ibget_work_group";
     ishmemi::check_init(fn);
@@ -2216,267 +4626,529 @@ inline void ishmemx_ibget_work_group(T* dest, const T* source, ptrdiff_t dst, pt
     ishmemi::check_positive(fn, "sst", sst);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::ibget_work_group<T>(dest, source, dst, sst, bsize, nblocks, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_float_put_nbi_work_group(float* dest, const float* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_float_put_nbi_work_group(float* dest, const float* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<float>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_float_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<float>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_double_put_nbi_work_group(double* dest, const double* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_double_put_nbi_work_group(double* dest, const double* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<double>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_double_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<double>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_char_put_nbi_work_group(char* dest, const char* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_char_put_nbi_work_group(char* dest, const char* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<char>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_char_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<char>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_schar_put_nbi_work_group(signed char* dest, const signed char* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_schar_put_nbi_work_group(signed char* dest, const signed char* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<signed char>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_schar_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<signed char>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_short_put_nbi_work_group(short* dest, const short* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_short_put_nbi_work_group(short* dest, const short* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<short>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_short_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<short>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int_put_nbi_work_group(int* dest, const int* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int_put_nbi_work_group(int* dest, const int* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<int>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<int>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_long_put_nbi_work_group(long* dest, const long* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_long_put_nbi_work_group(long* dest, const long* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<long>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_long_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<long>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_longlong_put_nbi_work_group(long long* dest, const long long* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_longlong_put_nbi_work_group(long long* dest, const long long* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<long long>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<long long>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uchar_put_nbi_work_group(unsigned char* dest, const unsigned char* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uchar_put_nbi_work_group(unsigned char* dest, const unsigned char* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<unsigned char>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<unsigned char>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ushort_put_nbi_work_group(unsigned short* dest, const unsigned short* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ushort_put_nbi_work_group(unsigned short* dest, const unsigned short* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<unsigned short>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<unsigned short>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint_put_nbi_work_group(unsigned int* dest, const unsigned int* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint_put_nbi_work_group(unsigned int* dest, const unsigned int* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<unsigned int>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<unsigned int>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulong_put_nbi_work_group(unsigned long* dest, const unsigned long* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulong_put_nbi_work_group(unsigned long* dest, const unsigned long* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<unsigned long>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<unsigned long>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulonglong_put_nbi_work_group(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulonglong_put_nbi_work_group(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<unsigned long long>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<unsigned long long>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int8_put_nbi_work_group(int8_t* dest, const int8_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int8_put_nbi_work_group(int8_t* dest, const int8_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<int8_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int8_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<int8_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int16_put_nbi_work_group(int16_t* dest, const int16_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int16_put_nbi_work_group(int16_t* dest, const int16_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<int16_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int16_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<int16_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int32_put_nbi_work_group(int32_t* dest, const int32_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int32_put_nbi_work_group(int32_t* dest, const int32_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<int32_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int32_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<int32_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int64_put_nbi_work_group(int64_t* dest, const int64_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int64_put_nbi_work_group(int64_t* dest, const int64_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<int64_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int64_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<int64_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint8_put_nbi_work_group(uint8_t* dest, const uint8_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint8_put_nbi_work_group(uint8_t* dest, const uint8_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<uint8_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<uint8_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint16_put_nbi_work_group(uint16_t* dest, const uint16_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint16_put_nbi_work_group(uint16_t* dest, const uint16_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<uint16_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<uint16_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint32_put_nbi_work_group(uint32_t* dest, const uint32_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint32_put_nbi_work_group(uint32_t* dest, const uint32_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<uint32_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<uint32_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint64_put_nbi_work_group(uint64_t* dest, const uint64_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint64_put_nbi_work_group(uint64_t* dest, const uint64_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<uint64_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<uint64_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_size_put_nbi_work_group(size_t* dest, const size_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_size_put_nbi_work_group(size_t* dest, const size_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<size_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_size_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<size_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ptrdiff_put_nbi_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ptrdiff_put_nbi_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<ptrdiff_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_put_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<ptrdiff_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_put8_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put8_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_put8_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_put8_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_put16_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put16_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_put16_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_put16_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_put32_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put32_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_put32_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_put32_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_put64_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put64_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_put64_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_put64_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_put128_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put128_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_put128_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_put128_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_putmem_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_putmem_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_putmem_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_putmem_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_put_nbi_on_queue(T* dest, const T* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -2489,7 +5161,16 @@ inline ishmem::event ishmemx_put_nbi_on_queue(T* dest, const T* source, size_t n
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<T>(dest, source, nelems, pe); });
 }
 template <typename T, typename Group>
-inline void ishmemx_put_nbi_work_group(T* dest, const T* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put_nbi_work_group(T* dest, const T* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_put_nbi_work_group: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_put_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_nbi_work_group<T>(dest, source, nelems, pe, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_put_nbi_work_group: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmemx_put_nbi_work_group";
     ishmemi::check_init(fn);
@@ -2497,267 +5178,529 @@ inline void ishmemx_put_nbi_work_group(T* dest, const T* source, size_t nelems, 
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_nbi_work_group<T>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_float_get_nbi_work_group(float* dest, const float* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_float_get_nbi_work_group(float* dest, const float* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<float>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_float_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<float>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_double_get_nbi_work_group(double* dest, const double* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_double_get_nbi_work_group(double* dest, const double* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<double>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_double_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<double>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_char_get_nbi_work_group(char* dest, const char* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_char_get_nbi_work_group(char* dest, const char* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<char>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_char_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<char>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_schar_get_nbi_work_group(signed char* dest, const signed char* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_schar_get_nbi_work_group(signed char* dest, const signed char* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<signed char>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_schar_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<signed char>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_short_get_nbi_work_group(short* dest, const short* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_short_get_nbi_work_group(short* dest, const short* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<short>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_short_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<short>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int_get_nbi_work_group(int* dest, const int* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int_get_nbi_work_group(int* dest, const int* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<int>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<int>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_long_get_nbi_work_group(long* dest, const long* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_long_get_nbi_work_group(long* dest, const long* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<long>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_long_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<long>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_longlong_get_nbi_work_group(long long* dest, const long long* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_longlong_get_nbi_work_group(long long* dest, const long long* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<long long>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<long long>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uchar_get_nbi_work_group(unsigned char* dest, const unsigned char* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uchar_get_nbi_work_group(unsigned char* dest, const unsigned char* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<unsigned char>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<unsigned char>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ushort_get_nbi_work_group(unsigned short* dest, const unsigned short* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ushort_get_nbi_work_group(unsigned short* dest, const unsigned short* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<unsigned short>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<unsigned short>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint_get_nbi_work_group(unsigned int* dest, const unsigned int* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint_get_nbi_work_group(unsigned int* dest, const unsigned int* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<unsigned int>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<unsigned int>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulong_get_nbi_work_group(unsigned long* dest, const unsigned long* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulong_get_nbi_work_group(unsigned long* dest, const unsigned long* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<unsigned long>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<unsigned long>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulonglong_get_nbi_work_group(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulonglong_get_nbi_work_group(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<unsigned long long>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<unsigned long long>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int8_get_nbi_work_group(int8_t* dest, const int8_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int8_get_nbi_work_group(int8_t* dest, const int8_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<int8_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int8_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<int8_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int16_get_nbi_work_group(int16_t* dest, const int16_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int16_get_nbi_work_group(int16_t* dest, const int16_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<int16_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int16_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<int16_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int32_get_nbi_work_group(int32_t* dest, const int32_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int32_get_nbi_work_group(int32_t* dest, const int32_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<int32_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int32_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<int32_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int64_get_nbi_work_group(int64_t* dest, const int64_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int64_get_nbi_work_group(int64_t* dest, const int64_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<int64_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int64_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<int64_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint8_get_nbi_work_group(uint8_t* dest, const uint8_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint8_get_nbi_work_group(uint8_t* dest, const uint8_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<uint8_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<uint8_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint16_get_nbi_work_group(uint16_t* dest, const uint16_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint16_get_nbi_work_group(uint16_t* dest, const uint16_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<uint16_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<uint16_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint32_get_nbi_work_group(uint32_t* dest, const uint32_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint32_get_nbi_work_group(uint32_t* dest, const uint32_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<uint32_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<uint32_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint64_get_nbi_work_group(uint64_t* dest, const uint64_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint64_get_nbi_work_group(uint64_t* dest, const uint64_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<uint64_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<uint64_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_size_get_nbi_work_group(size_t* dest, const size_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_size_get_nbi_work_group(size_t* dest, const size_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<size_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_size_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<size_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ptrdiff_get_nbi_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ptrdiff_get_nbi_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<ptrdiff_t>(dest, source, nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_get_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<ptrdiff_t>(dest, source, nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_get8_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_get8_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_get8_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_get8_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<8>));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_get16_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_get16_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_get16_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_get16_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<16>));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_get32_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_get32_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_get32_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_get32_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<32>));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_get64_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_get64_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_get64_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_get64_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<64>));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_get128_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_get128_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_get128_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_get128_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<128>));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_getmem_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_getmem_nbi_work_group(void* dest, const void* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_getmem_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe, group);
+#else
     constexpr const char* fn = "ishmemx_getmem_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_get_nbi_on_queue(T* dest, const T* source, size_t nelems, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -2770,7 +5713,16 @@ inline ishmem::event ishmemx_get_nbi_on_queue(T* dest, const T* source, size_t n
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<T>(dest, source, nelems, pe); });
 }
 template <typename T, typename Group>
-inline void ishmemx_get_nbi_work_group(T* dest, const T* source, size_t nelems, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_get_nbi_work_group(T* dest, const T* source, size_t nelems, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_get_nbi_work_group: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_get_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "dest", dest, nelems);
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::get_nbi_work_group<T>(dest, source, nelems, pe, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_get_nbi_work_group: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmemx_get_nbi_work_group";
     ishmemi::check_init(fn);
@@ -2778,6 +5730,7 @@ inline void ishmemx_get_nbi_work_group(T* dest, const T* source, size_t nelems, 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::get_nbi_work_group<T>(dest, source, nelems, pe, group);
+#endif
 }
 
 /* Signaling operations */
@@ -2839,10 +5792,38 @@ ISHMEM_API ishmem::event ishmemx_put32_signal_nbi_on_queue(void* dest, const voi
 ISHMEM_API ishmem::event ishmemx_put64_signal_nbi_on_queue(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
 ISHMEM_API ishmem::event ishmemx_put128_signal_nbi_on_queue(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
 ISHMEM_API ishmem::event ishmemx_putmem_signal_nbi_on_queue(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_signal_add(uint64_t* sig_addr, uint64_t signal, int pe);
-ISHMEM_API void ishmemx_signal_set(uint64_t* sig_addr, uint64_t signal, int pe);
+#if defined(__CUDA_ARCH__)
+ISHMEM_HD inline void ishmemx_signal_add(uint64_t* sig_addr, uint64_t signal, int pe) {
+    constexpr const char* fn = "ishmemx_signal_add";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::signal_add(sig_addr, signal, pe);
+}
+ISHMEM_HD inline void ishmemx_signal_set(uint64_t* sig_addr, uint64_t signal, int pe) {
+    constexpr const char* fn = "ishmemx_signal_set";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::signal_set(sig_addr, signal, pe);
+}
+#else
+ISHMEM_API ISHMEM_HD void ishmemx_signal_add(uint64_t* sig_addr, uint64_t signal, int pe);
+ISHMEM_API ISHMEM_HD void ishmemx_signal_set(uint64_t* sig_addr, uint64_t signal, int pe);
+#endif
+
 template <typename Group>
-inline void ishmemx_float_put_signal_work_group(float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_float_put_signal_work_group(float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<float>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_float_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
@@ -2851,9 +5832,20 @@ inline void ishmemx_float_put_signal_work_group(float* dest, const float* source
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<float>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_double_put_signal_work_group(double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_double_put_signal_work_group(double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<double>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_double_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
@@ -2862,9 +5854,20 @@ inline void ishmemx_double_put_signal_work_group(double* dest, const double* sou
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<double>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_char_put_signal_work_group(char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_char_put_signal_work_group(char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_char_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
@@ -2873,9 +5876,20 @@ inline void ishmemx_char_put_signal_work_group(char* dest, const char* source, s
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_schar_put_signal_work_group(signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_schar_put_signal_work_group(signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_schar_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
@@ -2884,9 +5898,20 @@ inline void ishmemx_schar_put_signal_work_group(signed char* dest, const signed 
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_short_put_signal_work_group(short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_short_put_signal_work_group(short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<short>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_short_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
@@ -2895,9 +5920,20 @@ inline void ishmemx_short_put_signal_work_group(short* dest, const short* source
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<short>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int_put_signal_work_group(int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int_put_signal_work_group(int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<int>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
@@ -2906,9 +5942,20 @@ inline void ishmemx_int_put_signal_work_group(int* dest, const int* source, size
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<int>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_long_put_signal_work_group(long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_long_put_signal_work_group(long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_long_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
@@ -2917,9 +5964,20 @@ inline void ishmemx_long_put_signal_work_group(long* dest, const long* source, s
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_longlong_put_signal_work_group(long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_longlong_put_signal_work_group(long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
@@ -2928,9 +5986,20 @@ inline void ishmemx_longlong_put_signal_work_group(long long* dest, const long l
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uchar_put_signal_work_group(unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uchar_put_signal_work_group(unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
@@ -2939,9 +6008,20 @@ inline void ishmemx_uchar_put_signal_work_group(unsigned char* dest, const unsig
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ushort_put_signal_work_group(unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ushort_put_signal_work_group(unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
@@ -2950,9 +6030,20 @@ inline void ishmemx_ushort_put_signal_work_group(unsigned short* dest, const uns
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint_put_signal_work_group(unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint_put_signal_work_group(unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
@@ -2961,9 +6052,20 @@ inline void ishmemx_uint_put_signal_work_group(unsigned int* dest, const unsigne
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulong_put_signal_work_group(unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulong_put_signal_work_group(unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
@@ -2972,9 +6074,20 @@ inline void ishmemx_ulong_put_signal_work_group(unsigned long* dest, const unsig
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulonglong_put_signal_work_group(unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulonglong_put_signal_work_group(unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
@@ -2983,9 +6096,20 @@ inline void ishmemx_ulonglong_put_signal_work_group(unsigned long long* dest, co
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int8_put_signal_work_group(int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int8_put_signal_work_group(int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int8_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
@@ -2994,9 +6118,20 @@ inline void ishmemx_int8_put_signal_work_group(int8_t* dest, const int8_t* sourc
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int16_put_signal_work_group(int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int16_put_signal_work_group(int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int16_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
@@ -3005,9 +6140,20 @@ inline void ishmemx_int16_put_signal_work_group(int16_t* dest, const int16_t* so
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int32_put_signal_work_group(int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int32_put_signal_work_group(int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int32_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
@@ -3016,9 +6162,20 @@ inline void ishmemx_int32_put_signal_work_group(int32_t* dest, const int32_t* so
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int64_put_signal_work_group(int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int64_put_signal_work_group(int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int64_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
@@ -3027,9 +6184,20 @@ inline void ishmemx_int64_put_signal_work_group(int64_t* dest, const int64_t* so
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint8_put_signal_work_group(uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint8_put_signal_work_group(uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
@@ -3038,9 +6206,20 @@ inline void ishmemx_uint8_put_signal_work_group(uint8_t* dest, const uint8_t* so
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint16_put_signal_work_group(uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint16_put_signal_work_group(uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
@@ -3049,9 +6228,20 @@ inline void ishmemx_uint16_put_signal_work_group(uint16_t* dest, const uint16_t*
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint32_put_signal_work_group(uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint32_put_signal_work_group(uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
@@ -3060,9 +6250,20 @@ inline void ishmemx_uint32_put_signal_work_group(uint32_t* dest, const uint32_t*
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint64_put_signal_work_group(uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint64_put_signal_work_group(uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
@@ -3071,9 +6272,20 @@ inline void ishmemx_uint64_put_signal_work_group(uint64_t* dest, const uint64_t*
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_size_put_signal_work_group(size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_size_put_signal_work_group(size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_size_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
@@ -3082,9 +6294,20 @@ inline void ishmemx_size_put_signal_work_group(size_t* dest, const size_t* sourc
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ptrdiff_put_signal_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ptrdiff_put_signal_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_put_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
@@ -3093,9 +6316,20 @@ inline void ishmemx_ptrdiff_put_signal_work_group(ptrdiff_t* dest, const ptrdiff
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_put8_signal_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put8_signal_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_put8_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_put8_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
@@ -3104,9 +6338,20 @@ inline void ishmemx_put8_signal_work_group(void* dest, const void* source, size_
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_put16_signal_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put16_signal_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_put16_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_put16_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
@@ -3115,9 +6360,20 @@ inline void ishmemx_put16_signal_work_group(void* dest, const void* source, size
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_put32_signal_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put32_signal_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_put32_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_put32_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
@@ -3126,9 +6382,20 @@ inline void ishmemx_put32_signal_work_group(void* dest, const void* source, size
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_put64_signal_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put64_signal_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_put64_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_put64_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
@@ -3137,9 +6404,20 @@ inline void ishmemx_put64_signal_work_group(void* dest, const void* source, size
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_put128_signal_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put128_signal_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_put128_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_put128_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
@@ -3148,9 +6426,20 @@ inline void ishmemx_put128_signal_work_group(void* dest, const void* source, siz
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_putmem_signal_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_putmem_signal_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_putmem_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_putmem_signal_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
@@ -3159,6 +6448,7 @@ inline void ishmemx_putmem_signal_work_group(void* dest, const void* source, siz
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_put_signal_on_queue(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -3173,7 +6463,18 @@ inline ishmem::event ishmemx_put_signal_on_queue(T* dest, const T* source, size_
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<T>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
 }
 template <typename T, typename Group>
-inline void ishmemx_put_signal_work_group(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put_signal_work_group(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_put_signal_work_group: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_put_signal_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_work_group<T>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_put_signal_work_group: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmemx_put_signal_work_group";
     ishmemi::check_init(fn);
@@ -3183,9 +6484,20 @@ inline void ishmemx_put_signal_work_group(T* dest, const T* source, size_t nelem
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<T>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_float_put_signal_nbi_work_group(float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_float_put_signal_nbi_work_group(float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<float>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_float_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
@@ -3194,9 +6506,20 @@ inline void ishmemx_float_put_signal_nbi_work_group(float* dest, const float* so
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<float>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_double_put_signal_nbi_work_group(double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_double_put_signal_nbi_work_group(double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<double>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_double_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
@@ -3205,9 +6528,20 @@ inline void ishmemx_double_put_signal_nbi_work_group(double* dest, const double*
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<double>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_char_put_signal_nbi_work_group(char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_char_put_signal_nbi_work_group(char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_char_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
@@ -3216,9 +6550,20 @@ inline void ishmemx_char_put_signal_nbi_work_group(char* dest, const char* sourc
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_schar_put_signal_nbi_work_group(signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_schar_put_signal_nbi_work_group(signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_schar_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
@@ -3227,9 +6572,20 @@ inline void ishmemx_schar_put_signal_nbi_work_group(signed char* dest, const sig
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_short_put_signal_nbi_work_group(short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_short_put_signal_nbi_work_group(short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<short>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_short_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
@@ -3238,9 +6594,20 @@ inline void ishmemx_short_put_signal_nbi_work_group(short* dest, const short* so
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<short>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int_put_signal_nbi_work_group(int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int_put_signal_nbi_work_group(int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<int>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
@@ -3249,9 +6616,20 @@ inline void ishmemx_int_put_signal_nbi_work_group(int* dest, const int* source, 
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<int>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_long_put_signal_nbi_work_group(long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_long_put_signal_nbi_work_group(long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_long_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
@@ -3260,9 +6638,20 @@ inline void ishmemx_long_put_signal_nbi_work_group(long* dest, const long* sourc
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_longlong_put_signal_nbi_work_group(long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_longlong_put_signal_nbi_work_group(long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
@@ -3271,9 +6660,20 @@ inline void ishmemx_longlong_put_signal_nbi_work_group(long long* dest, const lo
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uchar_put_signal_nbi_work_group(unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uchar_put_signal_nbi_work_group(unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
@@ -3282,9 +6682,20 @@ inline void ishmemx_uchar_put_signal_nbi_work_group(unsigned char* dest, const u
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ushort_put_signal_nbi_work_group(unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ushort_put_signal_nbi_work_group(unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
@@ -3293,9 +6704,20 @@ inline void ishmemx_ushort_put_signal_nbi_work_group(unsigned short* dest, const
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint_put_signal_nbi_work_group(unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint_put_signal_nbi_work_group(unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
@@ -3304,9 +6726,20 @@ inline void ishmemx_uint_put_signal_nbi_work_group(unsigned int* dest, const uns
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulong_put_signal_nbi_work_group(unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulong_put_signal_nbi_work_group(unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
@@ -3315,9 +6748,20 @@ inline void ishmemx_ulong_put_signal_nbi_work_group(unsigned long* dest, const u
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulonglong_put_signal_nbi_work_group(unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulonglong_put_signal_nbi_work_group(unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
@@ -3326,9 +6770,20 @@ inline void ishmemx_ulonglong_put_signal_nbi_work_group(unsigned long long* dest
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int8_put_signal_nbi_work_group(int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int8_put_signal_nbi_work_group(int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int8_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
@@ -3337,9 +6792,20 @@ inline void ishmemx_int8_put_signal_nbi_work_group(int8_t* dest, const int8_t* s
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int16_put_signal_nbi_work_group(int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int16_put_signal_nbi_work_group(int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int16_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
@@ -3348,9 +6814,20 @@ inline void ishmemx_int16_put_signal_nbi_work_group(int16_t* dest, const int16_t
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int32_put_signal_nbi_work_group(int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int32_put_signal_nbi_work_group(int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int32_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
@@ -3359,9 +6836,20 @@ inline void ishmemx_int32_put_signal_nbi_work_group(int32_t* dest, const int32_t
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int64_put_signal_nbi_work_group(int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_int64_put_signal_nbi_work_group(int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_int64_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
@@ -3370,9 +6858,20 @@ inline void ishmemx_int64_put_signal_nbi_work_group(int64_t* dest, const int64_t
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint8_put_signal_nbi_work_group(uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint8_put_signal_nbi_work_group(uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
@@ -3381,9 +6880,20 @@ inline void ishmemx_uint8_put_signal_nbi_work_group(uint8_t* dest, const uint8_t
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint16_put_signal_nbi_work_group(uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint16_put_signal_nbi_work_group(uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
@@ -3392,9 +6902,20 @@ inline void ishmemx_uint16_put_signal_nbi_work_group(uint16_t* dest, const uint1
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint32_put_signal_nbi_work_group(uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint32_put_signal_nbi_work_group(uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
@@ -3403,9 +6924,20 @@ inline void ishmemx_uint32_put_signal_nbi_work_group(uint32_t* dest, const uint3
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint64_put_signal_nbi_work_group(uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint64_put_signal_nbi_work_group(uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
@@ -3414,9 +6946,20 @@ inline void ishmemx_uint64_put_signal_nbi_work_group(uint64_t* dest, const uint6
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_size_put_signal_nbi_work_group(size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_size_put_signal_nbi_work_group(size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_size_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
@@ -3425,9 +6968,20 @@ inline void ishmemx_size_put_signal_nbi_work_group(size_t* dest, const size_t* s
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ptrdiff_put_signal_nbi_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_ptrdiff_put_signal_nbi_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
@@ -3436,9 +6990,20 @@ inline void ishmemx_ptrdiff_put_signal_nbi_work_group(ptrdiff_t* dest, const ptr
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_put8_signal_nbi_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put8_signal_nbi_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_put8_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_put8_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
@@ -3447,9 +7012,20 @@ inline void ishmemx_put8_signal_nbi_work_group(void* dest, const void* source, s
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_put16_signal_nbi_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put16_signal_nbi_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_put16_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_put16_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
@@ -3458,9 +7034,20 @@ inline void ishmemx_put16_signal_nbi_work_group(void* dest, const void* source, 
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_put32_signal_nbi_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put32_signal_nbi_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_put32_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_put32_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
@@ -3469,9 +7056,20 @@ inline void ishmemx_put32_signal_nbi_work_group(void* dest, const void* source, 
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_put64_signal_nbi_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put64_signal_nbi_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_put64_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_put64_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
@@ -3480,9 +7078,20 @@ inline void ishmemx_put64_signal_nbi_work_group(void* dest, const void* source, 
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_put128_signal_nbi_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put128_signal_nbi_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_put128_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_put128_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
@@ -3491,9 +7100,20 @@ inline void ishmemx_put128_signal_nbi_work_group(void* dest, const void* source,
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_putmem_signal_nbi_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_putmem_signal_nbi_work_group(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_putmem_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#else
     constexpr const char* fn = "ishmemx_putmem_signal_nbi_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
@@ -3502,6 +7122,7 @@ inline void ishmemx_putmem_signal_nbi_work_group(void* dest, const void* source,
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_put_signal_nbi_on_queue(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -3516,7 +7137,18 @@ inline ishmem::event ishmemx_put_signal_nbi_on_queue(T* dest, const T* source, s
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<T>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
 }
 template <typename T, typename Group>
-inline void ishmemx_put_signal_nbi_work_group(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+ISHMEM_HD inline void ishmemx_put_signal_nbi_work_group(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_put_signal_nbi_work_group: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_put_signal_nbi_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
+    ishmemi::dev::check_nonnull(fn, "source", source, nelems);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_sig_op(fn, sig_op);
+    ishmemi::dev::check_pe(fn, pe);
+    ishmemi::dev::put_signal_nbi_work_group<T>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_put_signal_nbi_work_group: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmemx_put_signal_nbi_work_group";
     ishmemi::check_init(fn);
@@ -3526,21 +7158,35 @@ inline void ishmemx_put_signal_nbi_work_group(T* dest, const T* source, size_t n
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<T>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
+#endif
 }
 
 /* Memory ordering */
 ISHMEM_API ishmem::event ishmemx_quiet_on_queue(ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
+
 template <typename Group>
-inline void ishmemx_fence_work_group(const Group& group) {
+ISHMEM_HD inline void ishmemx_fence_work_group(const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_fence_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::fence_work_group(group);
+#else
     constexpr const char* fn = "ishmemx_fence_work_group";
     ishmemi::check_init(fn);
     ishmemi::impl::fence_work_group(group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_quiet_work_group(const Group& group) {
+ISHMEM_HD inline void ishmemx_quiet_work_group(const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_quiet_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::quiet_work_group(group);
+#else
     constexpr const char* fn = "ishmemx_quiet_work_group";
     ishmemi::check_init(fn);
     ishmemi::impl::quiet_work_group(group);
+#endif
 }
 
 /* Point-to-point synchronization */
@@ -3629,125 +7275,297 @@ ISHMEM_API ishmem::event ishmemx_uint64_wait_until_some_vector_on_queue(uint64_t
 ISHMEM_API ishmem::event ishmemx_size_wait_until_some_vector_on_queue(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const size_t* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
 ISHMEM_API ishmem::event ishmemx_ptrdiff_wait_until_some_vector_on_queue(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const ptrdiff_t* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
 ISHMEM_API ishmem::event ishmemx_signal_wait_until_on_queue(uint64_t* sig_addr, int cmp, uint64_t cmp_value, uint64_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_int_wait(int* ivar, int cmp_value);
 ISHMEM_API ishmem::event ishmemx_int_wait_on_queue(int* ivar, int cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_long_wait(long* ivar, long cmp_value);
 ISHMEM_API ishmem::event ishmemx_long_wait_on_queue(long* ivar, long cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_longlong_wait(long long* ivar, long long cmp_value);
 ISHMEM_API ishmem::event ishmemx_longlong_wait_on_queue(long long* ivar, long long cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_uint_wait(unsigned int* ivar, unsigned int cmp_value);
 ISHMEM_API ishmem::event ishmemx_uint_wait_on_queue(unsigned int* ivar, unsigned int cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_ulong_wait(unsigned long* ivar, unsigned long cmp_value);
 ISHMEM_API ishmem::event ishmemx_ulong_wait_on_queue(unsigned long* ivar, unsigned long cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_ulonglong_wait(unsigned long long* ivar, unsigned long long cmp_value);
 ISHMEM_API ishmem::event ishmemx_ulonglong_wait_on_queue(unsigned long long* ivar, unsigned long long cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_int32_wait(int32_t* ivar, int32_t cmp_value);
 ISHMEM_API ishmem::event ishmemx_int32_wait_on_queue(int32_t* ivar, int32_t cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_int64_wait(int64_t* ivar, int64_t cmp_value);
 ISHMEM_API ishmem::event ishmemx_int64_wait_on_queue(int64_t* ivar, int64_t cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_uint32_wait(uint32_t* ivar, uint32_t cmp_value);
 ISHMEM_API ishmem::event ishmemx_uint32_wait_on_queue(uint32_t* ivar, uint32_t cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_uint64_wait(uint64_t* ivar, uint64_t cmp_value);
 ISHMEM_API ishmem::event ishmemx_uint64_wait_on_queue(uint64_t* ivar, uint64_t cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_size_wait(size_t* ivar, size_t cmp_value);
 ISHMEM_API ishmem::event ishmemx_size_wait_on_queue(size_t* ivar, size_t cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
-ISHMEM_API void ishmemx_ptrdiff_wait(ptrdiff_t* ivar, ptrdiff_t cmp_value);
 ISHMEM_API ishmem::event ishmemx_ptrdiff_wait_on_queue(ptrdiff_t* ivar, ptrdiff_t cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
+#if defined(__CUDA_ARCH__)
+ISHMEM_HD inline void ishmemx_int_wait(int* ivar, int cmp_value) {
+    constexpr const char* fn = "ishmemx_int_wait";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::dev::wait<int>(ivar, cmp_value);
+}
+ISHMEM_HD inline void ishmemx_long_wait(long* ivar, long cmp_value) {
+    constexpr const char* fn = "ishmemx_long_wait";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::dev::wait<long>(ivar, cmp_value);
+}
+ISHMEM_HD inline void ishmemx_longlong_wait(long long* ivar, long long cmp_value) {
+    constexpr const char* fn = "ishmemx_longlong_wait";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::dev::wait<long long>(ivar, cmp_value);
+}
+ISHMEM_HD inline void ishmemx_uint_wait(unsigned int* ivar, unsigned int cmp_value) {
+    constexpr const char* fn = "ishmemx_uint_wait";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::dev::wait<unsigned int>(ivar, cmp_value);
+}
+ISHMEM_HD inline void ishmemx_ulong_wait(unsigned long* ivar, unsigned long cmp_value) {
+    constexpr const char* fn = "ishmemx_ulong_wait";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::dev::wait<unsigned long>(ivar, cmp_value);
+}
+ISHMEM_HD inline void ishmemx_ulonglong_wait(unsigned long long* ivar, unsigned long long cmp_value) {
+    constexpr const char* fn = "ishmemx_ulonglong_wait";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::dev::wait<unsigned long long>(ivar, cmp_value);
+}
+ISHMEM_HD inline void ishmemx_int32_wait(int32_t* ivar, int32_t cmp_value) {
+    constexpr const char* fn = "ishmemx_int32_wait";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::dev::wait<int32_t>(ivar, cmp_value);
+}
+ISHMEM_HD inline void ishmemx_int64_wait(int64_t* ivar, int64_t cmp_value) {
+    constexpr const char* fn = "ishmemx_int64_wait";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::dev::wait<int64_t>(ivar, cmp_value);
+}
+ISHMEM_HD inline void ishmemx_uint32_wait(uint32_t* ivar, uint32_t cmp_value) {
+    constexpr const char* fn = "ishmemx_uint32_wait";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::dev::wait<uint32_t>(ivar, cmp_value);
+}
+ISHMEM_HD inline void ishmemx_uint64_wait(uint64_t* ivar, uint64_t cmp_value) {
+    constexpr const char* fn = "ishmemx_uint64_wait";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::dev::wait<uint64_t>(ivar, cmp_value);
+}
+ISHMEM_HD inline void ishmemx_size_wait(size_t* ivar, size_t cmp_value) {
+    constexpr const char* fn = "ishmemx_size_wait";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::dev::wait<size_t>(ivar, cmp_value);
+}
+ISHMEM_HD inline void ishmemx_ptrdiff_wait(ptrdiff_t* ivar, ptrdiff_t cmp_value) {
+    constexpr const char* fn = "ishmemx_ptrdiff_wait";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::wait<ptrdiff_t>(ivar, cmp_value);
+}
+#else
+ISHMEM_API ISHMEM_HD void ishmemx_int_wait(int* ivar, int cmp_value);
+ISHMEM_API ISHMEM_HD void ishmemx_long_wait(long* ivar, long cmp_value);
+ISHMEM_API ISHMEM_HD void ishmemx_longlong_wait(long long* ivar, long long cmp_value);
+ISHMEM_API ISHMEM_HD void ishmemx_uint_wait(unsigned int* ivar, unsigned int cmp_value);
+ISHMEM_API ISHMEM_HD void ishmemx_ulong_wait(unsigned long* ivar, unsigned long cmp_value);
+ISHMEM_API ISHMEM_HD void ishmemx_ulonglong_wait(unsigned long long* ivar, unsigned long long cmp_value);
+ISHMEM_API ISHMEM_HD void ishmemx_int32_wait(int32_t* ivar, int32_t cmp_value);
+ISHMEM_API ISHMEM_HD void ishmemx_int64_wait(int64_t* ivar, int64_t cmp_value);
+ISHMEM_API ISHMEM_HD void ishmemx_uint32_wait(uint32_t* ivar, uint32_t cmp_value);
+ISHMEM_API ISHMEM_HD void ishmemx_uint64_wait(uint64_t* ivar, uint64_t cmp_value);
+ISHMEM_API ISHMEM_HD void ishmemx_size_wait(size_t* ivar, size_t cmp_value);
+ISHMEM_API ISHMEM_HD void ishmemx_ptrdiff_wait(ptrdiff_t* ivar, ptrdiff_t cmp_value);
+#endif
+
 template <typename Group>
-inline void ishmemx_int_wait_until_work_group(int* ivar, int cmp, int cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_int_wait_until_work_group(int* ivar, int cmp, int cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_wait_until_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_work_group<int>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<int>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_long_wait_until_work_group(long* ivar, int cmp, long cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_long_wait_until_work_group(long* ivar, int cmp, long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_wait_until_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_work_group<long>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_long_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<long>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_longlong_wait_until_work_group(long long* ivar, int cmp, long long cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_longlong_wait_until_work_group(long long* ivar, int cmp, long long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_wait_until_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_work_group<long long>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<long long>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint_wait_until_work_group(unsigned int* ivar, int cmp, unsigned int cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint_wait_until_work_group(unsigned int* ivar, int cmp, unsigned int cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_wait_until_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_work_group<unsigned int>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<unsigned int>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulong_wait_until_work_group(unsigned long* ivar, int cmp, unsigned long cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulong_wait_until_work_group(unsigned long* ivar, int cmp, unsigned long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_wait_until_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_work_group<unsigned long>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<unsigned long>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulonglong_wait_until_work_group(unsigned long long* ivar, int cmp, unsigned long long cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulonglong_wait_until_work_group(unsigned long long* ivar, int cmp, unsigned long long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_wait_until_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_work_group<unsigned long long>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<unsigned long long>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int32_wait_until_work_group(int32_t* ivar, int cmp, int32_t cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_int32_wait_until_work_group(int32_t* ivar, int cmp, int32_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_wait_until_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_work_group<int32_t>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int32_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<int32_t>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int64_wait_until_work_group(int64_t* ivar, int cmp, int64_t cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_int64_wait_until_work_group(int64_t* ivar, int cmp, int64_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_wait_until_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_work_group<int64_t>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int64_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<int64_t>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint32_wait_until_work_group(uint32_t* ivar, int cmp, uint32_t cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint32_wait_until_work_group(uint32_t* ivar, int cmp, uint32_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_wait_until_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_work_group<uint32_t>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<uint32_t>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint64_wait_until_work_group(uint64_t* ivar, int cmp, uint64_t cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint64_wait_until_work_group(uint64_t* ivar, int cmp, uint64_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_wait_until_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_work_group<uint64_t>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<uint64_t>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_size_wait_until_work_group(size_t* ivar, int cmp, size_t cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_size_wait_until_work_group(size_t* ivar, int cmp, size_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_wait_until_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_work_group<size_t>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_size_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<size_t>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ptrdiff_wait_until_work_group(ptrdiff_t* ivar, int cmp, ptrdiff_t cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_ptrdiff_wait_until_work_group(ptrdiff_t* ivar, int cmp, ptrdiff_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_wait_until_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_work_group<ptrdiff_t>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<ptrdiff_t>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_wait_until_on_queue(T* ivar, int cmp, T cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -3759,121 +7577,238 @@ inline ishmem::event ishmemx_wait_until_on_queue(T* ivar, int cmp, T cmp_value, 
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<T>(ivar, cmp, cmp_value); });
 }
 template <typename T, typename Group>
-inline void ishmemx_wait_until_work_group(T* ivar, int cmp, T cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_wait_until_work_group(T* ivar, int cmp, T cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_work_group: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmemx_wait_until_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_work_group<T>(ivar, cmp, cmp_value, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<T>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int_wait_until_all_work_group(int* ivars, size_t nelems, const int* status, int cmp, int cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_int_wait_until_all_work_group(int* ivars, size_t nelems, const int* status, int cmp, int cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_wait_until_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all_work_group<int>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int_wait_until_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<int>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_long_wait_until_all_work_group(long* ivars, size_t nelems, const int* status, int cmp, long cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_long_wait_until_all_work_group(long* ivars, size_t nelems, const int* status, int cmp, long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_wait_until_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all_work_group<long>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_long_wait_until_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<long>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_longlong_wait_until_all_work_group(long long* ivars, size_t nelems, const int* status, int cmp, long long cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_longlong_wait_until_all_work_group(long long* ivars, size_t nelems, const int* status, int cmp, long long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_wait_until_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all_work_group<long long>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_wait_until_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<long long>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint_wait_until_all_work_group(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint_wait_until_all_work_group(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_wait_until_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint_wait_until_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulong_wait_until_all_work_group(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulong_wait_until_all_work_group(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_wait_until_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_wait_until_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulonglong_wait_until_all_work_group(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulonglong_wait_until_all_work_group(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_wait_until_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int32_wait_until_all_work_group(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_int32_wait_until_all_work_group(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_wait_until_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int32_wait_until_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int64_wait_until_all_work_group(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_int64_wait_until_all_work_group(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_wait_until_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int64_wait_until_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint32_wait_until_all_work_group(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint32_wait_until_all_work_group(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_wait_until_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_wait_until_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint64_wait_until_all_work_group(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint64_wait_until_all_work_group(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_wait_until_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_wait_until_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_size_wait_until_all_work_group(size_t* ivars, size_t nelems, const int* status, int cmp, size_t cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_size_wait_until_all_work_group(size_t* ivars, size_t nelems, const int* status, int cmp, size_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_wait_until_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_size_wait_until_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ptrdiff_wait_until_all_work_group(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_ptrdiff_wait_until_all_work_group(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_wait_until_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_wait_until_all_on_queue(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -3886,7 +7821,16 @@ inline ishmem::event ishmemx_wait_until_all_on_queue(T* ivars, size_t nelems, co
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<T>(ivars, nelems, status, cmp, cmp_value); });
 }
 template <typename T, typename Group>
-inline void ishmemx_wait_until_all_work_group(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_wait_until_all_work_group(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_all_work_group: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmemx_wait_until_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::wait_until_all_work_group<T>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_all_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait_until_all_work_group";
     ishmemi::check_init(fn);
@@ -3894,114 +7838,223 @@ inline void ishmemx_wait_until_all_work_group(T* ivars, size_t nelems, const int
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<T>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int_wait_until_any_work_group(int* ivars, size_t nelems, const int* status, int cmp, int cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int_wait_until_any_work_group(int* ivars, size_t nelems, const int* status, int cmp, int cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_wait_until_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any_work_group<int>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int_wait_until_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<int>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_long_wait_until_any_work_group(long* ivars, size_t nelems, const int* status, int cmp, long cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_long_wait_until_any_work_group(long* ivars, size_t nelems, const int* status, int cmp, long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_wait_until_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any_work_group<long>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_long_wait_until_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<long>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_longlong_wait_until_any_work_group(long long* ivars, size_t nelems, const int* status, int cmp, long long cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_longlong_wait_until_any_work_group(long long* ivars, size_t nelems, const int* status, int cmp, long long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_wait_until_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any_work_group<long long>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_wait_until_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<long long>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint_wait_until_any_work_group(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint_wait_until_any_work_group(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_wait_until_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint_wait_until_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ulong_wait_until_any_work_group(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ulong_wait_until_any_work_group(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_wait_until_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_wait_until_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ulonglong_wait_until_any_work_group(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ulonglong_wait_until_any_work_group(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_wait_until_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int32_wait_until_any_work_group(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int32_wait_until_any_work_group(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_wait_until_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int32_wait_until_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int64_wait_until_any_work_group(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int64_wait_until_any_work_group(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_wait_until_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int64_wait_until_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint32_wait_until_any_work_group(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint32_wait_until_any_work_group(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_wait_until_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_wait_until_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint64_wait_until_any_work_group(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint64_wait_until_any_work_group(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_wait_until_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_wait_until_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_size_wait_until_any_work_group(size_t* ivars, size_t nelems, const int* status, int cmp, size_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_size_wait_until_any_work_group(size_t* ivars, size_t nelems, const int* status, int cmp, size_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_wait_until_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_size_wait_until_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ptrdiff_wait_until_any_work_group(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ptrdiff_wait_until_any_work_group(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_wait_until_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_wait_until_any_on_queue(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -4015,7 +8068,16 @@ inline ishmem::event ishmemx_wait_until_any_on_queue(T* ivars, size_t nelems, co
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<T>(ivars, nelems, status, cmp, cmp_value); });
 }
 template <typename T, typename Group>
-inline size_t ishmemx_wait_until_any_work_group(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_wait_until_any_work_group(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_any_work_group: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmemx_wait_until_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_any_work_group<T>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_any_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait_until_any_work_group";
     ishmemi::check_init(fn);
@@ -4023,9 +8085,19 @@ inline size_t ishmemx_wait_until_any_work_group(T* ivars, size_t nelems, const i
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<T>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int_wait_until_some_work_group(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int_wait_until_some_work_group(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_wait_until_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some_work_group<int>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int_wait_until_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4033,9 +8105,19 @@ inline size_t ishmemx_int_wait_until_some_work_group(int* ivars, size_t nelems, 
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<int>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_long_wait_until_some_work_group(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_long_wait_until_some_work_group(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_wait_until_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some_work_group<long>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_long_wait_until_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4043,9 +8125,19 @@ inline size_t ishmemx_long_wait_until_some_work_group(long* ivars, size_t nelems
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<long>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_longlong_wait_until_some_work_group(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long long cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_longlong_wait_until_some_work_group(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_wait_until_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some_work_group<long long>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_wait_until_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4053,9 +8145,19 @@ inline size_t ishmemx_longlong_wait_until_some_work_group(long long* ivars, size
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<long long>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint_wait_until_some_work_group(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned int cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint_wait_until_some_work_group(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned int cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_wait_until_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some_work_group<unsigned int>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint_wait_until_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4063,9 +8165,19 @@ inline size_t ishmemx_uint_wait_until_some_work_group(unsigned int* ivars, size_
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<unsigned int>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ulong_wait_until_some_work_group(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ulong_wait_until_some_work_group(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_wait_until_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some_work_group<unsigned long>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_wait_until_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4073,9 +8185,19 @@ inline size_t ishmemx_ulong_wait_until_some_work_group(unsigned long* ivars, siz
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<unsigned long>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ulonglong_wait_until_some_work_group(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long long cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ulonglong_wait_until_some_work_group(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_wait_until_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some_work_group<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4083,9 +8205,19 @@ inline size_t ishmemx_ulonglong_wait_until_some_work_group(unsigned long long* i
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int32_wait_until_some_work_group(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int32_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int32_wait_until_some_work_group(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int32_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_wait_until_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some_work_group<int32_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int32_wait_until_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4093,9 +8225,19 @@ inline size_t ishmemx_int32_wait_until_some_work_group(int32_t* ivars, size_t ne
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<int32_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int64_wait_until_some_work_group(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int64_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int64_wait_until_some_work_group(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int64_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_wait_until_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some_work_group<int64_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int64_wait_until_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4103,9 +8245,19 @@ inline size_t ishmemx_int64_wait_until_some_work_group(int64_t* ivars, size_t ne
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<int64_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint32_wait_until_some_work_group(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint32_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint32_wait_until_some_work_group(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint32_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_wait_until_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some_work_group<uint32_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_wait_until_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4113,9 +8265,19 @@ inline size_t ishmemx_uint32_wait_until_some_work_group(uint32_t* ivars, size_t 
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<uint32_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint64_wait_until_some_work_group(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint64_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint64_wait_until_some_work_group(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint64_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_wait_until_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some_work_group<uint64_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_wait_until_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4123,9 +8285,19 @@ inline size_t ishmemx_uint64_wait_until_some_work_group(uint64_t* ivars, size_t 
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<uint64_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_size_wait_until_some_work_group(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, size_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_size_wait_until_some_work_group(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, size_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_wait_until_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some_work_group<size_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_size_wait_until_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4133,9 +8305,19 @@ inline size_t ishmemx_size_wait_until_some_work_group(size_t* ivars, size_t nele
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<size_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ptrdiff_wait_until_some_work_group(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, ptrdiff_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ptrdiff_wait_until_some_work_group(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, ptrdiff_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_wait_until_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some_work_group<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4143,6 +8325,7 @@ inline size_t ishmemx_ptrdiff_wait_until_some_work_group(ptrdiff_t* ivars, size_
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_wait_until_some_on_queue(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, T cmp_value, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -4157,7 +8340,17 @@ inline ishmem::event ishmemx_wait_until_some_on_queue(T* ivars, size_t nelems, s
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some<T>(ivars, nelems, indices, status, cmp, cmp_value); });
 }
 template <typename T, typename Group>
-inline size_t ishmemx_wait_until_some_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, T cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_wait_until_some_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, T cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_some_work_group: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmemx_wait_until_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::wait_until_some_work_group<T>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_some_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait_until_some_work_group";
     ishmemi::check_init(fn);
@@ -4166,9 +8359,19 @@ inline size_t ishmemx_wait_until_some_work_group(T* ivars, size_t nelems, size_t
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<T>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int_wait_until_all_vector_work_group(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values, const Group& group) {
+ISHMEM_HD inline void ishmemx_int_wait_until_all_vector_work_group(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_wait_until_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_int_wait_until_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4176,9 +8379,19 @@ inline void ishmemx_int_wait_until_all_vector_work_group(int* ivars, size_t nele
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_long_wait_until_all_vector_work_group(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values, const Group& group) {
+ISHMEM_HD inline void ishmemx_long_wait_until_all_vector_work_group(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_wait_until_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_long_wait_until_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4186,9 +8399,19 @@ inline void ishmemx_long_wait_until_all_vector_work_group(long* ivars, size_t ne
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_longlong_wait_until_all_vector_work_group(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values, const Group& group) {
+ISHMEM_HD inline void ishmemx_longlong_wait_until_all_vector_work_group(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_wait_until_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_wait_until_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4196,9 +8419,19 @@ inline void ishmemx_longlong_wait_until_all_vector_work_group(long long* ivars, 
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint_wait_until_all_vector_work_group(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint_wait_until_all_vector_work_group(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_wait_until_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_uint_wait_until_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4206,9 +8439,19 @@ inline void ishmemx_uint_wait_until_all_vector_work_group(unsigned int* ivars, s
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulong_wait_until_all_vector_work_group(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulong_wait_until_all_vector_work_group(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_wait_until_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_wait_until_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4216,9 +8459,19 @@ inline void ishmemx_ulong_wait_until_all_vector_work_group(unsigned long* ivars,
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulonglong_wait_until_all_vector_work_group(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulonglong_wait_until_all_vector_work_group(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_wait_until_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4226,9 +8479,19 @@ inline void ishmemx_ulonglong_wait_until_all_vector_work_group(unsigned long lon
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int32_wait_until_all_vector_work_group(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values, const Group& group) {
+ISHMEM_HD inline void ishmemx_int32_wait_until_all_vector_work_group(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_wait_until_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_int32_wait_until_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4236,9 +8499,19 @@ inline void ishmemx_int32_wait_until_all_vector_work_group(int32_t* ivars, size_
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int64_wait_until_all_vector_work_group(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values, const Group& group) {
+ISHMEM_HD inline void ishmemx_int64_wait_until_all_vector_work_group(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_wait_until_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_int64_wait_until_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4246,9 +8519,19 @@ inline void ishmemx_int64_wait_until_all_vector_work_group(int64_t* ivars, size_
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint32_wait_until_all_vector_work_group(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint32_wait_until_all_vector_work_group(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_wait_until_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_wait_until_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4256,9 +8539,19 @@ inline void ishmemx_uint32_wait_until_all_vector_work_group(uint32_t* ivars, siz
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint64_wait_until_all_vector_work_group(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint64_wait_until_all_vector_work_group(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_wait_until_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_wait_until_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4266,9 +8559,19 @@ inline void ishmemx_uint64_wait_until_all_vector_work_group(uint64_t* ivars, siz
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_size_wait_until_all_vector_work_group(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values, const Group& group) {
+ISHMEM_HD inline void ishmemx_size_wait_until_all_vector_work_group(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_wait_until_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_size_wait_until_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4276,9 +8579,19 @@ inline void ishmemx_size_wait_until_all_vector_work_group(size_t* ivars, size_t 
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ptrdiff_wait_until_all_vector_work_group(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values, const Group& group) {
+ISHMEM_HD inline void ishmemx_ptrdiff_wait_until_all_vector_work_group(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_wait_until_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4286,6 +8599,7 @@ inline void ishmemx_ptrdiff_wait_until_all_vector_work_group(ptrdiff_t* ivars, s
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_wait_until_all_vector_on_queue(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -4299,7 +8613,17 @@ inline ishmem::event ishmemx_wait_until_all_vector_on_queue(T* ivars, size_t nel
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<T>(ivars, nelems, status, cmp, cmp_values); });
 }
 template <typename T, typename Group>
-inline void ishmemx_wait_until_all_vector_work_group(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values, const Group& group) {
+ISHMEM_HD inline void ishmemx_wait_until_all_vector_work_group(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_all_vector_work_group: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmemx_wait_until_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    ishmemi::dev::wait_until_all_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_all_vector_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait_until_all_vector_work_group";
     ishmemi::check_init(fn);
@@ -4308,9 +8632,19 @@ inline void ishmemx_wait_until_all_vector_work_group(T* ivars, size_t nelems, co
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int_wait_until_any_vector_work_group(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int_wait_until_any_vector_work_group(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_wait_until_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_int_wait_until_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4318,9 +8652,19 @@ inline size_t ishmemx_int_wait_until_any_vector_work_group(int* ivars, size_t ne
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_long_wait_until_any_vector_work_group(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_long_wait_until_any_vector_work_group(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_wait_until_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_long_wait_until_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4328,9 +8672,19 @@ inline size_t ishmemx_long_wait_until_any_vector_work_group(long* ivars, size_t 
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_longlong_wait_until_any_vector_work_group(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_longlong_wait_until_any_vector_work_group(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_wait_until_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_wait_until_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4338,9 +8692,19 @@ inline size_t ishmemx_longlong_wait_until_any_vector_work_group(long long* ivars
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint_wait_until_any_vector_work_group(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint_wait_until_any_vector_work_group(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_wait_until_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_uint_wait_until_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4348,9 +8712,19 @@ inline size_t ishmemx_uint_wait_until_any_vector_work_group(unsigned int* ivars,
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ulong_wait_until_any_vector_work_group(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ulong_wait_until_any_vector_work_group(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_wait_until_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_wait_until_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4358,9 +8732,19 @@ inline size_t ishmemx_ulong_wait_until_any_vector_work_group(unsigned long* ivar
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ulonglong_wait_until_any_vector_work_group(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ulonglong_wait_until_any_vector_work_group(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_wait_until_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4368,9 +8752,19 @@ inline size_t ishmemx_ulonglong_wait_until_any_vector_work_group(unsigned long l
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int32_wait_until_any_vector_work_group(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int32_wait_until_any_vector_work_group(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_wait_until_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_int32_wait_until_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4378,9 +8772,19 @@ inline size_t ishmemx_int32_wait_until_any_vector_work_group(int32_t* ivars, siz
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int64_wait_until_any_vector_work_group(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int64_wait_until_any_vector_work_group(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_wait_until_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_int64_wait_until_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4388,9 +8792,19 @@ inline size_t ishmemx_int64_wait_until_any_vector_work_group(int64_t* ivars, siz
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint32_wait_until_any_vector_work_group(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint32_wait_until_any_vector_work_group(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_wait_until_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_wait_until_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4398,9 +8812,19 @@ inline size_t ishmemx_uint32_wait_until_any_vector_work_group(uint32_t* ivars, s
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint64_wait_until_any_vector_work_group(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint64_wait_until_any_vector_work_group(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_wait_until_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_wait_until_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4408,9 +8832,19 @@ inline size_t ishmemx_uint64_wait_until_any_vector_work_group(uint64_t* ivars, s
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_size_wait_until_any_vector_work_group(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_size_wait_until_any_vector_work_group(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_wait_until_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_size_wait_until_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4418,9 +8852,19 @@ inline size_t ishmemx_size_wait_until_any_vector_work_group(size_t* ivars, size_
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ptrdiff_wait_until_any_vector_work_group(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ptrdiff_wait_until_any_vector_work_group(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_wait_until_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4428,6 +8872,7 @@ inline size_t ishmemx_ptrdiff_wait_until_any_vector_work_group(ptrdiff_t* ivars,
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_wait_until_any_vector_on_queue(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -4442,7 +8887,17 @@ inline ishmem::event ishmemx_wait_until_any_vector_on_queue(T* ivars, size_t nel
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<T>(ivars, nelems, status, cmp, cmp_values); });
 }
 template <typename T, typename Group>
-inline size_t ishmemx_wait_until_any_vector_work_group(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_wait_until_any_vector_work_group(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_any_vector_work_group: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmemx_wait_until_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_any_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_any_vector_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait_until_any_vector_work_group";
     ishmemi::check_init(fn);
@@ -4451,9 +8906,20 @@ inline size_t ishmemx_wait_until_any_vector_work_group(T* ivars, size_t nelems, 
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int_wait_until_some_vector_work_group(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int_wait_until_some_vector_work_group(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_wait_until_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some_work_group<int>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_int_wait_until_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4462,9 +8928,20 @@ inline size_t ishmemx_int_wait_until_some_vector_work_group(int* ivars, size_t n
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_some_work_group<int>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_long_wait_until_some_vector_work_group(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_long_wait_until_some_vector_work_group(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_wait_until_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some_work_group<long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_long_wait_until_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4473,9 +8950,20 @@ inline size_t ishmemx_long_wait_until_some_vector_work_group(long* ivars, size_t
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_some_work_group<long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_longlong_wait_until_some_vector_work_group(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long long* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_longlong_wait_until_some_vector_work_group(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_wait_until_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some_work_group<long long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_wait_until_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4484,9 +8972,20 @@ inline size_t ishmemx_longlong_wait_until_some_vector_work_group(long long* ivar
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_some_work_group<long long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint_wait_until_some_vector_work_group(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned int* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint_wait_until_some_vector_work_group(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned int* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_wait_until_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some_work_group<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_uint_wait_until_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4495,9 +8994,20 @@ inline size_t ishmemx_uint_wait_until_some_vector_work_group(unsigned int* ivars
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_some_work_group<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ulong_wait_until_some_vector_work_group(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ulong_wait_until_some_vector_work_group(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_wait_until_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some_work_group<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_wait_until_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4506,9 +9016,20 @@ inline size_t ishmemx_ulong_wait_until_some_vector_work_group(unsigned long* iva
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_some_work_group<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ulonglong_wait_until_some_vector_work_group(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long long* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ulonglong_wait_until_some_vector_work_group(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_wait_until_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some_work_group<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4517,9 +9038,20 @@ inline size_t ishmemx_ulonglong_wait_until_some_vector_work_group(unsigned long 
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_some_work_group<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int32_wait_until_some_vector_work_group(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int32_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int32_wait_until_some_vector_work_group(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int32_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_wait_until_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some_work_group<int32_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_int32_wait_until_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4528,9 +9060,20 @@ inline size_t ishmemx_int32_wait_until_some_vector_work_group(int32_t* ivars, si
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_some_work_group<int32_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int64_wait_until_some_vector_work_group(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int64_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int64_wait_until_some_vector_work_group(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int64_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_wait_until_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some_work_group<int64_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_int64_wait_until_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4539,9 +9082,20 @@ inline size_t ishmemx_int64_wait_until_some_vector_work_group(int64_t* ivars, si
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_some_work_group<int64_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint32_wait_until_some_vector_work_group(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint32_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint32_wait_until_some_vector_work_group(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint32_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_wait_until_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some_work_group<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_wait_until_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4550,9 +9104,20 @@ inline size_t ishmemx_uint32_wait_until_some_vector_work_group(uint32_t* ivars, 
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_some_work_group<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint64_wait_until_some_vector_work_group(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint64_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint64_wait_until_some_vector_work_group(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint64_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_wait_until_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some_work_group<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_wait_until_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4561,9 +9126,20 @@ inline size_t ishmemx_uint64_wait_until_some_vector_work_group(uint64_t* ivars, 
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_some_work_group<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_size_wait_until_some_vector_work_group(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const size_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_size_wait_until_some_vector_work_group(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const size_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_wait_until_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some_work_group<size_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_size_wait_until_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4572,9 +9148,20 @@ inline size_t ishmemx_size_wait_until_some_vector_work_group(size_t* ivars, size
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_some_work_group<size_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ptrdiff_wait_until_some_vector_work_group(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const ptrdiff_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ptrdiff_wait_until_some_vector_work_group(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const ptrdiff_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_wait_until_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some_work_group<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4583,6 +9170,7 @@ inline size_t ishmemx_ptrdiff_wait_until_some_vector_work_group(ptrdiff_t* ivars
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_some_work_group<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_wait_until_some_vector_on_queue(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const T* cmp_values, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -4598,7 +9186,18 @@ inline ishmem::event ishmemx_wait_until_some_vector_on_queue(T* ivars, size_t ne
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some<T>(ivars, nelems, indices, status, cmp, cmp_values); });
 }
 template <typename T, typename Group>
-inline size_t ishmemx_wait_until_some_vector_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const T* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_wait_until_some_vector_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const T* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_some_vector_work_group: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmemx_wait_until_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::wait_until_some_work_group<T>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_some_vector_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait_until_some_vector_work_group";
     ishmemi::check_init(fn);
@@ -4608,222 +9207,445 @@ inline size_t ishmemx_wait_until_some_vector_work_group(T* ivars, size_t nelems,
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_some_work_group<T>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int_test_work_group(int* ivar, int cmp, int cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_int_test_work_group(int* ivar, int cmp, int cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_test_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_work_group<int>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<int>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_long_test_work_group(long* ivar, int cmp, long cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_long_test_work_group(long* ivar, int cmp, long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_test_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_work_group<long>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_long_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<long>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_longlong_test_work_group(long long* ivar, int cmp, long long cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_longlong_test_work_group(long long* ivar, int cmp, long long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_test_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_work_group<long long>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<long long>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_test_work_group(unsigned int* ivar, int cmp, unsigned int cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_test_work_group(unsigned int* ivar, int cmp, unsigned int cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_test_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_work_group<unsigned int>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<unsigned int>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_test_work_group(unsigned long* ivar, int cmp, unsigned long cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_test_work_group(unsigned long* ivar, int cmp, unsigned long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_test_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_work_group<unsigned long>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<unsigned long>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_test_work_group(unsigned long long* ivar, int cmp, unsigned long long cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_test_work_group(unsigned long long* ivar, int cmp, unsigned long long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_test_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_work_group<unsigned long long>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<unsigned long long>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_test_work_group(int32_t* ivar, int cmp, int32_t cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_test_work_group(int32_t* ivar, int cmp, int32_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_test_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_work_group<int32_t>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int32_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<int32_t>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_test_work_group(int64_t* ivar, int cmp, int64_t cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_test_work_group(int64_t* ivar, int cmp, int64_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_test_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_work_group<int64_t>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int64_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<int64_t>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_test_work_group(uint32_t* ivar, int cmp, uint32_t cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_test_work_group(uint32_t* ivar, int cmp, uint32_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_test_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_work_group<uint32_t>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<uint32_t>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_test_work_group(uint64_t* ivar, int cmp, uint64_t cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_test_work_group(uint64_t* ivar, int cmp, uint64_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_test_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_work_group<uint64_t>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<uint64_t>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_test_work_group(size_t* ivar, int cmp, size_t cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_test_work_group(size_t* ivar, int cmp, size_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_test_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_work_group<size_t>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_size_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<size_t>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ptrdiff_test_work_group(ptrdiff_t* ivar, int cmp, ptrdiff_t cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_ptrdiff_test_work_group(ptrdiff_t* ivar, int cmp, ptrdiff_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_test_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_work_group<ptrdiff_t>(ivar, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<ptrdiff_t>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename T, typename Group>
-inline int ishmemx_test_work_group(T* ivar, int cmp, T cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_test_work_group(T* ivar, int cmp, T cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_test_work_group: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmemx_test_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_work_group<T>(ivar, cmp, cmp_value, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_test_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<T>(ivar, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int_test_all_work_group(int* ivars, size_t nelems, const int* status, int cmp, int cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_int_test_all_work_group(int* ivars, size_t nelems, const int* status, int cmp, int cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_test_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all_work_group<int>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int_test_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<int>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_long_test_all_work_group(long* ivars, size_t nelems, const int* status, int cmp, long cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_long_test_all_work_group(long* ivars, size_t nelems, const int* status, int cmp, long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_test_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all_work_group<long>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_long_test_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<long>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_longlong_test_all_work_group(long long* ivars, size_t nelems, const int* status, int cmp, long long cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_longlong_test_all_work_group(long long* ivars, size_t nelems, const int* status, int cmp, long long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_test_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all_work_group<long long>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_test_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<long long>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_test_all_work_group(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_test_all_work_group(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_test_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint_test_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_test_all_work_group(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_test_all_work_group(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_test_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_test_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_test_all_work_group(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_test_all_work_group(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_test_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_test_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_test_all_work_group(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_test_all_work_group(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_test_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int32_test_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_test_all_work_group(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_test_all_work_group(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_test_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int64_test_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_test_all_work_group(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_test_all_work_group(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_test_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_test_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_test_all_work_group(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_test_all_work_group(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_test_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_test_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_test_all_work_group(size_t* ivars, size_t nelems, const int* status, int cmp, size_t cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_test_all_work_group(size_t* ivars, size_t nelems, const int* status, int cmp, size_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_test_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_size_test_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ptrdiff_test_all_work_group(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_ptrdiff_test_all_work_group(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_test_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_test_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename T, typename Group>
-inline int ishmemx_test_all_work_group(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_test_all_work_group(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_test_all_work_group: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmemx_test_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_all_work_group<T>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_test_all_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_test_all_work_group";
     ishmemi::check_init(fn);
@@ -4831,117 +9653,235 @@ inline int ishmemx_test_all_work_group(T* ivars, size_t nelems, const int* statu
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<T>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int_test_any_work_group(int* ivars, size_t nelems, const int* status, int cmp, int cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int_test_any_work_group(int* ivars, size_t nelems, const int* status, int cmp, int cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_test_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any_work_group<int>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int_test_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<int>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_long_test_any_work_group(long* ivars, size_t nelems, const int* status, int cmp, long cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_long_test_any_work_group(long* ivars, size_t nelems, const int* status, int cmp, long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_test_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any_work_group<long>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_long_test_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<long>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_longlong_test_any_work_group(long long* ivars, size_t nelems, const int* status, int cmp, long long cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_longlong_test_any_work_group(long long* ivars, size_t nelems, const int* status, int cmp, long long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_test_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any_work_group<long long>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_test_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<long long>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint_test_any_work_group(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint_test_any_work_group(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_test_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint_test_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ulong_test_any_work_group(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ulong_test_any_work_group(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_test_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_test_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ulonglong_test_any_work_group(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ulonglong_test_any_work_group(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_test_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_test_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int32_test_any_work_group(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int32_test_any_work_group(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_test_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int32_test_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int64_test_any_work_group(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int64_test_any_work_group(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_test_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int64_test_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint32_test_any_work_group(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint32_test_any_work_group(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_test_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_test_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint64_test_any_work_group(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint64_test_any_work_group(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_test_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_test_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_size_test_any_work_group(size_t* ivars, size_t nelems, const int* status, int cmp, size_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_size_test_any_work_group(size_t* ivars, size_t nelems, const int* status, int cmp, size_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_test_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_size_test_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ptrdiff_test_any_work_group(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ptrdiff_test_any_work_group(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_test_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_test_any_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename T, typename Group>
-inline size_t ishmemx_test_any_work_group(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_test_any_work_group(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_test_any_work_group: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmemx_test_any_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_any_work_group<T>(ivars, nelems, status, cmp, cmp_value, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_test_any_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_test_any_work_group";
     ishmemi::check_init(fn);
@@ -4949,9 +9889,19 @@ inline size_t ishmemx_test_any_work_group(T* ivars, size_t nelems, const int* st
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<T>(ivars, nelems, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int_test_some_work_group(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int_test_some_work_group(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_test_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some_work_group<int>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int_test_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4959,9 +9909,19 @@ inline size_t ishmemx_int_test_some_work_group(int* ivars, size_t nelems, size_t
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<int>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_long_test_some_work_group(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_long_test_some_work_group(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_test_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some_work_group<long>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_long_test_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4969,9 +9929,19 @@ inline size_t ishmemx_long_test_some_work_group(long* ivars, size_t nelems, size
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<long>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_longlong_test_some_work_group(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long long cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_longlong_test_some_work_group(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_test_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some_work_group<long long>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_test_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4979,9 +9949,19 @@ inline size_t ishmemx_longlong_test_some_work_group(long long* ivars, size_t nel
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<long long>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint_test_some_work_group(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned int cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint_test_some_work_group(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned int cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_test_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some_work_group<unsigned int>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint_test_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4989,9 +9969,19 @@ inline size_t ishmemx_uint_test_some_work_group(unsigned int* ivars, size_t nele
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<unsigned int>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ulong_test_some_work_group(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ulong_test_some_work_group(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_test_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some_work_group<unsigned long>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_test_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -4999,9 +9989,19 @@ inline size_t ishmemx_ulong_test_some_work_group(unsigned long* ivars, size_t ne
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<unsigned long>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ulonglong_test_some_work_group(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long long cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ulonglong_test_some_work_group(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_test_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some_work_group<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_test_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5009,9 +10009,19 @@ inline size_t ishmemx_ulonglong_test_some_work_group(unsigned long long* ivars, 
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int32_test_some_work_group(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int32_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int32_test_some_work_group(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int32_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_test_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some_work_group<int32_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int32_test_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5019,9 +10029,19 @@ inline size_t ishmemx_int32_test_some_work_group(int32_t* ivars, size_t nelems, 
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<int32_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int64_test_some_work_group(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int64_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int64_test_some_work_group(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int64_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_test_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some_work_group<int64_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int64_test_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5029,9 +10049,19 @@ inline size_t ishmemx_int64_test_some_work_group(int64_t* ivars, size_t nelems, 
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<int64_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint32_test_some_work_group(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint32_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint32_test_some_work_group(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint32_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_test_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some_work_group<uint32_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_test_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5039,9 +10069,19 @@ inline size_t ishmemx_uint32_test_some_work_group(uint32_t* ivars, size_t nelems
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<uint32_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint64_test_some_work_group(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint64_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint64_test_some_work_group(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint64_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_test_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some_work_group<uint64_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_test_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5049,9 +10089,19 @@ inline size_t ishmemx_uint64_test_some_work_group(uint64_t* ivars, size_t nelems
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<uint64_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_size_test_some_work_group(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, size_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_size_test_some_work_group(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, size_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_test_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some_work_group<size_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_size_test_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5059,9 +10109,19 @@ inline size_t ishmemx_size_test_some_work_group(size_t* ivars, size_t nelems, si
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<size_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ptrdiff_test_some_work_group(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, ptrdiff_t cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ptrdiff_test_some_work_group(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, ptrdiff_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_test_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some_work_group<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_test_some_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5069,9 +10129,20 @@ inline size_t ishmemx_ptrdiff_test_some_work_group(ptrdiff_t* ivars, size_t nele
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename T, typename Group>
-inline size_t ishmemx_test_some_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, T cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_test_some_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, T cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_test_some_work_group: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmemx_test_some_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::test_some_work_group<T>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_test_some_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_test_some_work_group";
     ishmemi::check_init(fn);
@@ -5080,9 +10151,19 @@ inline size_t ishmemx_test_some_work_group(T* ivars, size_t nelems, size_t* indi
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<T>(ivars, nelems, indices, status, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int_test_all_vector_work_group(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values, const Group& group) {
+ISHMEM_HD inline int ishmemx_int_test_all_vector_work_group(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_test_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_int_test_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5090,9 +10171,19 @@ inline int ishmemx_int_test_all_vector_work_group(int* ivars, size_t nelems, con
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_long_test_all_vector_work_group(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values, const Group& group) {
+ISHMEM_HD inline int ishmemx_long_test_all_vector_work_group(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_test_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_long_test_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5100,9 +10191,19 @@ inline int ishmemx_long_test_all_vector_work_group(long* ivars, size_t nelems, c
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_longlong_test_all_vector_work_group(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values, const Group& group) {
+ISHMEM_HD inline int ishmemx_longlong_test_all_vector_work_group(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_test_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_test_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5110,9 +10211,19 @@ inline int ishmemx_longlong_test_all_vector_work_group(long long* ivars, size_t 
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_test_all_vector_work_group(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_test_all_vector_work_group(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_test_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_uint_test_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5120,9 +10231,19 @@ inline int ishmemx_uint_test_all_vector_work_group(unsigned int* ivars, size_t n
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_test_all_vector_work_group(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_test_all_vector_work_group(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_test_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_test_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5130,9 +10251,19 @@ inline int ishmemx_ulong_test_all_vector_work_group(unsigned long* ivars, size_t
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_test_all_vector_work_group(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_test_all_vector_work_group(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_test_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_test_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5140,9 +10271,19 @@ inline int ishmemx_ulonglong_test_all_vector_work_group(unsigned long long* ivar
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_test_all_vector_work_group(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_test_all_vector_work_group(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_test_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_int32_test_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5150,9 +10291,19 @@ inline int ishmemx_int32_test_all_vector_work_group(int32_t* ivars, size_t nelem
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_test_all_vector_work_group(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_test_all_vector_work_group(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_test_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_int64_test_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5160,9 +10311,19 @@ inline int ishmemx_int64_test_all_vector_work_group(int64_t* ivars, size_t nelem
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_test_all_vector_work_group(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_test_all_vector_work_group(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_test_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_test_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5170,9 +10331,19 @@ inline int ishmemx_uint32_test_all_vector_work_group(uint32_t* ivars, size_t nel
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_test_all_vector_work_group(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_test_all_vector_work_group(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_test_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_test_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5180,9 +10351,19 @@ inline int ishmemx_uint64_test_all_vector_work_group(uint64_t* ivars, size_t nel
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_test_all_vector_work_group(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_test_all_vector_work_group(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_test_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_size_test_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5190,9 +10371,19 @@ inline int ishmemx_size_test_all_vector_work_group(size_t* ivars, size_t nelems,
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ptrdiff_test_all_vector_work_group(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values, const Group& group) {
+ISHMEM_HD inline int ishmemx_ptrdiff_test_all_vector_work_group(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_test_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_test_all_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5200,9 +10391,20 @@ inline int ishmemx_ptrdiff_test_all_vector_work_group(ptrdiff_t* ivars, size_t n
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename T, typename Group>
-inline int ishmemx_test_all_vector_work_group(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values, const Group& group) {
+ISHMEM_HD inline int ishmemx_test_all_vector_work_group(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_test_all_vector_work_group: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmemx_test_all_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_all_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_test_all_vector_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_test_all_vector_work_group";
     ishmemi::check_init(fn);
@@ -5211,9 +10413,19 @@ inline int ishmemx_test_all_vector_work_group(T* ivars, size_t nelems, const int
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int_test_any_vector_work_group(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int_test_any_vector_work_group(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_test_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_int_test_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5221,9 +10433,19 @@ inline size_t ishmemx_int_test_any_vector_work_group(int* ivars, size_t nelems, 
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_long_test_any_vector_work_group(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_long_test_any_vector_work_group(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_test_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_long_test_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5231,9 +10453,19 @@ inline size_t ishmemx_long_test_any_vector_work_group(long* ivars, size_t nelems
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_longlong_test_any_vector_work_group(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_longlong_test_any_vector_work_group(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_test_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_test_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5241,9 +10473,19 @@ inline size_t ishmemx_longlong_test_any_vector_work_group(long long* ivars, size
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint_test_any_vector_work_group(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint_test_any_vector_work_group(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_test_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_uint_test_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5251,9 +10493,19 @@ inline size_t ishmemx_uint_test_any_vector_work_group(unsigned int* ivars, size_
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ulong_test_any_vector_work_group(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ulong_test_any_vector_work_group(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_test_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_test_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5261,9 +10513,19 @@ inline size_t ishmemx_ulong_test_any_vector_work_group(unsigned long* ivars, siz
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ulonglong_test_any_vector_work_group(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ulonglong_test_any_vector_work_group(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_test_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_test_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5271,9 +10533,19 @@ inline size_t ishmemx_ulonglong_test_any_vector_work_group(unsigned long long* i
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int32_test_any_vector_work_group(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int32_test_any_vector_work_group(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_test_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_int32_test_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5281,9 +10553,19 @@ inline size_t ishmemx_int32_test_any_vector_work_group(int32_t* ivars, size_t ne
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int64_test_any_vector_work_group(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int64_test_any_vector_work_group(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_test_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_int64_test_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5291,9 +10573,19 @@ inline size_t ishmemx_int64_test_any_vector_work_group(int64_t* ivars, size_t ne
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint32_test_any_vector_work_group(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint32_test_any_vector_work_group(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_test_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_test_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5301,9 +10593,19 @@ inline size_t ishmemx_uint32_test_any_vector_work_group(uint32_t* ivars, size_t 
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint64_test_any_vector_work_group(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint64_test_any_vector_work_group(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_test_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_test_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5311,9 +10613,19 @@ inline size_t ishmemx_uint64_test_any_vector_work_group(uint64_t* ivars, size_t 
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_size_test_any_vector_work_group(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_size_test_any_vector_work_group(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_test_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_size_test_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5321,9 +10633,19 @@ inline size_t ishmemx_size_test_any_vector_work_group(size_t* ivars, size_t nele
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ptrdiff_test_any_vector_work_group(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ptrdiff_test_any_vector_work_group(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_test_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_test_any_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5331,9 +10653,20 @@ inline size_t ishmemx_ptrdiff_test_any_vector_work_group(ptrdiff_t* ivars, size_
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename T, typename Group>
-inline size_t ishmemx_test_any_vector_work_group(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_test_any_vector_work_group(T* ivars, size_t nelems, const int* status, int cmp, const T* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_test_any_vector_work_group: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmemx_test_any_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_any_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_test_any_vector_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_test_any_vector_work_group";
     ishmemi::check_init(fn);
@@ -5342,9 +10675,20 @@ inline size_t ishmemx_test_any_vector_work_group(T* ivars, size_t nelems, const 
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int_test_some_vector_work_group(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int_test_some_vector_work_group(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_test_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some_work_group<int>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_int_test_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5353,9 +10697,20 @@ inline size_t ishmemx_int_test_some_vector_work_group(int* ivars, size_t nelems,
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_some_work_group<int>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_long_test_some_vector_work_group(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_long_test_some_vector_work_group(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_test_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some_work_group<long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_long_test_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5364,9 +10719,20 @@ inline size_t ishmemx_long_test_some_vector_work_group(long* ivars, size_t nelem
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_some_work_group<long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_longlong_test_some_vector_work_group(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long long* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_longlong_test_some_vector_work_group(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_test_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some_work_group<long long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_test_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5375,9 +10741,20 @@ inline size_t ishmemx_longlong_test_some_vector_work_group(long long* ivars, siz
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_some_work_group<long long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint_test_some_vector_work_group(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned int* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint_test_some_vector_work_group(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned int* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_test_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some_work_group<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_uint_test_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5386,9 +10763,20 @@ inline size_t ishmemx_uint_test_some_vector_work_group(unsigned int* ivars, size
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_some_work_group<unsigned int>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ulong_test_some_vector_work_group(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ulong_test_some_vector_work_group(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_test_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some_work_group<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_test_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5397,9 +10785,20 @@ inline size_t ishmemx_ulong_test_some_vector_work_group(unsigned long* ivars, si
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_some_work_group<unsigned long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ulonglong_test_some_vector_work_group(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long long* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ulonglong_test_some_vector_work_group(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long long* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_test_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some_work_group<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_test_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5408,9 +10807,20 @@ inline size_t ishmemx_ulonglong_test_some_vector_work_group(unsigned long long* 
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_some_work_group<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int32_test_some_vector_work_group(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int32_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int32_test_some_vector_work_group(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int32_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_test_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some_work_group<int32_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_int32_test_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5419,9 +10829,20 @@ inline size_t ishmemx_int32_test_some_vector_work_group(int32_t* ivars, size_t n
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_some_work_group<int32_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_int64_test_some_vector_work_group(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int64_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_int64_test_some_vector_work_group(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int64_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_test_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some_work_group<int64_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_int64_test_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5430,9 +10851,20 @@ inline size_t ishmemx_int64_test_some_vector_work_group(int64_t* ivars, size_t n
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_some_work_group<int64_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint32_test_some_vector_work_group(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint32_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint32_test_some_vector_work_group(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint32_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_test_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some_work_group<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_test_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5441,9 +10873,20 @@ inline size_t ishmemx_uint32_test_some_vector_work_group(uint32_t* ivars, size_t
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_some_work_group<uint32_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_uint64_test_some_vector_work_group(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint64_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_uint64_test_some_vector_work_group(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint64_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_test_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some_work_group<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_test_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5452,9 +10895,20 @@ inline size_t ishmemx_uint64_test_some_vector_work_group(uint64_t* ivars, size_t
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_some_work_group<uint64_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_size_test_some_vector_work_group(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const size_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_size_test_some_vector_work_group(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const size_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_test_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some_work_group<size_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_size_test_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5463,9 +10917,20 @@ inline size_t ishmemx_size_test_some_vector_work_group(size_t* ivars, size_t nel
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_some_work_group<size_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline size_t ishmemx_ptrdiff_test_some_vector_work_group(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const ptrdiff_t* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_ptrdiff_test_some_vector_work_group(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const ptrdiff_t* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_test_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some_work_group<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_test_some_vector_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
@@ -5474,9 +10939,21 @@ inline size_t ishmemx_ptrdiff_test_some_vector_work_group(ptrdiff_t* ivars, size
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_some_work_group<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename T, typename Group>
-inline size_t ishmemx_test_some_vector_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const T* cmp_values, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_test_some_vector_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const T* cmp_values, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_test_some_vector_work_group: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmemx_test_some_vector_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
+    ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
+    ishmemi::dev::check_cmp(fn, cmp);
+    ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
+    return ishmemi::dev::test_some_work_group<T>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_test_some_vector_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_test_some_vector_work_group";
     ishmemi::check_init(fn);
@@ -5486,106 +10963,207 @@ inline size_t ishmemx_test_some_vector_work_group(T* ivars, size_t nelems, size_
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_some_work_group<T>(ivars, nelems, indices, status, cmp, cmp_values, group);
+#endif
 }
 template <typename Group>
-inline uint64_t ishmemx_signal_wait_until_work_group(uint64_t* sig_addr, int cmp, uint64_t cmp_value, const Group& group) {
+ISHMEM_HD inline uint64_t ishmemx_signal_wait_until_work_group(uint64_t* sig_addr, int cmp, uint64_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_signal_wait_until_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_cmp(fn, cmp);
+    return ishmemi::dev::signal_wait_until_work_group(sig_addr, cmp, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_signal_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::signal_wait_until_work_group(sig_addr, cmp, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int_wait_work_group(int* ivar, int cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_int_wait_work_group(int* ivar, int cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_wait_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::dev::wait_work_group<int>(ivar, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
     ishmemi::impl::wait_work_group<int>(ivar, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_long_wait_work_group(long* ivar, long cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_long_wait_work_group(long* ivar, long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_wait_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::dev::wait_work_group<long>(ivar, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_long_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
     ishmemi::impl::wait_work_group<long>(ivar, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_longlong_wait_work_group(long long* ivar, long long cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_longlong_wait_work_group(long long* ivar, long long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_wait_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::dev::wait_work_group<long long>(ivar, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
     ishmemi::impl::wait_work_group<long long>(ivar, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint_wait_work_group(unsigned int* ivar, unsigned int cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint_wait_work_group(unsigned int* ivar, unsigned int cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_wait_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::dev::wait_work_group<unsigned int>(ivar, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
     ishmemi::impl::wait_work_group<unsigned int>(ivar, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulong_wait_work_group(unsigned long* ivar, unsigned long cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulong_wait_work_group(unsigned long* ivar, unsigned long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_wait_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::dev::wait_work_group<unsigned long>(ivar, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
     ishmemi::impl::wait_work_group<unsigned long>(ivar, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ulonglong_wait_work_group(unsigned long long* ivar, unsigned long long cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_ulonglong_wait_work_group(unsigned long long* ivar, unsigned long long cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_wait_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::dev::wait_work_group<unsigned long long>(ivar, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
     ishmemi::impl::wait_work_group<unsigned long long>(ivar, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int32_wait_work_group(int32_t* ivar, int32_t cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_int32_wait_work_group(int32_t* ivar, int32_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_wait_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::dev::wait_work_group<int32_t>(ivar, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int32_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
     ishmemi::impl::wait_work_group<int32_t>(ivar, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_int64_wait_work_group(int64_t* ivar, int64_t cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_int64_wait_work_group(int64_t* ivar, int64_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_wait_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::dev::wait_work_group<int64_t>(ivar, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_int64_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
     ishmemi::impl::wait_work_group<int64_t>(ivar, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint32_wait_work_group(uint32_t* ivar, uint32_t cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint32_wait_work_group(uint32_t* ivar, uint32_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_wait_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::dev::wait_work_group<uint32_t>(ivar, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
     ishmemi::impl::wait_work_group<uint32_t>(ivar, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_uint64_wait_work_group(uint64_t* ivar, uint64_t cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_uint64_wait_work_group(uint64_t* ivar, uint64_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_wait_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::dev::wait_work_group<uint64_t>(ivar, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
     ishmemi::impl::wait_work_group<uint64_t>(ivar, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_size_wait_work_group(size_t* ivar, size_t cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_size_wait_work_group(size_t* ivar, size_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_wait_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::dev::wait_work_group<size_t>(ivar, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_size_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
     ishmemi::impl::wait_work_group<size_t>(ivar, cmp_value, group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_ptrdiff_wait_work_group(ptrdiff_t* ivar, ptrdiff_t cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_ptrdiff_wait_work_group(ptrdiff_t* ivar, ptrdiff_t cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_wait_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::wait_work_group<ptrdiff_t>(ivar, cmp_value, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
     ishmemi::impl::wait_work_group<ptrdiff_t>(ivar, cmp_value, group);
+#endif
 }
 template <typename T>
-inline void ishmemx_wait(T* ivar, T cmp_value) {
+ISHMEM_HD inline void ishmemx_wait(T* ivar, T cmp_value) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmemx_wait";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
+    ishmemi::dev::wait<T>(ivar, cmp_value);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
     ishmemi::impl::wait<T>(ivar, cmp_value);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_wait_on_queue(T* ivar, T cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -5596,12 +11174,20 @@ inline ishmem::event ishmemx_wait_on_queue(T* ivar, T cmp_value, ishmem::queue& 
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<T>(ivar, cmp_value); });
 }
 template <typename T, typename Group>
-inline void ishmemx_wait_work_group(T* ivar, T cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_wait_work_group(T* ivar, T cmp_value, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_work_group: T is not one of the standard_amo types");
+    constexpr const char* fn = "ishmemx_wait_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
+    ishmemi::dev::wait_work_group<T>(ivar, cmp_value, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
     ishmemi::impl::wait_work_group<T>(ivar, cmp_value, group);
+#endif
 }
 
 /* Collective synchronization */
@@ -6160,6 +11746,7 @@ ISHMEM_API ishmem::event ishmemx_float_sum_exscan_on_queue(float* dest, const fl
 ISHMEM_API ishmem::event ishmemx_float_sum_exscan_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
 ISHMEM_API ishmem::event ishmemx_double_sum_exscan_on_queue(double* dest, const double* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
 ISHMEM_API ishmem::event ishmemx_double_sum_exscan_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
+
 template <typename Group>
 inline void ishmemx_barrier_all_work_group(const Group& group) {
     constexpr const char* fn = "ishmemx_barrier_all_work_group";

@@ -16,7 +16,7 @@ extern char** environ;
 
 namespace ishmemi {
 
-config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536};
+config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, "auto", -1};
 size_t reduce_scatter_min = 65536;
 unsigned spin_limit = 4;
 unsigned wait_spin_limit = 4096;
@@ -123,6 +123,18 @@ void load_config(bool warn_unknown) {
     if (!parse_size(rs_text, &config.reduce_scatter_min))
         fatal(routine, "ISHMEM_REDUCE_SCATTER_MIN=%s is not a byte count (a number, optionally with K, M or G)", rs_text);
     reduce_scatter_min = config.reduce_scatter_min;
+
+    config.backend = value_of("ISHMEM_BACKEND");
+    if (strcmp(config.backend, "auto") != 0 && strcmp(config.backend, "host") != 0 &&
+        strcmp(config.backend, "cuda") != 0)
+        fatal(routine, "ISHMEM_BACKEND=%s is not host, cuda or auto", config.backend);
+    const char* device_text = value_of("ISHMEM_DEVICE");
+    if (strcmp(device_text, "local") == 0)
+        config.device = -1;
+    else if (parse_long(device_text, 0, 1 << 16, &v))
+        config.device = static_cast<int>(v);
+    else
+        fatal(routine, "ISHMEM_DEVICE=%s is neither local nor a device ordinal", device_text);
 
     if (!warn_unknown) return;
     for (char** e = environ; *e; ++e) {

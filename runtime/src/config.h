@@ -13,6 +13,8 @@ struct config_t {
     unsigned barrier_spins;      // ISHMEM_BARRIER_SPINS
     unsigned wait_spins;         // ISHMEM_WAIT_SPINS
     size_t reduce_scatter_min;   // ISHMEM_REDUCE_SCATTER_MIN
+    const char* backend;         // ISHMEM_BACKEND: host, cuda or auto
+    int device;                  // ISHMEM_DEVICE: an ordinal, or -1 for local
 };
 extern config_t config;
 

@@ -23,6 +23,13 @@ inline constexpr config_var config_vars[] = {
     {"ISHMEM_REDUCE_SCATTER_MIN", "65536",
      "Bytes (nreduce times the element size) from which a reduction over 3 or more PEs reduce-scatters "
      "and then gathers, instead of every PE reducing the whole array."},
+    {"ISHMEM_BACKEND", "auto",
+     "Where the symmetric heap lives and device code runs: host (shared host memory, CPU threads), cuda "
+     "(GPU memory, CUDA kernels; fails when the library has no CUDA or no GPU is visible), or auto: cuda "
+     "when the library has CUDA, a GPU is visible and ishmemx_attr_t::gpu is true, else host."},
+    {"ISHMEM_DEVICE", "local",
+     "CUDA backend: the GPU of this PE, an ordinal among the visible devices, or local: the PE's rank "
+     "on its node modulo the visible GPUs (CUDA_VISIBLE_DEVICES still applies)."},
     {"ISHMEM_WAIT_SPINS", "auto",
      "Polls (each with one CPU pause, some 10-40 ns) of a point-to-point wait (wait_until, "
      "signal_wait_until, ...) before it starts yielding the core; auto: 4096 when every PE of the "

@@ -1,6 +1,8 @@
 // The symmetric heap. Each PE creates an anonymous memfd (nothing appears in /dev/shm), passes it to
 // the others through the bootstrap and maps theirs; the fds are closed once mapped, so the memory
-// goes away with the last process that maps it.
+// goes away with the last process that maps it. The memfd holds the internal region (sync words,
+// scratch) and, on the host backend, the user heap; on a GPU backend the user heap is GPU memory
+// that the backend shares the same way (gpu_heap_create).
 #include "heap.h"
 
 #include <sys/mman.h>
@@ -80,11 +82,15 @@ void heap_create(bootstrap& boot, size_t user_size) {
             fatal(routine, "ISHMEM_SYMMETRIC_SIZE differs between PEs: %llu bytes here, %llu bytes on PE %d",
                   static_cast<unsigned long long>(mine), static_cast<unsigned long long>(sizes[pe]), pe);
 
+    // On the host backend one memfd holds the internal region and the user heap; on a GPU backend
+    // the memfd holds the internal region only and the user heap is GPU memory (gpu_heap_create).
+    const bool user_in_memfd = state.backend == backend_kind::host;
     const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    if (user_size > SIZE_MAX - internal_size - page)
+    const size_t in_memfd = user_in_memfd ? user_size : 0;
+    if (user_size > SIZE_MAX - internal_size - page - heap_alignment(user_size))
         fatal(routine, "ISHMEM_SYMMETRIC_SIZE=%s is too large", config.symmetric_text);
-    mapping_size = (internal_size + user_size + page - 1) / page * page;
-    user_alignment = heap_alignment(user_size);
+    mapping_size = (internal_size + in_memfd + page - 1) / page * page;
+    user_alignment = user_in_memfd ? heap_alignment(user_size) : page;
 
     int fd = memfd_create("ishmem_heap", MFD_CLOEXEC);
     if (fd < 0) fatal(routine, "memfd_create failed: %s", strerror(errno));
@@ -96,22 +102,34 @@ void heap_create(bootstrap& boot, size_t user_size) {
     std::vector<int> fds(n, -1);
     boot.exchange_fds(fd, fds.data());
 
-    // peer_base points past the internal region: user offsets are the same on every PE.
-    char** bases = new char*[n];
+    char** internals = new char*[n];
     for (int pe = 0; pe < n; ++pe) {
-        bases[pe] = map_fd(fds[pe], pe) + internal_size;
+        internals[pe] = map_fd(fds[pe], pe);
         close(fds[pe]);
     }
-    state.peer_base = bases;
-    state.heap_base = bases[me];
+    state.internal_peer = internals;
     state.heap_size = user_size;
+    if (user_in_memfd) {
+        // peer_base points past the internal region: user offsets are the same on every PE.
+        char** bases = new char*[n];
+        for (int pe = 0; pe < n; ++pe) bases[pe] = internals[pe] + internal_size;
+        state.peer_base = bases;
+        state.heap_base = bases[me];
+    } else {
+        gpu_heap_create(boot, user_size, heap_alignment(user_size));
+    }
 }
 
 void heap_destroy() {
-    if (!state.peer_base) return;
+    if (!state.internal_peer) return;
+    if (state.backend == backend_kind::host)
+        delete[] state.peer_base;
+    else
+        gpu_heap_destroy();
     for (int pe = 0; pe < state.n_pes; ++pe)
-        if (state.peer_base[pe]) munmap(state.peer_base[pe] - internal_size, mapping_size);
-    delete[] state.peer_base;
+        if (state.internal_peer[pe]) munmap(state.internal_peer[pe], mapping_size);
+    delete[] state.internal_peer;
+    state.internal_peer = nullptr;
     state.peer_base = nullptr;
     state.heap_base = nullptr;
     state.heap_size = 0;

@@ -1,4 +1,5 @@
-// The symmetric heap: one memfd per PE, mapped by every PE of the node.
+// The symmetric heap: one memfd per PE (the internal region, and the user heap on the host backend),
+// mapped by every PE of the node; on a GPU backend the user heap is GPU memory.
 #pragma once
 
 #include <cstddef>
@@ -15,5 +16,10 @@ void heap_create(bootstrap& boot, size_t user_size);
 size_t heap_alignment(size_t user_size);
 // Unmaps every mapping made by heap_create.
 void heap_destroy();
+
+// The user heap in GPU memory (runtime/cuda/heap_cuda.cpp): fills state.heap_base and peer_base
+// with my mappings of every PE's heap, each based at a multiple of alignment. Collective.
+void gpu_heap_create(bootstrap& boot, size_t user_size, size_t alignment);
+void gpu_heap_destroy();
 
 }  // namespace ishmemi

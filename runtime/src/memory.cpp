@@ -59,7 +59,11 @@ void* calloc(size_t count, size_t size) {
              count * size, largest, config.symmetric_text);
     } else {
         p = state.heap_base + offset;
-        memset(p, 0, count * size);  // each PE zeroes its own copy before the barrier
+        // each PE zeroes its own copy before the barrier
+        if (heap_on_gpu())
+            gpu::fill_zero(p, count * size);
+        else
+            memset(p, 0, count * size);
     }
     barrier_all();
     return p;

@@ -7,25 +7,49 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
+#include <vector>
 
 #include "allocator.h"
 #include "bootstrap_select.h"
 #include "config.h"
 #include "ishmem/impl/teams.h"
 #include "control.h"
+#include "gpu_backend.h"
 #include "heap.h"
 #include "ishmem/impl/sync.h"
 
 namespace ishmemi {
 
-state_t state = {false, -1, 0, nullptr, 0, nullptr};
+state_t state = {false, -1, 0, nullptr, 0, nullptr, backend_kind::host, nullptr};
 
 namespace {
 
 std::unique_ptr<bootstrap> boot;
 ishmemx_runtime_type_t runtime_type = ISHMEMX_RUNTIME_INVALID;
 pid_t init_pid = 0;
+
+// ISHMEM_BACKEND, else attr->gpu and whether a GPU is usable; every PE must come to the same answer.
+backend_kind choose_backend(const ishmemx_attr_t* attr, const char* routine) {
+    const char* why = nullptr;
+    const bool usable = gpu_backend_usable(&why);
+    backend_kind b = backend_kind::host;
+    if (strcmp(config.backend, "cuda") == 0) {
+        if (!usable) fatal(routine, "ISHMEM_BACKEND=cuda, but %s", why);
+        b = backend_kind::cuda;
+    } else if (strcmp(config.backend, "auto") == 0 && attr->gpu && usable) {
+        b = backend_kind::cuda;
+    }
+    std::vector<int> all(state.n_pes);
+    int mine = static_cast<int>(b);
+    boot->allgather(&mine, all.data(), sizeof mine);
+    for (int pe = 0; pe < state.n_pes; ++pe)
+        if (all[pe] != mine)
+            fatal(routine, "PEs disagree on the backend: %s here, %s on PE %d (set ISHMEM_BACKEND, or give every "
+                  "PE a GPU)", mine ? "cuda" : "host", all[pe] ? "cuda" : "host", pe);
+    return b;
+}
 
 // A program may end without ishmem_finalize; peers waiting for this PE then learn that it left
 // instead of waiting forever (see sync.cpp). A forked child's exit is not the PE's.
@@ -49,7 +73,10 @@ void initialize(ishmemx_attr_t* attr, const char* routine) {
     runtime_type = std::string_view(kind) == "mpi" ? ISHMEMX_RUNTIME_MPI : ISHMEMX_RUNTIME_OPENSHMEM;
 
     load_config(state.my_pe == 0);
+    state.backend = choose_backend(attr, routine);
+    if (state.backend == backend_kind::cuda) gpu_backend_bind(*boot);
     heap_create(*boot, config.symmetric_size);
+    if (state.backend == backend_kind::cuda) gpu_backend_start();
     allocator_reset(state.heap_size);
     teams_init();  // zeroes this PE's team slots: before the barrier, after which peers may signal
     // Every PE has mapped every heap before anyone may touch a peer.
@@ -59,8 +86,8 @@ void initialize(ishmemx_attr_t* attr, const char* routine) {
     static bool exit_hook = (atexit(mark_exited), true);
     (void)exit_hook;
     state.initialized = true;
-    debug(routine, "%d PEs, bootstrap %s, symmetric heap %zu bytes at %p (ISHMEM_SYMMETRIC_SIZE=%s)", state.n_pes,
-          kind, state.heap_size, static_cast<void*>(state.heap_base), config.symmetric_text);
+    debug(routine, "%d PEs, bootstrap %s, backend %s, symmetric heap %zu bytes at %p (ISHMEM_SYMMETRIC_SIZE=%s)", state.n_pes,
+          kind, state.backend == backend_kind::cuda ? "cuda" : "host", state.heap_size, static_cast<void*>(state.heap_base), config.symmetric_text);
 }
 
 }  // namespace
@@ -102,6 +129,7 @@ void finalize() {
     set_my_status(pe_finalized);
     state.initialized = false;
     teams_fini();
+    if (state.backend == backend_kind::cuda) gpu_backend_stop();
     heap_destroy();
     boot.reset();
     runtime_type = ISHMEMX_RUNTIME_INVALID;

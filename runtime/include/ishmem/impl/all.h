@@ -13,3 +13,6 @@
 #include "ishmem/impl/p2p.h"
 #include "ishmem/impl/teams.h"
 #include "ishmem/impl/collectives.h"
+#if defined(__CUDACC__)
+#include "ishmem/cuda/device.cuh"  // the device half, for the entry points' device definitions
+#endif

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "ishmem/generated/constants.h"
+#include "ishmem/impl/amo.h"
 #include "ishmem/impl/sync.h"
 #include "ishmem/impl/work_group.h"
 
@@ -45,6 +46,12 @@ template <class F> inline std::size_t with_operator(int cmp, F&& f) {
 
 template <class T> inline T load_acquire(const T* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 
+// An acquire load of a variable in the user heap: through the GPU when the heap is GPU memory.
+template <class T> inline T load_var(const T* p) {
+    if (heap_on_gpu()) return gpu_rmw(gpu::op_load, const_cast<T*>(p));
+    return load_acquire(p);
+}
+
 // Where the next _any scan of a set starts: just after the index the last one on the same set
 // returned, so that an element that stays satisfied is reported within nelems calls however many
 // others are satisfied too. Kept per PE (not per thread: the leader of a work-group may be another
@@ -75,7 +82,7 @@ template <class T, class Values> struct sync_set {
     Values value_of;
 
     bool in_set(std::size_t i) const { return status == nullptr || status[i] == 0; }
-    bool satisfied(std::size_t i) const { return compare(cmp, load_acquire(ivars + i), value_of(i)); }
+    bool satisfied(std::size_t i) const { return compare(cmp, load_var(ivars + i), value_of(i)); }
     bool empty() const {
         for (std::size_t i = 0; i < nelems; ++i)
             if (in_set(i)) return false;
@@ -98,6 +105,11 @@ template <class T, class Values> struct sync_set {
     // the operator and the mask test hoisted out of the loop (a scan over thousands of variables
     // is the cost of _any); the caller's acquire fence makes a hit an acquire.
     template <class Op> std::size_t find(std::size_t from, std::size_t to, Op op) const {
+        if (heap_on_gpu()) {  // one GPU read per element: the host cannot load GPU memory itself
+            for (std::size_t i = from; i < to; ++i)
+                if (in_set(i) && op(load_var(ivars + i), value_of(i))) return i;
+            return to;
+        }
         if (status == nullptr) {
             for (std::size_t i = from; i < to; ++i)
                 if (op(__atomic_load_n(ivars + i, __ATOMIC_RELAXED), value_of(i))) return i;
@@ -154,14 +166,14 @@ namespace impl {
 // ---- one variable ------------------------------------------------------------------------------
 
 template <class T> void wait_until(T* ivar, int cmp, T cmp_value) {
-    for (backoff b{wait_spin_limit, 0}; !compare(cmp, load_acquire(ivar), cmp_value);) b.pause();
+    for (backoff b{wait_spin_limit, 0}; !compare(cmp, load_var(ivar), cmp_value);) b.pause();
 }
-template <class T> int test(T* ivar, int cmp, T cmp_value) { return compare(cmp, load_acquire(ivar), cmp_value) ? 1 : 0; }
+template <class T> int test(T* ivar, int cmp, T cmp_value) { return compare(cmp, load_var(ivar), cmp_value) ? 1 : 0; }
 template <class T> void wait(T* ivar, T cmp_value) { wait_until(ivar, ISHMEM_CMP_NE, cmp_value); }
 
 inline uint64_t signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value) {
     for (backoff b{wait_spin_limit, 0};; b.pause())
-        if (uint64_t v = load_acquire(sig_addr); compare(cmp, v, cmp_value)) return v;
+        if (uint64_t v = load_var(sig_addr); compare(cmp, v, cmp_value)) return v;
 }
 
 // ---- sets: V is TYPE (one value for all) or const TYPE* (the _vector families, whose spec entries

@@ -19,14 +19,35 @@ inline constexpr bool single_access_v =
 
 namespace impl {
 
+// A copy between a peer's heap and local memory: memcpy on shared host memory, a GPU copy when the
+// heap is GPU memory.
+inline void copy_bytes(void* dst, const void* src, size_t bytes) {
+    if (heap_on_gpu())
+        gpu::copy(dst, src, bytes);
+    else
+        memcpy(dst, src, bytes);
+}
+
+// count elements of `elem` bytes each, element k from src + k * sstride to dst + k * dstride (strides
+// in bytes): the strided and blocked transfers.
+inline void copy_strided(char* dst, ptrdiff_t dstride, const char* src, ptrdiff_t sstride, size_t elem, size_t count) {
+    if (count == 0 || elem == 0) return;
+    if (heap_on_gpu()) {
+        gpu::copy_2d(dst, static_cast<size_t>(dstride), src, static_cast<size_t>(sstride), elem, count);
+        return;
+    }
+    for (size_t k = 0; k < count; ++k)
+        memcpy(dst + static_cast<ptrdiff_t>(k) * dstride, src + static_cast<ptrdiff_t>(k) * sstride, elem);
+}
+
 template <typename T>
 inline void put(T* dest, const T* source, size_t nelems, int pe) {
-    if (nelems) memcpy(translate(dest, pe), source, nelems * sizeof(T));
+    if (nelems) copy_bytes(translate(dest, pe), source, nelems * sizeof(T));
 }
 
 template <typename T>
 inline void get(T* dest, const T* source, size_t nelems, int pe) {
-    if (nelems) memcpy(dest, translate(source, pe), nelems * sizeof(T));
+    if (nelems) copy_bytes(dest, translate(source, pe), nelems * sizeof(T));
 }
 
 // On shared memory an operation is complete when the copy returns: nbi is the blocking form.
@@ -44,36 +65,45 @@ inline void get_nbi(T* dest, const T* source, size_t nelems, int pe) {
 template <typename T>
 inline void iput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     T* d = translate(dest, pe);
+    if (heap_on_gpu()) {
+        copy_strided(reinterpret_cast<char*>(d), dst * ptrdiff_t(sizeof(T)), reinterpret_cast<const char*>(source),
+                     sst * ptrdiff_t(sizeof(T)), sizeof(T), nelems);
+        return;
+    }
     for (size_t i = 0; i < nelems; ++i) d[static_cast<ptrdiff_t>(i) * dst] = source[static_cast<ptrdiff_t>(i) * sst];
 }
 
 template <typename T>
 inline void iget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
     const T* s = translate(source, pe);
+    if (heap_on_gpu()) {
+        copy_strided(reinterpret_cast<char*>(dest), dst * ptrdiff_t(sizeof(T)), reinterpret_cast<const char*>(s),
+                     sst * ptrdiff_t(sizeof(T)), sizeof(T), nelems);
+        return;
+    }
     for (size_t i = 0; i < nelems; ++i) dest[static_cast<ptrdiff_t>(i) * dst] = s[static_cast<ptrdiff_t>(i) * sst];
 }
 
 // nblocks blocks of bsize contiguous elements; block b starts at b * dst in dest, b * sst in source.
 template <typename T>
 inline void ibput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
-    if (bsize == 0) return;
-    T* d = translate(dest, pe);
-    for (size_t b = 0; b < nblocks; ++b)
-        memcpy(d + static_cast<ptrdiff_t>(b) * dst, source + static_cast<ptrdiff_t>(b) * sst, bsize * sizeof(T));
+    copy_strided(reinterpret_cast<char*>(translate(dest, pe)), dst * ptrdiff_t(sizeof(T)),
+                 reinterpret_cast<const char*>(source), sst * ptrdiff_t(sizeof(T)), bsize * sizeof(T), nblocks);
 }
 
 template <typename T>
 inline void ibget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
-    if (bsize == 0) return;
-    const T* s = translate(source, pe);
-    for (size_t b = 0; b < nblocks; ++b)
-        memcpy(dest + static_cast<ptrdiff_t>(b) * dst, s + static_cast<ptrdiff_t>(b) * sst, bsize * sizeof(T));
+    copy_strided(reinterpret_cast<char*>(dest), dst * ptrdiff_t(sizeof(T)),
+                 reinterpret_cast<const char*>(translate(source, pe)), sst * ptrdiff_t(sizeof(T)), bsize * sizeof(T),
+                 nblocks);
 }
 
 template <typename T>
 inline void p(T* dest, T value, int pe) {
     T* d = translate(dest, pe);
-    if constexpr (single_access_v<T>)
+    if (heap_on_gpu())
+        gpu::copy(d, &value, sizeof(T));
+    else if constexpr (single_access_v<T>)
         __atomic_store(d, &value, __ATOMIC_RELAXED);
     else
         memcpy(d, &value, sizeof(T));
@@ -83,7 +113,9 @@ template <typename T>
 inline T g(const T* source, int pe) {
     const T* s = translate(source, pe);
     T value;
-    if constexpr (single_access_v<T>)
+    if (heap_on_gpu())
+        gpu::copy(&value, s, sizeof(T));
+    else if constexpr (single_access_v<T>)
         __atomic_load(s, &value, __ATOMIC_RELAXED);
     else
         memcpy(&value, s, sizeof(T));

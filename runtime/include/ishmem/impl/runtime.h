@@ -12,6 +12,12 @@
 
 namespace ishmemi {
 
+// Where the symmetric heap lives and what runs "device" code (DESIGN.md §3, §7).
+enum class backend_kind : int {
+    host = 0,  // heap in shared host memory; device code is CPU threads
+    cuda = 1,  // heap in GPU memory (one PE per GPU); device code is CUDA kernels
+};
+
 struct state_t {
     bool initialized;
     int my_pe;
@@ -19,6 +25,8 @@ struct state_t {
     char* heap_base;   // my mapping of my own heap (user part starts here)
     size_t heap_size;  // user-visible symmetric size (ISHMEM_SYMMETRIC_SIZE)
     char** peer_base;  // peer_base[pe]: my mapping of PE pe's heap (nullptr if unreachable)
+    backend_kind backend;
+    char** internal_peer;  // internal_peer[pe]: PE pe's internal region (host memory on every backend)
 };
 extern ISHMEM_API state_t state;
 
@@ -141,9 +149,33 @@ inline constexpr size_t internal_scratch_offset = 1024 * 1024; // scratch for co
 inline constexpr size_t internal_scratch_size = 7 * 1024 * 1024;  // mostly eager inboxes (teams.h)
 inline constexpr size_t internal_size = internal_scratch_offset + internal_scratch_size;
 
-// PE pe's internal region in my address space.
+// PE pe's internal region in my address space. It is host shared memory on every backend, so that
+// the host's barriers and flag exchanges poll it with CPU atomics.
 inline char* internal_base(int pe) {
-    return state.peer_base[pe] - internal_size;
+    return state.internal_peer[pe];
 }
+
+// True when the user heap is GPU memory: the host then reaches it through the gpu:: calls below.
+inline bool heap_on_gpu() {
+    return state.backend == backend_kind::cuda;
+}
+
+// ---- the host's access to a heap in GPU memory (runtime/cuda/host_ops.cu; a library built
+// without CUDA never selects that backend, and its versions stop the job) ----------------------
+
+namespace gpu {
+// Read-modify-write codes of gpu::rmw; integers of 4 or 8 bytes (floats as their bits for load,
+// store and swap).
+enum rmw_op : int { op_load, op_store, op_swap, op_cswap, op_add, op_and, op_or, op_xor };
+// Copies bytes between any two of: host memory, my GPU heap, a peer's GPU heap (through my mapping
+// of it). Returns when the copy is complete.
+ISHMEM_API void copy(void* dst, const void* src, size_t bytes);
+// Copies n blocks of `block` bytes, block b from src + b * src_pitch to dst + b * dst_pitch.
+ISHMEM_API void copy_2d(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t block, size_t n);
+ISHMEM_API void fill_zero(void* dst, size_t bytes);
+// One atomic operation on the word at p (a GPU address, mine or a peer's), done by the GPU so that
+// it is atomic against device atomics; returns the old value.
+ISHMEM_API uint64_t rmw(rmw_op op, void* p, unsigned size, uint64_t value, uint64_t cond);
+}  // namespace gpu
 
 }  // namespace ishmemi

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "ishmem/impl/amo.h"
 #include "ishmem/impl/rma.h"
 #include "ishmem/impl/runtime.h"
 #include "ishmem/impl/work_group.h"
@@ -11,10 +12,18 @@
 namespace ishmemi::impl {
 
 inline void signal_set(uint64_t* sig_addr, uint64_t signal, int pe) {
+    if (heap_on_gpu()) {
+        gpu_rmw(gpu::op_store, translate(sig_addr, pe), signal);
+        return;
+    }
     __atomic_store_n(translate(sig_addr, pe), signal, __ATOMIC_RELEASE);
 }
 
 inline void signal_add(uint64_t* sig_addr, uint64_t signal, int pe) {
+    if (heap_on_gpu()) {
+        gpu_rmw(gpu::op_add, translate(sig_addr, pe), signal);
+        return;
+    }
     __atomic_fetch_add(translate(sig_addr, pe), signal, __ATOMIC_RELEASE);
 }
 
@@ -27,6 +36,7 @@ inline void signal_update(uint64_t* sig_addr, uint64_t signal, int sig_op, int p
 }
 
 inline uint64_t signal_fetch(uint64_t* sig_addr) {
+    if (heap_on_gpu()) return gpu_rmw(gpu::op_load, sig_addr);
     return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
 }
 

@@ -1,0 +1,181 @@
+// The CUDA backend's life cycle: is it usable, which GPU is this PE's, the device-visible state that
+// every module gets, and the watcher that turns a device-side argument error into the usual error
+// line.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../src/config.h"
+#include "../src/gpu_backend.h"
+#include "cuda_call.h"
+#include "ishmem/cuda/device_state.h"
+
+namespace ishmemi {
+
+namespace cuda {
+extern long long heap_stride;  // heap_cuda.cpp
+
+namespace {
+
+int this_device = -1;
+std::mutex setters_mutex;
+std::vector<device_state_setter> setters;  // one per module that includes ishmem.h
+device_state published{};                   // what the setters copy to their module
+bool running = false;
+error_mailbox* mailbox = nullptr;           // mapped pinned host memory
+std::atomic<bool> stop_watcher{false};
+
+// Prints the device's error as "ishmem: PE n: <routine> (device code, block b, thread t): <reason>"
+// through the host's own messages, and ends the process (the launcher then stops the job).
+[[noreturn]] void report(const error_mailbox& m) {
+    char routine[192];
+    snprintf(routine, sizeof routine, "%s (device code, block %u, thread %u)", m.routine, m.block, m.thread);
+    switch (m.code) {
+        case err_pe: fail_pe(routine, static_cast<int>(m.a));
+        case err_symmetric:
+            fail_symmetric(routine, m.param, reinterpret_cast<const void*>(static_cast<uintptr_t>(m.a)),
+                           static_cast<size_t>(m.b));
+        case err_nonnull: fail_nonnull(routine, m.param, static_cast<size_t>(m.a));
+        case err_sig_op: fail_sig_op(routine, static_cast<int>(m.a));
+        case err_cmp: fail_cmp(routine, static_cast<int>(m.a));
+        case err_positive: fail_positive(routine, m.param, m.a);
+        case err_power_of_two: fail_power_of_two(routine, m.param, static_cast<size_t>(m.a));
+        default: fatal(routine, "device-side error %d", m.code);
+    }
+}
+
+void watch() {
+    while (!stop_watcher.load(std::memory_order_relaxed)) {
+        if (__atomic_load_n(&mailbox->state, __ATOMIC_ACQUIRE) == 2) report(*mailbox);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+}
+
+// This PE's rank among the PEs on its host (same hostname), from an allgather of hostnames.
+int local_rank(bootstrap& boot) {
+    struct name {
+        char text[64];
+    } mine{};
+    gethostname(mine.text, sizeof mine.text - 1);
+    std::vector<name> all(boot.n_pes());
+    boot.allgather(&mine, all.data(), sizeof mine);
+    int rank = 0;
+    for (int pe = 0; pe < boot.pe(); ++pe)
+        if (strcmp(all[pe].text, mine.text) == 0) ++rank;
+    return rank;
+}
+
+}  // namespace
+
+int device() {
+    return this_device;
+}
+
+cudaStream_t host_stream() {
+    static cudaStream_t s = [] {
+        cudaStream_t t;
+        check(cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking), "ishmem_init", "cudaStreamCreateWithFlags");
+        return t;
+    }();
+    return s;
+}
+
+void register_device_state(device_state_setter set) {
+    std::lock_guard<std::mutex> lock(setters_mutex);
+    setters.push_back(set);
+    if (running) set(&published);
+}
+
+}  // namespace cuda
+
+bool gpu_backend_usable(const char** why) {
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0) {
+        static std::string text;
+        text = err != cudaSuccess ? std::string("no CUDA device can be used: ") + cudaGetErrorString(err)
+                                  : std::string("no CUDA device is visible");
+        *why = text.c_str();
+        return false;
+    }
+    return true;
+}
+
+void gpu_backend_bind(bootstrap& boot) {
+    const char* routine = "ishmem_init";
+    int count = 0;
+    cuda::check(cudaGetDeviceCount(&count), routine, "cudaGetDeviceCount");
+    const int local = cuda::local_rank(boot);
+    int dev = config.device >= 0 ? config.device : local % count;
+    if (dev >= count) fatal(routine, "ISHMEM_DEVICE=%d, but only %d CUDA device(s) are visible", dev, count);
+    cuda::check(cudaSetDevice(dev), routine, "cudaSetDevice");
+    cuda::check(cudaFree(nullptr), routine, "creating the CUDA context");
+    cuda::this_device = dev;
+
+    // PEs that share a GPU work (each maps the others' heaps), but they time-share its SMs.
+    struct where {
+        char host[64];
+        char bus[32];
+    } mine{};
+    gethostname(mine.host, sizeof mine.host - 1);
+    cuda::check(cudaDeviceGetPCIBusId(mine.bus, sizeof mine.bus, dev), routine, "cudaDeviceGetPCIBusId");
+    std::vector<where> all(boot.n_pes());
+    boot.allgather(&mine, all.data(), sizeof mine);
+    for (int pe = 0; pe < boot.n_pes(); ++pe)
+        if (pe != boot.pe() && strcmp(all[pe].host, mine.host) == 0 && strcmp(all[pe].bus, mine.bus) == 0) {
+            if (boot.pe() < pe)
+                warn(routine, "PEs %d and %d share GPU %s; this works, but they take turns on it (give each PE its "
+                     "own GPU: CUDA_VISIBLE_DEVICES or ISHMEM_DEVICE)", boot.pe(), pe, mine.bus);
+            break;
+        }
+}
+
+void gpu_backend_start() {
+    const char* routine = "ishmem_init";
+    using namespace cuda;
+    check(cudaHostAlloc(reinterpret_cast<void**>(&mailbox), sizeof(error_mailbox), cudaHostAllocMapped), routine,
+          "allocating the device error mailbox");
+    memset(mailbox, 0, sizeof *mailbox);
+    void* dev_mailbox = nullptr;
+    check(cudaHostGetDevicePointer(&dev_mailbox, mailbox, 0), routine, "cudaHostGetDevicePointer");
+    unsigned long long* any_starts = nullptr;
+    check(cudaMalloc(reinterpret_cast<void**>(&any_starts), 64 * sizeof(unsigned long long)), routine, "cudaMalloc");
+    check(cudaMemset(any_starts, 0, 64 * sizeof(unsigned long long)), routine, "cudaMemset");
+
+    device_state s{};
+    s.initialized = 1;
+    s.my_pe = state.my_pe;
+    s.n_pes = state.n_pes;
+    s.heap_base = state.heap_base;
+    s.heap_size = state.heap_size;
+    s.peer_stride = heap_stride;
+    s.mailbox = static_cast<error_mailbox*>(dev_mailbox);
+    s.any_starts = any_starts;
+    stop_watcher = false;
+    std::thread(watch).detach();
+    std::lock_guard<std::mutex> lock(setters_mutex);
+    published = s;
+    running = true;
+    for (device_state_setter set : setters) set(&published);
+}
+
+void gpu_backend_stop() {
+    using namespace cuda;
+    cudaDeviceSynchronize();
+    {
+        std::lock_guard<std::mutex> lock(setters_mutex);
+        running = false;
+        published = device_state{};  // device entry points called after finalize report "before init"
+        published.mailbox = nullptr;
+        for (device_state_setter set : setters) set(&published);
+    }
+    stop_watcher = true;  // the detached watcher ends within a millisecond; the mailbox stays mapped
+}
+
+}  // namespace ishmemi

@@ -1,0 +1,645 @@
+// The device half of the API on NVIDIA GPUs: what the generated device entry points call.
+//
+// Each PE's heap is mapped into every PE's address space at a fixed stride (runtime/cuda/
+// heap_cuda.cpp), so a peer's copy of a symmetric object is one add away, and every operation is
+// loads, stores and atomics over NVLink. Memory model (DESIGN.md §7): waits poll with relaxed
+// system-scope loads and end with an acquire fence; signals are written after a system-scope fence
+// (release); fence and quiet are system-scope fences; AMOs are system-scope atomics, relaxed for
+// read-modify-writes (order them with fence/quiet, as OpenSHMEM says), acquire for fetch and release
+// for set.
+//
+// Group forms take cooperative_groups::thread_block or thread_block_tile<N> (N <= 32): every thread
+// of the group calls with the same arguments; the group shares copies; one thread signals or polls
+// and the others get its result.
+#pragma once
+
+#if !defined(__CUDACC__)
+#error "ishmem/cuda/device.cuh is for nvcc; include ishmem.h instead"
+#endif
+
+#include <cooperative_groups.h>
+#include <cuda/atomic>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ishmem/cuda/device_state.h"
+#include "ishmem/generated/constants.h"
+
+// Device-side argument checks cost a few compares per call; a build that measures without them
+// defines ISHMEM_DEVICE_CHECKS=0.
+#ifndef ISHMEM_DEVICE_CHECKS
+#define ISHMEM_DEVICE_CHECKS 1
+#endif
+
+namespace ishmemi::dev {
+
+namespace cg = cooperative_groups;
+
+template <class T>
+__device__ inline ::cuda::atomic_ref<T, ::cuda::thread_scope_system> sys_ref(T* p) {
+    return ::cuda::atomic_ref<T, ::cuda::thread_scope_system>(*p);
+}
+
+// ---- errors --------------------------------------------------------------------------------------
+
+// Leaves the error for the host's watcher (which prints it and ends the process), gives it time to
+// do so, then stops the kernel.
+__device__ __noinline__ inline void fail(int code, const char* routine, const char* param, long long a, long long b,
+                                         long long c) {
+    ishmemi::cuda::error_mailbox* mb = dstate.mailbox;
+    if (mb == nullptr) {
+        printf("ishmem: PE ?: %s: called before ishmem_init (device code)\n", routine);
+        __trap();
+    }
+    if (atomicCAS(&mb->state, 0u, 1u) == 0u) {
+        int i = 0;
+        for (; routine && routine[i] && i < int(sizeof mb->routine) - 1; ++i) mb->routine[i] = routine[i];
+        mb->routine[i] = 0;
+        i = 0;
+        for (; param && param[i] && i < int(sizeof mb->param) - 1; ++i) mb->param[i] = param[i];
+        mb->param[i] = 0;
+        mb->code = code;
+        mb->a = a;
+        mb->b = b;
+        mb->c = c;
+        mb->block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+        mb->thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+        __threadfence_system();
+        atomicExch(&mb->state, 2u);
+    }
+    // About a second for the watcher (it polls every millisecond) before the kernel traps anyway.
+    for (int i = 0; i < 10000; ++i) __nanosleep(100000);
+    __trap();
+}
+
+__device__ inline void check_init(const char* fn) {
+#if ISHMEM_DEVICE_CHECKS
+    if (__builtin_expect(!dstate.initialized, 0)) fail(ishmemi::cuda::err_init, fn, nullptr, 0, 0, 0);
+#endif
+}
+__device__ inline void check_pe(const char* fn, int pe) {
+#if ISHMEM_DEVICE_CHECKS
+    if (__builtin_expect(static_cast<unsigned>(pe) >= static_cast<unsigned>(dstate.n_pes), 0))
+        fail(ishmemi::cuda::err_pe, fn, nullptr, pe, dstate.n_pes, 0);
+#endif
+}
+__device__ inline void check_symmetric(const char* fn, const char* param, const void* addr, size_t bytes) {
+#if ISHMEM_DEVICE_CHECKS
+    uintptr_t off = reinterpret_cast<uintptr_t>(addr) - reinterpret_cast<uintptr_t>(dstate.heap_base);
+    if (__builtin_expect(off > dstate.heap_size || bytes > dstate.heap_size - off, 0))
+        if (bytes != 0 || addr != nullptr)
+            fail(ishmemi::cuda::err_symmetric, fn, param, static_cast<long long>(reinterpret_cast<uintptr_t>(addr)),
+                 static_cast<long long>(bytes), 0);
+#endif
+}
+__device__ inline void check_nonnull(const char* fn, const char* param, const void* p, size_t count) {
+#if ISHMEM_DEVICE_CHECKS
+    if (__builtin_expect(p == nullptr && count > 0, 0))
+        fail(ishmemi::cuda::err_nonnull, fn, param, static_cast<long long>(count), 0, 0);
+#endif
+}
+__device__ inline void check_sig_op(const char* fn, int sig_op) {
+#if ISHMEM_DEVICE_CHECKS
+    if (__builtin_expect(sig_op != ISHMEM_SIGNAL_SET && sig_op != ISHMEM_SIGNAL_ADD, 0))
+        fail(ishmemi::cuda::err_sig_op, fn, nullptr, sig_op, 0, 0);
+#endif
+}
+__device__ inline void check_cmp(const char* fn, int cmp) {
+#if ISHMEM_DEVICE_CHECKS
+    if (__builtin_expect(cmp < ISHMEM_CMP_EQ || cmp > ISHMEM_CMP_LE, 0)) fail(ishmemi::cuda::err_cmp, fn, nullptr, cmp, 0, 0);
+#endif
+}
+__device__ inline void check_positive(const char* fn, const char* param, ptrdiff_t v) {
+#if ISHMEM_DEVICE_CHECKS
+    if (__builtin_expect(v <= 0, 0)) fail(ishmemi::cuda::err_positive, fn, param, v, 0, 0);
+#endif
+}
+__device__ inline void check_power_of_two(const char* fn, const char* param, size_t v) {
+#if ISHMEM_DEVICE_CHECKS
+    if (__builtin_expect(v == 0 || (v & (v - 1)) != 0, 0))
+        fail(ishmemi::cuda::err_power_of_two, fn, param, static_cast<long long>(v), 0, 0);
+#endif
+}
+
+__device__ inline size_t strided_extent(size_t nelems, ptrdiff_t stride) {
+    if (nelems == 0) return 0;
+    size_t s = stride < 0 ? static_cast<size_t>(-stride) : static_cast<size_t>(stride);
+    return (nelems - 1) * s + 1;
+}
+__device__ inline size_t blocked_extent(size_t bsize, size_t nblocks, ptrdiff_t stride) {
+    if (nblocks == 0 || bsize == 0) return 0;
+    size_t s = stride < 0 ? static_cast<size_t>(-stride) : static_cast<size_t>(stride);
+    return (nblocks - 1) * s + bsize;
+}
+
+// ---- addresses -----------------------------------------------------------------------------------
+
+template <class T>
+__device__ inline T* peer_ptr(T* addr, int pe) {
+    using B = ::cuda::std::conditional_t<::cuda::std::is_const_v<T>, const char, char>;
+    return reinterpret_cast<T*>(reinterpret_cast<B*>(addr) + static_cast<long long>(pe - dstate.my_pe) * dstate.peer_stride);
+}
+
+__device__ inline int my_pe() { return dstate.my_pe; }
+__device__ inline int n_pes() { return dstate.n_pes; }
+
+__device__ inline void* ptr(const void* dest, int pe) {
+    uintptr_t off = reinterpret_cast<uintptr_t>(dest) - reinterpret_cast<uintptr_t>(dstate.heap_base);
+    if (!dstate.initialized || off >= dstate.heap_size || static_cast<unsigned>(pe) >= static_cast<unsigned>(dstate.n_pes))
+        return nullptr;
+    return const_cast<void*>(static_cast<const void*>(peer_ptr(static_cast<const char*>(dest), pe)));
+}
+
+__device__ inline void info_get_version(int* major, int* minor) {
+    *major = ISHMEM_MAJOR_VERSION;
+    *minor = ISHMEM_MINOR_VERSION;
+}
+__device__ inline void info_get_name(char* name) {
+    const char* v = ISHMEM_VENDOR_STRING;
+    int i = 0;
+    for (; v[i] && i < ISHMEM_MAX_NAME_LEN - 1; ++i) name[i] = v[i];
+    name[i] = 0;
+}
+
+// ---- groups --------------------------------------------------------------------------------------
+
+// The calling thread alone: the group of the plain (thread) forms.
+struct single_thread {
+    __device__ unsigned long long thread_rank() const { return 0; }
+    __device__ unsigned long long num_threads() const { return 1; }
+    __device__ void sync() const {}
+};
+
+template <class G> __device__ inline unsigned rank_in(const G& g) { return static_cast<unsigned>(g.thread_rank()); }
+template <class G> __device__ inline unsigned threads_of(const G& g) { return static_cast<unsigned>(g.num_threads()); }
+template <class G> __device__ inline void sync_group(const G& g) { g.sync(); }
+
+// Every thread of g gets the leader's (rank 0's) v.
+template <class T> __device__ inline T from_leader(const single_thread&, T v) { return v; }
+template <class T> __device__ inline T from_leader(const cg::thread_block& g, T v) {
+    __shared__ T slot;
+    if (g.thread_rank() == 0) slot = v;
+    g.sync();
+    T out = slot;
+    g.sync();  // nobody overwrites the slot before everyone has read it
+    return out;
+}
+template <class T, unsigned N, class P> __device__ inline T from_leader(const cg::thread_block_tile<N, P>& g, T v) {
+    static_assert(N <= 32, "ishmem _work_group forms take tiles of at most 32 threads");
+    return g.shfl(v, 0);
+}
+
+// ---- copies --------------------------------------------------------------------------------------
+
+// Copies n bytes, the threads of a group striding over 16-, 8- or 4-byte words when both ends are
+// aligned to them (the widest that both are), bytes otherwise.
+template <class W>
+__device__ inline void copy_words(char* d, const char* s, size_t n, unsigned rank, unsigned size) {
+    W* dw = reinterpret_cast<W*>(d);
+    const W* sw = reinterpret_cast<const W*>(s);
+    const size_t nw = n / sizeof(W);
+    size_t i = rank;
+    // four independent loads in flight per thread before the stores
+    for (; i + 3 * size < nw; i += 4 * size) {
+        W a = sw[i], b = sw[i + size], c = sw[i + 2 * size], e = sw[i + 3 * size];
+        dw[i] = a;
+        dw[i + size] = b;
+        dw[i + 2 * size] = c;
+        dw[i + 3 * size] = e;
+    }
+    for (; i < nw; i += size) dw[i] = sw[i];
+    for (size_t j = nw * sizeof(W) + rank; j < n; j += size) d[j] = s[j];
+}
+
+__device__ inline void copy_bytes(void* dst, const void* src, size_t n, unsigned rank, unsigned size) {
+    char* d = static_cast<char*>(dst);
+    const char* s = static_cast<const char*>(src);
+    const uintptr_t a = reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s);
+    if ((a & 15) == 0)
+        copy_words<int4>(d, s, n, rank, size);
+    else if ((a & 7) == 0)
+        copy_words<unsigned long long>(d, s, n, rank, size);
+    else if ((a & 3) == 0)
+        copy_words<unsigned int>(d, s, n, rank, size);
+    else
+        copy_words<char>(d, s, n, rank, size);
+}
+
+template <class T, class G>
+__device__ inline void put_group(T* dest, const T* source, size_t nelems, int pe, const G& g) {
+    copy_bytes(peer_ptr(dest, pe), source, nelems * sizeof(T), rank_in(g), threads_of(g));
+}
+template <class T, class G>
+__device__ inline void get_group(T* dest, const T* source, size_t nelems, int pe, const G& g) {
+    copy_bytes(dest, peer_ptr(source, pe), nelems * sizeof(T), rank_in(g), threads_of(g));
+}
+
+// Element k of nelems: dest[k * dst] = source[k * sst] (one of the two on PE pe).
+template <class T, class G>
+__device__ inline void strided_group(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, const G& g) {
+    for (size_t k = rank_in(g); k < nelems; k += threads_of(g))
+        d[static_cast<ptrdiff_t>(k) * dst] = s[static_cast<ptrdiff_t>(k) * sst];
+}
+// Block b of nblocks blocks of bsize elements: dest + b * dst <- source + b * sst; the group's
+// threads stride over all elements of all blocks.
+template <class T, class G>
+__device__ inline void blocked_group(T* d, const T* s, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,
+                                     const G& g) {
+    const size_t total = bsize * nblocks;
+    for (size_t k = rank_in(g); k < total; k += threads_of(g)) {
+        const size_t b = k / bsize, e = k % bsize;
+        d[static_cast<ptrdiff_t>(b) * dst + static_cast<ptrdiff_t>(e)] = s[static_cast<ptrdiff_t>(b) * sst + static_cast<ptrdiff_t>(e)];
+    }
+}
+
+// ---- RMA -----------------------------------------------------------------------------------------
+// On NVLink a store is issued when it executes: the _nbi forms are the blocking ones, and quiet
+// (a system-scope fence) completes both.
+
+template <class T> __device__ inline void put(T* dest, const T* source, size_t nelems, int pe) {
+    put_group(dest, source, nelems, pe, single_thread{});
+}
+template <class T> __device__ inline void get(T* dest, const T* source, size_t nelems, int pe) {
+    get_group(dest, source, nelems, pe, single_thread{});
+}
+template <class T> __device__ inline void put_nbi(T* dest, const T* source, size_t nelems, int pe) { put(dest, source, nelems, pe); }
+template <class T> __device__ inline void get_nbi(T* dest, const T* source, size_t nelems, int pe) { get(dest, source, nelems, pe); }
+
+template <class T>
+__device__ inline void iput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    strided_group(peer_ptr(dest, pe), source, dst, sst, nelems, single_thread{});
+}
+template <class T>
+__device__ inline void iget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    strided_group(dest, peer_ptr(source, pe), dst, sst, nelems, single_thread{});
+}
+template <class T>
+__device__ inline void ibput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    blocked_group(peer_ptr(dest, pe), source, dst, sst, bsize, nblocks, single_thread{});
+}
+template <class T>
+__device__ inline void ibget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    blocked_group(dest, peer_ptr(source, pe), dst, sst, bsize, nblocks, single_thread{});
+}
+
+// p and g: volatile accesses, so that g is never served from a stale cache line.
+template <class T> __device__ inline void p(T* dest, T value, int pe) {
+    *static_cast<volatile T*>(peer_ptr(dest, pe)) = value;
+}
+template <class T> __device__ inline T g(const T* source, int pe) {
+    return *static_cast<const volatile T*>(peer_ptr(source, pe));
+}
+
+// The group forms: the group shares the elements, then meets, so that every thread returns after
+// the whole transfer has been issued (get: has arrived).
+template <class T, class G> __device__ inline void put_work_group(T* dest, const T* source, size_t nelems, int pe, const G& g) {
+    put_group(dest, source, nelems, pe, g);
+    sync_group(g);
+}
+template <class T, class G> __device__ inline void get_work_group(T* dest, const T* source, size_t nelems, int pe, const G& g) {
+    get_group(dest, source, nelems, pe, g);
+    sync_group(g);
+}
+template <class T, class G> __device__ inline void put_nbi_work_group(T* dest, const T* source, size_t nelems, int pe, const G& g) {
+    put_work_group(dest, source, nelems, pe, g);
+}
+template <class T, class G> __device__ inline void get_nbi_work_group(T* dest, const T* source, size_t nelems, int pe, const G& g) {
+    get_work_group(dest, source, nelems, pe, g);
+}
+template <class T, class G>
+__device__ inline void iput_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const G& g) {
+    strided_group(peer_ptr(dest, pe), source, dst, sst, nelems, g);
+    sync_group(g);
+}
+template <class T, class G>
+__device__ inline void iget_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, const G& g) {
+    strided_group(dest, peer_ptr(source, pe), dst, sst, nelems, g);
+    sync_group(g);
+}
+template <class T, class G>
+__device__ inline void ibput_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,
+                                        int pe, const G& g) {
+    blocked_group(peer_ptr(dest, pe), source, dst, sst, bsize, nblocks, g);
+    sync_group(g);
+}
+template <class T, class G>
+__device__ inline void ibget_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,
+                                        int pe, const G& g) {
+    blocked_group(dest, peer_ptr(source, pe), dst, sst, bsize, nblocks, g);
+    sync_group(g);
+}
+
+// ---- ordering ------------------------------------------------------------------------------------
+
+__device__ inline void fence() { __threadfence_system(); }
+__device__ inline void quiet() { __threadfence_system(); }
+template <class G> __device__ inline void fence_work_group(const G& g) {
+    sync_group(g);
+    if (rank_in(g) == 0) fence();
+    sync_group(g);
+}
+template <class G> __device__ inline void quiet_work_group(const G& g) {
+    sync_group(g);
+    if (rank_in(g) == 0) quiet();
+    sync_group(g);
+}
+
+// ---- AMO -----------------------------------------------------------------------------------------
+
+template <class T> __device__ inline T atomic_fetch(T* source, int pe) {
+    return sys_ref(peer_ptr(source, pe)).load(::cuda::std::memory_order_acquire);
+}
+template <class T> __device__ inline void atomic_set(T* dest, T value, int pe) {
+    sys_ref(peer_ptr(dest, pe)).store(value, ::cuda::std::memory_order_release);
+}
+template <class T> __device__ inline T atomic_swap(T* dest, T value, int pe) {
+    return sys_ref(peer_ptr(dest, pe)).exchange(value, ::cuda::std::memory_order_relaxed);
+}
+template <class T> __device__ inline T atomic_compare_swap(T* dest, T cond, T value, int pe) {
+    sys_ref(peer_ptr(dest, pe)).compare_exchange_strong(cond, value, ::cuda::std::memory_order_relaxed);
+    return cond;  // the old value, whether or not it matched
+}
+template <class T> __device__ inline T atomic_fetch_add(T* dest, T value, int pe) {
+    return sys_ref(peer_ptr(dest, pe)).fetch_add(value, ::cuda::std::memory_order_relaxed);
+}
+template <class T> __device__ inline void atomic_add(T* dest, T value, int pe) { atomic_fetch_add(dest, value, pe); }
+template <class T> __device__ inline T atomic_fetch_inc(T* dest, int pe) { return atomic_fetch_add(dest, T(1), pe); }
+template <class T> __device__ inline void atomic_inc(T* dest, int pe) { atomic_fetch_add(dest, T(1), pe); }
+template <class T> __device__ inline T atomic_fetch_and(T* dest, T value, int pe) {
+    return sys_ref(peer_ptr(dest, pe)).fetch_and(value, ::cuda::std::memory_order_relaxed);
+}
+template <class T> __device__ inline void atomic_and(T* dest, T value, int pe) { atomic_fetch_and(dest, value, pe); }
+template <class T> __device__ inline T atomic_fetch_or(T* dest, T value, int pe) {
+    return sys_ref(peer_ptr(dest, pe)).fetch_or(value, ::cuda::std::memory_order_relaxed);
+}
+template <class T> __device__ inline void atomic_or(T* dest, T value, int pe) { atomic_fetch_or(dest, value, pe); }
+template <class T> __device__ inline T atomic_fetch_xor(T* dest, T value, int pe) {
+    return sys_ref(peer_ptr(dest, pe)).fetch_xor(value, ::cuda::std::memory_order_relaxed);
+}
+template <class T> __device__ inline void atomic_xor(T* dest, T value, int pe) { atomic_fetch_xor(dest, value, pe); }
+
+// Non-blocking fetching forms: the result lands in *fetch (valid after quiet).
+template <class T> __device__ inline void atomic_fetch_nbi(T* fetch, T* source, int pe) { *fetch = atomic_fetch(source, pe); }
+template <class T> __device__ inline void atomic_swap_nbi(T* fetch, T* dest, T value, int pe) { *fetch = atomic_swap(dest, value, pe); }
+template <class T> __device__ inline void atomic_compare_swap_nbi(T* fetch, T* dest, T cond, T value, int pe) {
+    *fetch = atomic_compare_swap(dest, cond, value, pe);
+}
+template <class T> __device__ inline void atomic_fetch_inc_nbi(T* fetch, T* dest, int pe) { *fetch = atomic_fetch_inc(dest, pe); }
+template <class T> __device__ inline void atomic_fetch_add_nbi(T* fetch, T* dest, T value, int pe) {
+    *fetch = atomic_fetch_add(dest, value, pe);
+}
+template <class T> __device__ inline void atomic_fetch_and_nbi(T* fetch, T* dest, T value, int pe) {
+    *fetch = atomic_fetch_and(dest, value, pe);
+}
+template <class T> __device__ inline void atomic_fetch_or_nbi(T* fetch, T* dest, T value, int pe) {
+    *fetch = atomic_fetch_or(dest, value, pe);
+}
+template <class T> __device__ inline void atomic_fetch_xor_nbi(T* fetch, T* dest, T value, int pe) {
+    *fetch = atomic_fetch_xor(dest, value, pe);
+}
+
+// ---- signals -------------------------------------------------------------------------------------
+
+// The signal is written after a system-scope fence: a PE that sees it also sees the data before it.
+__device__ inline void signal_update(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    __threadfence_system();
+    auto r = sys_ref(peer_ptr(sig_addr, pe));
+    if (sig_op == ISHMEM_SIGNAL_ADD)
+        r.fetch_add(signal, ::cuda::std::memory_order_relaxed);
+    else
+        r.store(signal, ::cuda::std::memory_order_relaxed);
+}
+__device__ inline void signal_set(uint64_t* sig_addr, uint64_t signal, int pe) {
+    sys_ref(peer_ptr(sig_addr, pe)).store(signal, ::cuda::std::memory_order_release);
+}
+__device__ inline void signal_add(uint64_t* sig_addr, uint64_t signal, int pe) {
+    sys_ref(peer_ptr(sig_addr, pe)).fetch_add(signal, ::cuda::std::memory_order_release);
+}
+__device__ inline uint64_t signal_fetch(uint64_t* sig_addr) {
+    return sys_ref(sig_addr).load(::cuda::std::memory_order_acquire);
+}
+
+template <class T>
+__device__ inline void put_signal(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    put(dest, source, nelems, pe);
+    signal_update(sig_addr, signal, sig_op, pe);
+}
+template <class T>
+__device__ inline void put_signal_nbi(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op,
+                                      int pe) {
+    put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+// The group copies, meets, and its leader signals; the others need not wait for the signal.
+template <class T, class G>
+__device__ inline void put_signal_work_group(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal,
+                                             int sig_op, int pe, const G& g) {
+    put_group(dest, source, nelems, pe, g);
+    sync_group(g);
+    if (rank_in(g) == 0) signal_update(sig_addr, signal, sig_op, pe);
+}
+template <class T, class G>
+__device__ inline void put_signal_nbi_work_group(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal,
+                                                 int sig_op, int pe, const G& g) {
+    put_signal_work_group(dest, source, nelems, sig_addr, signal, sig_op, pe, g);
+}
+
+// ---- point-to-point synchronization --------------------------------------------------------------
+
+template <class T> __device__ inline bool compare(int cmp, T value, T cmp_value) {
+    switch (cmp) {
+        case ISHMEM_CMP_EQ: return value == cmp_value;
+        case ISHMEM_CMP_NE: return value != cmp_value;
+        case ISHMEM_CMP_GT: return value > cmp_value;
+        case ISHMEM_CMP_GE: return value >= cmp_value;
+        case ISHMEM_CMP_LT: return value < cmp_value;
+        case ISHMEM_CMP_LE: return value <= cmp_value;
+        default: return false;
+    }
+}
+
+// Polls use relaxed system-scope loads (the variable is written over NVLink); a satisfied wait ends
+// with an acquire fence, so that what the writer ordered before its write is visible.
+template <class T> __device__ inline T load_relaxed(const T* p) {
+    return sys_ref(const_cast<T*>(p)).load(::cuda::std::memory_order_relaxed);
+}
+__device__ inline void acquire_fence() { ::cuda::atomic_thread_fence(::cuda::std::memory_order_acquire, ::cuda::thread_scope_system); }
+
+template <class T> struct same_value {
+    T value;
+    __device__ T operator()(size_t) const { return value; }
+};
+template <class T> struct value_per_element {
+    const T* values;
+    __device__ T operator()(size_t i) const { return values[i]; }
+};
+template <class T> __device__ inline same_value<T> values_of(T v) { return {v}; }
+template <class T> __device__ inline value_per_element<T> values_of(const T* v) { return {v}; }
+
+// Where the next _any scan of a set starts (see the host's any_scan_start in impl/p2p.h): a table of
+// 64 slots in GPU memory, hashed by the set's address and whether the call blocks.
+__device__ inline unsigned long long* any_scan_start(const void* ivars, bool blocking) {
+    const unsigned long long h = (reinterpret_cast<uintptr_t>(ivars) * 2 + (blocking ? 1 : 0)) * 0x9E3779B97F4A7C15ull;
+    return dstate.any_starts + (h >> 58);
+}
+
+template <class T, class V> struct sync_set {
+    T* ivars;
+    size_t nelems;
+    const int* status;
+    int cmp;
+    V value_of;
+
+    __device__ bool in_set(size_t i) const { return status == nullptr || status[i] == 0; }
+    __device__ bool satisfied(size_t i) const { return compare(cmp, load_relaxed(ivars + i), value_of(i)); }
+    __device__ bool empty() const {
+        for (size_t i = 0; i < nelems; ++i)
+            if (in_set(i)) return false;
+        return true;
+    }
+    __device__ void wait_all(size_t begin, size_t end, size_t step) const {
+        for (size_t i = begin; i < end; i += step)
+            if (in_set(i))
+                while (!satisfied(i)) {
+                }
+        acquire_fence();
+    }
+    __device__ int test_all() const {
+        for (size_t i = 0; i < nelems; ++i)
+            if (in_set(i) && !satisfied(i)) return 0;
+        acquire_fence();
+        return 1;
+    }
+    __device__ size_t test_any(bool blocking) const {
+        if (nelems == 0) return SIZE_MAX;
+        unsigned long long* start = any_scan_start(ivars, blocking);
+        const size_t s = static_cast<size_t>(sys_ref(start).load(::cuda::std::memory_order_relaxed) % nelems);
+        for (size_t k = 0; k < nelems; ++k) {
+            const size_t i = s + k < nelems ? s + k : s + k - nelems;
+            if (in_set(i) && satisfied(i)) {
+                acquire_fence();
+                sys_ref(start).store(i + 1, ::cuda::std::memory_order_relaxed);
+                return i;
+            }
+        }
+        return SIZE_MAX;
+    }
+    __device__ size_t test_some(size_t* indices) const {
+        size_t count = 0;
+        for (size_t i = 0; i < nelems; ++i)
+            if (in_set(i) && satisfied(i)) indices[count++] = i;
+        if (count) acquire_fence();
+        return count;
+    }
+    __device__ size_t wait_any() const {
+        if (empty()) return SIZE_MAX;
+        for (;;)
+            if (size_t i = test_any(true); i != SIZE_MAX) return i;
+    }
+    __device__ size_t wait_some(size_t* indices) const {
+        if (empty()) return 0;
+        for (;;)
+            if (size_t n = test_some(indices); n != 0) return n;
+    }
+};
+
+template <class T, class V>
+__device__ inline sync_set<T, decltype(values_of(V{}))> make_set(T* ivars, size_t nelems, const int* status, int cmp, V v) {
+    return {ivars, nelems, status, cmp, values_of(v)};
+}
+
+template <class T> __device__ inline void wait_until(T* ivar, int cmp, T cmp_value) {
+    while (!compare(cmp, load_relaxed(ivar), cmp_value)) {
+    }
+    acquire_fence();
+}
+template <class T> __device__ inline int test(T* ivar, int cmp, T cmp_value) {
+    if (!compare(cmp, load_relaxed(ivar), cmp_value)) return 0;
+    acquire_fence();
+    return 1;
+}
+template <class T> __device__ inline void wait(T* ivar, T cmp_value) { wait_until(ivar, ISHMEM_CMP_NE, cmp_value); }
+__device__ inline uint64_t signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value) {
+    for (;;) {
+        const uint64_t v = load_relaxed(sig_addr);
+        if (compare(cmp, v, cmp_value)) {
+            acquire_fence();
+            return v;
+        }
+    }
+}
+
+template <class T, class V> __device__ inline void wait_until_all(T* ivars, size_t nelems, const int* status, int cmp, V v) {
+    make_set(ivars, nelems, status, cmp, v).wait_all(0, nelems, 1);
+}
+template <class T, class V> __device__ inline size_t wait_until_any(T* ivars, size_t nelems, const int* status, int cmp, V v) {
+    return make_set(ivars, nelems, status, cmp, v).wait_any();
+}
+template <class T, class V>
+__device__ inline size_t wait_until_some(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, V v) {
+    return make_set(ivars, nelems, status, cmp, v).wait_some(indices);
+}
+template <class T, class V> __device__ inline int test_all(T* ivars, size_t nelems, const int* status, int cmp, V v) {
+    return make_set(ivars, nelems, status, cmp, v).test_all();
+}
+template <class T, class V> __device__ inline size_t test_any(T* ivars, size_t nelems, const int* status, int cmp, V v) {
+    return make_set(ivars, nelems, status, cmp, v).test_any(false);
+}
+template <class T, class V>
+__device__ inline size_t test_some(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, V v) {
+    return make_set(ivars, nelems, status, cmp, v).test_some(indices);
+}
+
+// Group forms: the leader polls and the others get its result (wait_until_all splits the set).
+template <class G, class F> __device__ inline auto leader_then_share(const G& g, F&& f) {
+    using R = decltype(f());
+    if constexpr (::cuda::std::is_void_v<R>) {
+        if (rank_in(g) == 0) f();
+        sync_group(g);
+    } else {
+        R r{};
+        if (rank_in(g) == 0) r = f();
+        return from_leader(g, r);
+    }
+}
+
+template <class T, class G> __device__ inline void wait_until_work_group(T* ivar, int cmp, T v, const G& g) {
+    leader_then_share(g, [&] { wait_until<T>(ivar, cmp, v); });
+}
+template <class T, class G> __device__ inline int test_work_group(T* ivar, int cmp, T v, const G& g) {
+    return leader_then_share(g, [&] { return test<T>(ivar, cmp, v); });
+}
+template <class T, class G> __device__ inline void wait_work_group(T* ivar, T v, const G& g) {
+    leader_then_share(g, [&] { wait<T>(ivar, v); });
+}
+template <class G> __device__ inline uint64_t signal_wait_until_work_group(uint64_t* sig_addr, int cmp, uint64_t v, const G& g) {
+    return leader_then_share(g, [&] { return signal_wait_until(sig_addr, cmp, v); });
+}
+template <class T, class V, class G>
+__device__ inline void wait_until_all_work_group(T* ivars, size_t nelems, const int* status, int cmp, V v, const G& g) {
+    make_set(ivars, nelems, status, cmp, v).wait_all(rank_in(g), nelems, threads_of(g));
+    sync_group(g);
+}
+template <class T, class V, class G>
+__device__ inline size_t wait_until_any_work_group(T* ivars, size_t nelems, const int* status, int cmp, V v, const G& g) {
+    return leader_then_share(g, [&] { return wait_until_any<T>(ivars, nelems, status, cmp, v); });
+}
+template <class T, class V, class G>
+__device__ inline size_t wait_until_some_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, V v,
+                                                    const G& g) {
+    return leader_then_share(g, [&] { return wait_until_some<T>(ivars, nelems, indices, status, cmp, v); });
+}
+template <class T, class V, class G>
+__device__ inline int test_all_work_group(T* ivars, size_t nelems, const int* status, int cmp, V v, const G& g) {
+    return leader_then_share(g, [&] { return test_all<T>(ivars, nelems, status, cmp, v); });
+}
+template <class T, class V, class G>
+__device__ inline size_t test_any_work_group(T* ivars, size_t nelems, const int* status, int cmp, V v, const G& g) {
+    return leader_then_share(g, [&] { return test_any<T>(ivars, nelems, status, cmp, v); });
+}
+template <class T, class V, class G>
+__device__ inline size_t test_some_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, V v,
+                                              const G& g) {
+    return leader_then_share(g, [&] { return test_some<T>(ivars, nelems, indices, status, cmp, v); });
+}
+
+}  // namespace ishmemi::dev

@@ -1,0 +1,74 @@
+// What device code knows about the job, and how it learns it without relocatable device code.
+//
+// Every translation unit that nvcc compiles with ishmem.h gets its own copy of the state in constant
+// memory (an internal-linkage __constant__ variable, below) and registers, from a static initializer,
+// a host function that fills that copy. ishmem_init calls every registered function once the heap
+// exists; a module registered later (a library loaded after init) is filled when it registers. So
+// device entry points are ordinary inline functions of the user's own translation unit: no -rdc, no
+// device link step, no static device library (see docs/guide/cuda.rst).
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ishmem/impl/api.h"
+
+namespace ishmemi::cuda {
+
+// A device-side argument error, written by the first failing thread and reported by the host
+// (runtime/cuda/device_errors.cpp) as "ishmem: PE <n>: <routine>: <reason>".
+struct error_mailbox {
+    unsigned int state;  // 0 empty, 1 being written, 2 ready to report
+    int code;            // device_error code
+    long long a, b, c;   // the values the message names
+    unsigned int block, thread;
+    char routine[96];
+    char param[32];
+};
+
+enum device_error : int {
+    err_init = 1,       // called before ishmem_init
+    err_pe,             // a: pe, b: n_pes
+    err_symmetric,      // a: address, b: bytes, param
+    err_nonnull,        // a: count, param
+    err_sig_op,         // a: sig_op
+    err_cmp,            // a: cmp
+    err_positive,       // a: value, param
+    err_power_of_two,   // a: value, param
+};
+
+struct device_state {
+    int initialized;
+    int my_pe;
+    int n_pes;
+    char* heap_base;           // my heap, in my address space
+    size_t heap_size;          // user heap bytes
+    long long peer_stride;     // PE pe's heap is at heap_base + (pe - my_pe) * peer_stride
+    error_mailbox* mailbox;    // host-mapped: the host watcher reads it
+    unsigned long long* any_starts;  // 64 start indices of the _any scans (GPU memory)
+};
+
+using device_state_setter = void (*)(const device_state*);
+
+// Adds a module's setter; calls it at once when ishmem is already initialized on the GPU backend.
+ISHMEM_API void register_device_state(device_state_setter set);
+
+}  // namespace ishmemi::cuda
+
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+
+namespace ishmemi::dev {
+namespace {
+// This translation unit's copy of the state (internal linkage: one per module).
+__constant__ ishmemi::cuda::device_state dstate;
+
+#if !defined(__CUDA_ARCH__)
+void set_dstate(const ishmemi::cuda::device_state* s) {
+    cudaMemcpyToSymbol(dstate, s, sizeof *s);
+}
+[[maybe_unused]] const bool dstate_registered = (ishmemi::cuda::register_device_state(&set_dstate), true);
+#endif
+}  // namespace
+}  // namespace ishmemi::dev
+#endif
