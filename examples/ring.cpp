@@ -16,7 +16,7 @@ int main() {
     long value = 0;
     if (me != 0) {  // wait for the token from the left neighbour (PE 0 starts the ring)
         while (ishmem_signal_fetch(arrived) == 0) sched_yield();
-        value = *token;
+        value = ishmem_long_g(token, me);  // not *token: on the CUDA backend the heap is GPU memory
     }
     value += me;
     const int right = (me + 1) % n;

@@ -77,6 +77,14 @@ int device() {
     return this_device;
 }
 
+void ensure_device() {
+    thread_local int current = -1;
+    if (current != this_device && this_device >= 0) {
+        check(cudaSetDevice(this_device), "ishmem", "cudaSetDevice");
+        current = this_device;
+    }
+}
+
 cudaStream_t host_stream() {
     static cudaStream_t s = [] {
         cudaStream_t t;
@@ -148,8 +156,15 @@ void gpu_backend_start() {
     check(cudaMalloc(reinterpret_cast<void**>(&any_starts), 64 * sizeof(unsigned long long)), routine, "cudaMalloc");
     check(cudaMemset(any_starts, 0, 64 * sizeof(unsigned long long)), routine, "cudaMemset");
 
+    // Whatever the host paths allocate or create, now: inside a queue task a synchronizing call
+    // (cudaHostAlloc, ...) would wait for the very kernel that holds the stream for that task.
+    host_stream();
+    host_ops_init();
+    stream_gates_init();
+
     device_state s{};
     s.initialized = 1;
+    s.device = this_device;
     s.my_pe = state.my_pe;
     s.n_pes = state.n_pes;
     s.heap_base = state.heap_base;
@@ -172,7 +187,7 @@ void gpu_backend_stop() {
         std::lock_guard<std::mutex> lock(setters_mutex);
         running = false;
         published = device_state{};  // device entry points called after finalize report "before init"
-        published.mailbox = nullptr;
+        published.device = this_device;
         for (device_state_setter set : setters) set(&published);
     }
     stop_watcher = true;  // the detached watcher ends within a millisecond; the mailbox stays mapped

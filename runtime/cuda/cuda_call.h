@@ -37,9 +37,16 @@ void check_driver(CUresult r, const char* routine, const char* what);
 
 // The device this PE runs on (set by gpu_backend_bind).
 int device();
+// Makes this PE's device current on the calling thread (the library's and the user's other threads
+// start on device 0).
+void ensure_device();
 
 // The library's stream for host-initiated work on GPU memory: non-blocking, so that it never waits
 // for a kernel that the user launched on the legacy default stream (which may be waiting for it).
 cudaStream_t host_stream();
+
+// Allocate what host_ops.cu and stream_gate.cu use, at init (see gpu_backend_start).
+void host_ops_init();
+void stream_gates_init();
 
 }  // namespace ishmemi::cuda

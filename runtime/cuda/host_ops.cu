@@ -58,6 +58,7 @@ void finish(const char* what) {
 
 void copy(void* dst, const void* src, size_t bytes) {
     if (bytes == 0) return;
+    cuda::ensure_device();
     std::lock_guard<std::mutex> lock(mutex);
     cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, cuda::host_stream()), routine, "cudaMemcpyAsync");
     finish("a copy to or from GPU memory");
@@ -65,6 +66,7 @@ void copy(void* dst, const void* src, size_t bytes) {
 
 void copy_2d(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t block, size_t n) {
     if (block == 0 || n == 0) return;
+    cuda::ensure_device();
     std::lock_guard<std::mutex> lock(mutex);
     if (dst_pitch >= block && src_pitch >= block) {
         cuda::check(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, block, n, cudaMemcpyDefault, cuda::host_stream()),
@@ -81,12 +83,14 @@ void copy_2d(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, siz
 
 void fill_zero(void* dst, size_t bytes) {
     if (bytes == 0) return;
+    cuda::ensure_device();
     std::lock_guard<std::mutex> lock(mutex);
     cuda::check(cudaMemsetAsync(dst, 0, bytes, cuda::host_stream()), routine, "cudaMemsetAsync");
     finish("zeroing GPU memory");
 }
 
 uint64_t rmw(rmw_op op, void* p, unsigned size, uint64_t value, uint64_t cond) {
+    cuda::ensure_device();
     std::lock_guard<std::mutex> lock(mutex);
     uint64_t* out = result_word();
     rmw_kernel<<<1, 1, 0, cuda::host_stream()>>>(op, p, size, value, cond, out);
@@ -96,3 +100,9 @@ uint64_t rmw(rmw_op op, void* p, unsigned size, uint64_t value, uint64_t cond) {
 }
 
 }  // namespace ishmemi::gpu
+
+namespace ishmemi::cuda {
+void host_ops_init() {
+    gpu::result_word();
+}
+}  // namespace ishmemi::cuda

@@ -295,6 +295,8 @@ void worker_loop(std::shared_ptr<queue_state> st) {
 
 struct queue::impl {
     std::shared_ptr<queue_state> st = std::make_shared<queue_state>();
+    bool on_stream = false;  // a queue over a CUDA stream
+    CUstream_st* stream = nullptr;
     std::thread worker;   // started by the first submission
     pid_t worker_pid = 0;  // a fork()ed child has the handle but not the thread
 
@@ -323,10 +325,42 @@ struct queue::impl {
     }
 };
 
+namespace detail {
+const stream_gate_ops* stream_gates = nullptr;
+}  // namespace detail
+
+namespace {
+// A task of a stream queue: runs once the stream has reached its gate, and always lets the stream go on.
+struct gated_task final : detail::task {
+    std::unique_ptr<detail::task> inner;
+    void* gate;
+    gated_task(std::unique_ptr<detail::task> t, void* g) : inner(std::move(t)), gate(g) {}
+    void run() override {
+        struct release {
+            void* g;
+            ~release() { detail::stream_gates->close(g); }
+        } r{gate};
+        detail::stream_gates->wait_ready(gate);
+        inner->run();
+    }
+};
+}  // namespace
+
 queue::queue() : impl_(std::make_shared<impl>()) {}
+
+queue::queue(CUstream_st* stream) : impl_(std::make_shared<impl>()) {
+    if (!detail::stream_gates)
+        throw std::logic_error("ishmem::queue over a CUDA stream needs the CUDA backend; this library was built "
+                               "without CUDA (ISHMEM_ENABLE_CUDA=OFF)");
+    impl_->on_stream = true;
+    impl_->stream = stream;
+}
+
+CUstream_st* queue::stream() const { return impl_->stream; }
 
 event queue::submit(std::unique_ptr<detail::task> t, const std::vector<event>& deps) const {
     auto done = std::make_shared<detail::event_state>();
+    if (impl_->on_stream) t = std::make_unique<gated_task>(std::move(t), detail::stream_gates->open(impl_->stream));
     {
         std::lock_guard lock(impl_->st->m);
         impl_->ensure_worker();
@@ -348,6 +382,7 @@ void queue::wait() const {
         st.idle_cv.wait(lock, [&] { return st.completed >= target; });
         error = std::exchange(st.unreported_error, nullptr);
     }
+    if (impl_->on_stream) detail::stream_gates->sync(impl_->stream);
     if (error) std::rethrow_exception(error);
 }
 

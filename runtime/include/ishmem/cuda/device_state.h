@@ -39,6 +39,7 @@ enum device_error : int {
 
 struct device_state {
     int initialized;
+    int device;                // this PE's GPU: the setter makes it current before copying
     int my_pe;
     int n_pes;
     char* heap_base;           // my heap, in my address space
@@ -64,7 +65,10 @@ namespace {
 __constant__ ishmemi::cuda::device_state dstate;
 
 #if !defined(__CUDA_ARCH__)
+// Runs in this module's CUDA runtime (the program's own), which may not know yet which GPU the PE
+// uses: make it current first.
 void set_dstate(const ishmemi::cuda::device_state* s) {
+    if (s->device >= 0) cudaSetDevice(s->device);
     cudaMemcpyToSymbol(dstate, s, sizeof *s);
 }
 [[maybe_unused]] const bool dstate_registered = (ishmemi::cuda::register_device_state(&set_dstate), true);

@@ -25,6 +25,8 @@
 
 #include "ishmem/impl/api.h"
 
+struct CUstream_st;  // cudaStream_t is CUstream_st*
+
 namespace ishmem {
 
 inline constexpr std::size_t max_work_group_size = 1024;
@@ -71,6 +73,18 @@ ISHMEM_API void check_work_group_size(std::size_t local);  // throws std::invali
 ISHMEM_API void group_barrier_wait(group_state* g);
 ISHMEM_API void* group_slot(group_state* g);
 [[noreturn]] ISHMEM_API void throw_bad_nd_range(std::size_t global, std::size_t local);
+
+// What a queue over a CUDA stream needs from the CUDA backend (runtime/cuda/stream_gate.cu sets it;
+// null in a library without CUDA). A task submitted to such a queue runs on the host in stream
+// order: open() makes the stream wait at this point until close(); the task runs once wait_ready()
+// says the stream's earlier work is done.
+struct stream_gate_ops {
+    void* (*open)(CUstream_st* stream);
+    void (*wait_ready)(void* gate);
+    void (*close)(void* gate);
+    void (*sync)(CUstream_st* stream);
+};
+ISHMEM_API extern const stream_gate_ops* stream_gates;
 }  // namespace detail
 
 // ---------------------------------------------------------------------------------------------
@@ -206,9 +220,15 @@ class ISHMEM_API event {
 // An in-order queue: tasks run one after the other, in submission order, on the queue's own worker
 // thread (started at the first submission), each after its deps have completed. A failing task does
 // not stop later ones. Copies are handles to the same queue; the last one to go waits for the work.
+// A queue over a CUDA stream runs its tasks the same way, each also in the stream's order; wait()
+// then also waits for the stream.
 class ISHMEM_API queue {
   public:
     queue();  // a new queue; copies share it
+    // A queue whose work runs in the order of a CUDA stream (cudaStream_t; the CUDA backend): each
+    // operation starts after the stream's earlier work and before its later work.
+    explicit queue(CUstream_st* stream);
+    CUstream_st* stream() const;  // the stream given to the constructor (nullptr for a host queue)
 
     template <class K> event single_task(K&& k) const { return single_task({}, std::forward<K>(k)); }
     template <class K> event single_task(const std::vector<event>& deps, K&& k) const {

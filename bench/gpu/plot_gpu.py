@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Plot bench/gpu/run.sh's merged CSV: ishmem against NVSHMEM on two GPUs.
+
+    python3 bench/gpu/plot_gpu.py bench/results/gpu-2gpu.csv --out plots/
+
+The CSV has the columns name,bytes,metric,ours,nvshmem,ratio ('#' lines skipped). PNGs written to OUT:
+  gpu_latency.png          the latencies (us rows without a GBps twin): bars, ishmem next to NVSHMEM,
+                           the ratio above each pair;
+  gpu_bw_putmem.png,       bandwidth against size for every device mode (thread, warp, block, the
+  gpu_bw_getmem.png        grids), one colour per mode, ishmem solid, NVSHMEM dashed;
+  gpu_bw_host.png          the host-issued puts (putmem_on_queue, putmem_host) the same way;
+  gpu_bw_<name>.png        one per bandwidth row name, with the 383 GB/s target on the grid puts.
+A run without NVSHMEM (empty nvshmem column) plots ishmem alone.
+"""
+import argparse
+import csv
+import os
+import re
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402 (after the backend is chosen)
+from matplotlib.ticker import FuncFormatter  # noqa: E402
+
+COLOURS = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink"]
+FIELDS = ["name", "bytes", "metric", "ours", "nvshmem", "ratio"]
+GRID_PUT = re.compile(r"^putmem/\d+blocks$")
+TARGET_GBPS = 383.0
+NVLINK_GBPS = 450.0  # NVLink 4 between two H100/H200s, one direction
+
+
+def number(text):
+    return float(text) if text not in (None, "") else None
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        lines = [l for l in f if l.strip() and not l.startswith("#")]
+    reader = csv.DictReader(lines)
+    missing = [c for c in FIELDS if c not in (reader.fieldnames or [])]
+    if missing:
+        sys.exit(f"plot_gpu: {path}: not a merged bench_gpu CSV (missing columns {', '.join(missing)})")
+    rows = []
+    for r in reader:
+        try:
+            rows.append({"name": r["name"], "bytes": int(r["bytes"]), "metric": r["metric"],
+                         "ours": number(r["ours"]), "nvshmem": number(r["nvshmem"]), "ratio": number(r["ratio"])})
+        except ValueError:
+            sys.exit(f"plot_gpu: {path}: bad line {r}")
+    return rows
+
+
+def human(nbytes, _pos=None):
+    for unit, shift in (("MiB", 20), ("KiB", 10)):
+        if nbytes >= (1 << shift):
+            return f"{nbytes / (1 << shift):g} {unit}"
+    return f"{nbytes:g} B"
+
+
+def ordered_names(rows):
+    names = []
+    for r in rows:
+        if r["name"] not in names:
+            names.append(r["name"])
+    return names
+
+
+def save(fig, out_dir, name):
+    fig.tight_layout()
+    path = os.path.join(out_dir, name)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    print(path)
+
+
+def plot_latency(rows, out_dir):
+    if not rows:
+        return
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(rows) + 2), 4.8))
+    xs = range(len(rows))
+    w = 0.38
+    ours = [r["ours"] or 0 for r in rows]
+    peer = [r["nvshmem"] or 0 for r in rows]
+    ax.bar([x - w / 2 for x in xs], ours, w, color=COLOURS[0], label="ishmem")
+    if any(peer):
+        ax.bar([x + w / 2 for x in xs], peer, w, color=COLOURS[1], label="NVSHMEM")
+    for x, r in zip(xs, rows):
+        if r["ratio"] is not None:
+            top = max(r["ours"] or 0, r["nvshmem"] or 0)
+            ax.annotate(f"{r['ratio']:.2f}x", (x, top), textcoords="offset points", xytext=(0, 3),
+                        ha="center", fontsize=8, color="black" if r["ratio"] <= 1 else "tab:red")
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels([r["name"].replace("+", "+\n") for r in rows], fontsize=8)
+    ax.set_ylabel("time per operation (us, median); one-way for ping-pongs")
+    ax.set_title("device latency, 2 GPUs (ratio = ishmem / NVSHMEM; < 1: ishmem faster)")
+    ax.grid(True, axis="y", alpha=0.4)
+    ax.legend(fontsize=8)
+    save(fig, out_dir, "gpu_latency.png")
+
+
+def bw_axes(ax, title):
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(FuncFormatter(human))
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+    ax.set_xlabel("bytes per operation")
+    ax.set_ylabel("GB/s (median)")
+    ax.set_title(title)
+    ax.grid(True, which="major", alpha=0.4)
+    ax.grid(True, which="minor", alpha=0.15)
+    ax.legend(fontsize=8)
+
+
+def curves(ax, rows, names, label=lambda n: n):
+    for i, name in enumerate(names):
+        pts = sorted((r for r in rows if r["name"] == name), key=lambda r: r["bytes"])
+        x = [r["bytes"] for r in pts]
+        c = COLOURS[i % len(COLOURS)]
+        ax.plot(x, [r["ours"] for r in pts], "-o", color=c, ms=3.5, label=f"ishmem {label(name)}")
+        if any(r["nvshmem"] is not None for r in pts):
+            ax.plot(x, [r["nvshmem"] for r in pts], "--s", color=c, ms=3.5, mfc="none",
+                    label=f"NVSHMEM {label(name)}")
+
+
+def plot_bandwidth(rows, out_dir):
+    names = ordered_names(rows)
+    for op in ("putmem", "getmem"):
+        group = [n for n in names if n.startswith(op + "/")]
+        if group:
+            fig, ax = plt.subplots(figsize=(8, 5.5))
+            curves(ax, rows, group, label=lambda n: n.split("/", 1)[1])
+            bw_axes(ax, f"device {op}, every mode (ishmem solid, NVSHMEM dashed)")
+            save(fig, out_dir, f"gpu_bw_{op}.png")
+    host = [n for n in names if "/" not in n]
+    if host:
+        fig, ax = plt.subplots(figsize=(8, 5.5))
+        curves(ax, rows, host)
+        bw_axes(ax, "host-issued puts (ishmem solid, NVSHMEM dashed)")
+        save(fig, out_dir, "gpu_bw_host.png")
+    for name in names:
+        fig, ax = plt.subplots(figsize=(7.5, 5))
+        curves(ax, rows, [name])
+        if GRID_PUT.match(name):
+            ax.axhline(TARGET_GBPS, color="tab:green", lw=1, ls=":", label=f"target {TARGET_GBPS:g} GB/s (>= 1 MiB)")
+            ax.axhline(NVLINK_GBPS, color="grey", lw=1, ls="-.", label=f"NVLink 4 limit {NVLINK_GBPS:g} GB/s")
+        bw_axes(ax, f"{name} (ishmem solid, NVSHMEM dashed)")
+        save(fig, out_dir, "gpu_bw_" + re.sub(r"[^A-Za-z0-9_.+-]", "_", name) + ".png")
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Plot the merged CSV of bench/gpu/run.sh.")
+    ap.add_argument("csv", help="the merged CSV (run.sh --out)")
+    ap.add_argument("--out", required=True, help="directory for the PNGs (created if missing)")
+    args = ap.parse_args()
+    rows = read_rows(args.csv)
+    if not rows:
+        sys.exit(f"plot_gpu: no data rows in {args.csv}")
+    os.makedirs(args.out, exist_ok=True)
+    bw_names = {r["name"] for r in rows if r["metric"] == "GBps"}
+    plot_latency([r for r in rows if r["metric"] == "us" and r["name"] not in bw_names], args.out)
+    plot_bandwidth([r for r in rows if r["metric"] == "GBps"], args.out)
+
+
+if __name__ == "__main__":
+    main()

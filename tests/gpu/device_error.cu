@@ -1,0 +1,75 @@
+// A device-side call with a bad argument must stop the PE with the runtime's one-line error
+// "ishmem: PE <n>: <routine>: <reason>" (printed by the host side of the PE) and a nonzero exit.
+// check_device_error.sh runs it under ishmrun and checks the line.
+//
+// usage: device_error bad_pe | bad_addr | bad_cmp | bad_pe_on_last
+//   bad_pe          ishmem_int_p(dest, 1, 99) in a kernel
+//   bad_addr        ishmem_int_p(<cudaMalloc'd, not symmetric>, 1, 0) in a kernel
+//   bad_cmp         ishmem_int_wait_until(dest, 99, 0) in a kernel
+//   bad_pe_on_last  only the last PE makes the bad_pe call; the others wait in a barrier
+// When the kernel ends and nothing stopped the process, it says so and exits 0 (the check fails).
+#include <cuda_runtime.h>
+#include <ishmem.h>
+#include <ishmemx.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+namespace {
+
+__global__ void bad_call(int mode, int* dest, int* outside) {
+    if (threadIdx.x != 0 || blockIdx.x != 0) return;
+    switch (mode) {
+        case 0: ishmem_int_p(dest, 1, 99); break;
+        case 1: ishmem_int_p(outside, 1, 0); break;
+        case 2: ishmem_int_wait_until(dest, 99, 0); break;
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const char* what = argc > 1 ? argv[1] : "";
+    int mode = -1;
+    bool only_last = false;
+    if (!std::strcmp(what, "bad_pe")) mode = 0;
+    else if (!std::strcmp(what, "bad_addr")) mode = 1;
+    else if (!std::strcmp(what, "bad_cmp")) mode = 2;
+    else if (!std::strcmp(what, "bad_pe_on_last")) mode = 0, only_last = true;
+    if (mode < 0) {
+        std::fprintf(stderr, "usage: device_error bad_pe | bad_addr | bad_cmp | bad_pe_on_last\n");
+        return 2;
+    }
+    ishmem_init();
+    int* dest = static_cast<int*>(ishmem_calloc(1, sizeof(int)));
+    int* outside = nullptr;
+    if (cudaMalloc(&outside, 64) != cudaSuccess) {
+        std::fprintf(stderr, "device_error: cudaMalloc failed\n");
+        return 3;
+    }
+    ishmem_barrier_all();
+    const int me = ishmem_my_pe();
+    if (!only_last || me == ishmem_n_pes() - 1) {
+        cudaStream_t s;
+        cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+        bad_call<<<1, 32, 0, s>>>(mode, dest, outside);
+        // The runtime should end this process while (or soon after) the kernel runs. Wait up to 60 s
+        // for the kernel, then 10 s more for a late report, without blocking in a CUDA call.
+        const auto start = std::chrono::steady_clock::now();
+        cudaError_t err;
+        while ((err = cudaStreamQuery(s)) == cudaErrorNotReady && std::chrono::steady_clock::now() - start < std::chrono::seconds(60))
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        std::this_thread::sleep_for(std::chrono::seconds(10));
+        std::fprintf(stderr, "device_error: PE %d: %s: the kernel ended (%s) and the process was not stopped\n", me, what,
+                     cudaGetErrorName(err));
+        std::fflush(stderr);
+        _exit(0);
+    }
+    ishmem_barrier_all();  // the other PEs wait here until the launcher stops them
+    ishmem_finalize();
+    std::fprintf(stderr, "device_error: PE %d: %s: passed a barrier that the failing PE never reached\n", me, what);
+    return 0;
+}
