@@ -1,6 +1,7 @@
 // The CUDA backend's life cycle: is it usable, which GPU is this PE's, the device-visible state that
 // every module gets, and the watcher that turns a device-side argument error into the usual error
 // line.
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -103,6 +104,10 @@ void register_device_state(device_state_setter set) {
 }  // namespace cuda
 
 bool gpu_backend_usable(const char** why) {
+    // Lazy module loading loads a kernel at its first launch and may wait for running kernels to
+    // do so; a queue's gate kernel, or a user kernel waiting for a peer, then never ends. Load
+    // eagerly unless the user chose otherwise (read when CUDA initializes, so before any CUDA call).
+    setenv("CUDA_MODULE_LOADING", "EAGER", 0);
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess || count == 0) {

@@ -104,5 +104,7 @@ uint64_t rmw(rmw_op op, void* p, unsigned size, uint64_t value, uint64_t cond) {
 namespace ishmemi::cuda {
 void host_ops_init() {
     gpu::result_word();
+    cudaFuncAttributes a;  // loads the kernel now, not inside a queue task (see gpu_backend_usable)
+    check(cudaFuncGetAttributes(&a, gpu::rmw_kernel), "ishmem_init", "loading the library's kernels");
 }
 }  // namespace ishmemi::cuda

@@ -74,6 +74,8 @@ const ishmem::detail::stream_gate_ops ops{open, wait_ready, close, sync};
 
 void stream_gates_init() {
     flags();
+    cudaFuncAttributes a;  // loads the kernel now, not while another gate is holding a stream
+    check(cudaFuncGetAttributes(&a, hold), "ishmem_init", "loading the library's kernels");
 }
 
 }  // namespace ishmemi::cuda

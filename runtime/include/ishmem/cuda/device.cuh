@@ -186,6 +186,7 @@ template <class T> __device__ inline T from_leader(const cg::thread_block& g, T 
 }
 template <class T, unsigned N, class P> __device__ inline T from_leader(const cg::thread_block_tile<N, P>& g, T v) {
     static_assert(N <= 32, "ishmem _work_group forms take tiles of at most 32 threads");
+    g.sync();  // orders what the leader wrote to memory (e.g. _some's indices) before the others read it
     return g.shfl(v, 0);
 }
 
