@@ -446,17 +446,7 @@ __device__ inline void put_signal_nbi_work_group(T* dest, const T* source, size_
 
 // ---- point-to-point synchronization --------------------------------------------------------------
 
-template <class T> __device__ inline bool compare(int cmp, T value, T cmp_value) {
-    switch (cmp) {
-        case ISHMEM_CMP_EQ: return value == cmp_value;
-        case ISHMEM_CMP_NE: return value != cmp_value;
-        case ISHMEM_CMP_GT: return value > cmp_value;
-        case ISHMEM_CMP_GE: return value >= cmp_value;
-        case ISHMEM_CMP_LT: return value < cmp_value;
-        case ISHMEM_CMP_LE: return value <= cmp_value;
-        default: return false;
-    }
-}
+// compare(cmp, value, cmp_value) is the host's (impl/p2p.h), compiled for both.
 
 // Polls use relaxed system-scope loads (the variable is written over NVLink); a satisfied wait ends
 // with an acquire fence, so that what the writer ordered before its write is visible.

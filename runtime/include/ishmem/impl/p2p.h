@@ -19,8 +19,9 @@
 
 namespace ishmemi {
 
-// cmp is one of ISHMEM_CMP_* (the entry points check it before calling in).
-template <class T> inline bool compare(int cmp, T value, T cmp_value) {
+// cmp is one of ISHMEM_CMP_* (the entry points check it before calling in). Host and device code
+// (the CUDA backend's waits use it too).
+template <class T> ISHMEM_HD inline bool compare(int cmp, T value, T cmp_value) {
     switch (cmp) {
         case ISHMEM_CMP_EQ: return value == cmp_value;
         case ISHMEM_CMP_NE: return value != cmp_value;
