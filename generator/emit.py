@@ -76,6 +76,9 @@ def checks_text(fam: Family) -> str:
     return " ".join(text)
 
 
+GPU_CASES_PER_FILE = 150
+
+
 def render_all(api: Api, template_dir: Path) -> dict[str, str]:
     env = _env(template_dir)
     out: dict[str, str] = {}
@@ -89,7 +92,10 @@ def render_all(api: Api, template_dir: Path) -> dict[str, str]:
     render("include/ishmem/generated/type_tables.h", "type_tables.h.j2", "spec/types.yaml")
     for header in ("ishmem", "ishmemx"):
         eps = [ep for ep in api.entry_points if ep.header == header]
-        render(f"include/{header}.h", f"{header}.h.j2", family_sources,
+        # Typedefs of header "ishmem" are in constants.h, which both headers include.
+        typedefs = [t for t in api.typedefs if header == "ishmemx" and t.header == "ishmemx"]
+        render(f"include/{header}.h", f"{header}.h.j2",
+               family_sources + (", spec/constants.yaml" if typedefs else ""), typedefs=typedefs,
                declared=[ep for ep in eps if not ep.is_template],
                inline=[ep for ep in eps if ep.is_template],
                chapters=api.chapters)
@@ -100,6 +106,11 @@ def render_all(api: Api, template_dir: Path) -> dict[str, str]:
         cases = [tc for ep in eps for tc in ep.tests]
         if cases:
             render(f"tests/{ch.name}_cases.cpp", "test_cases.cpp.j2", ch.file, chapter=ch, cases=cases)
+        gpu_cases = [tc for ep in eps for tc in ep.gpu_tests]
+        # In parts: nvcc spends about 0.3 s per case (a kernel each), and parts build in parallel.
+        for part, first in enumerate(range(0, len(gpu_cases), GPU_CASES_PER_FILE)):
+            render(f"tests/gpu/{ch.name}_cases_{part}.cu", "test_cases.cu.j2", ch.file, chapter=ch, part=part,
+                   cases=gpu_cases[first:first + GPU_CASES_PER_FILE])
         render(f"docs/{ch.name}.rst", "chapter.rst.j2", ch.file, chapter=ch,
                families=[(f, api.family_entry_points(f)) for f in ch.families])
     render("docs/constants.rst", "constants.rst.j2", "spec/constants.yaml")

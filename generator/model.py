@@ -69,6 +69,20 @@ class Family:
     team: bool = False               # every variant also has an overload taking ishmem_team_t team first
     work_group_returns: str = ""     # the _work_group form's return type when it differs from the base's
     cuda: bool = False               # device-callable and run by the CUDA backend: device definitions emitted
+    symbol: str = ""                 # the routine's name after the prefix; families sharing one are C++ overloads
+
+    @property
+    def routine(self) -> str:
+        """The base form's name, e.g. ishmem_put or ishmemx_print."""
+        return f"{self.prefix}_{self.symbol or self.name}"
+
+    @property
+    def heading(self) -> str:
+        """The reference page's section title: the routine, and for a family that is an overload of
+        another (its symbol is not its name) the parameters too, so that every title is unique."""
+        if self.symbol in ("", self.name):
+            return self.routine.upper()
+        return f"{self.routine.upper()} ({', '.join(p.name for p in self.params)})"
 
 
 @dataclass(frozen=True)
@@ -89,6 +103,7 @@ class EntryPoint:
     body: tuple[str, ...]
     tests: tuple["TestCase", ...]    # generated test cases (one per type for C++ templates)
     device_body: tuple[str, ...] = ()  # the body compiled for CUDA device code ('' when not device-callable there)
+    gpu_tests: tuple["TestCase", ...] = ()  # the same cases run by GPU code: in kernels, or on a CUDA stream
 
     @property
     def decl(self) -> str:
@@ -101,6 +116,11 @@ class EntryPoint:
     @property
     def is_template(self) -> bool:
         return bool(self.template)
+
+    @property
+    def param_types(self) -> tuple[str, ...]:
+        """The parameter types alone: what tells overloads of one name apart."""
+        return tuple(p.rsplit(" ", 1)[0] for p in self.params_def)
 
 
 @dataclass(frozen=True)
@@ -145,6 +165,7 @@ class Typedef:
     name: str
     doc: str
     decl: str
+    header: str = "ishmem"   # ishmem: in constants.h, seen by both headers; ishmemx: in ishmemx.h only
 
 
 @dataclass(frozen=True)
@@ -223,12 +244,16 @@ def _families(raw: RawSpec, tables: dict[str, TypeTable], groups: dict[str, "Mac
                 params=tuple(params), check_init=f.get("check_init", True), fetch_out=fetch_out,
                 impl=f.get("impl", f["name"]), test=f["test"], file=rel, line=f.line,
                 team=f.get("team", False), work_group_returns=f.get("work_group_returns", ""),
-                cuda="device" in callable_ and f.get("cuda", ch.get("cuda", True)))
+                cuda="device" in callable_ and f.get("cuda", ch.get("cuda", True)),
+                symbol=f.get("symbol", f["name"]))
             if fam.name in seen_names:
                 errors.append(f"{where}: duplicate family, first defined at {seen_names[fam.name]}")
             seen_names[fam.name] = f"{rel}:{f.line}"
             if fam.root != fam.name and fam.root + fam.suffix != fam.name:
                 errors.append(f"{where}: root '{fam.root}' + suffix '{fam.suffix}' must spell the name")
+            if "symbol" in f and table is not None:
+                errors.append(f"{where}: 'symbol' names a routine without a type table (typed entry points "
+                              f"take their names from root and suffix)")
             fams.append(fam)
         shown = []
         for g in ch.get("constants", []):
@@ -262,23 +287,34 @@ def build_api(raw: RawSpec) -> Api:
             seen.add(e["typename"])
     groups = tuple(MacroGroup(g["name"], g["title"], tuple(Macro(m["name"], m["value"], m["doc"]) for m in g["macros"]))
                    for g in raw.constants["groups"])
-    typedefs = tuple(Typedef(t["name"], t["doc"], t["decl"].rstrip()) for t in raw.constants["typedefs"])
+    typedefs = tuple(Typedef(t["name"], t["doc"], t["decl"].rstrip(), t.get("header", "ishmem"))
+                     for t in raw.constants["typedefs"])
     chapters = _families(raw, tables, {g.name: g for g in groups}, errors)
     api = Api(tuple(tables.values()), tuple(raw.types["sizes"]), groups, typedefs, tuple(chapters))
     eps = []
     for ch in chapters:
         for fam in ch.families:
             eps += expand_family(fam, api.sizes)
-    names: dict[tuple, EntryPoint] = {}
+    names: dict[tuple, list[EntryPoint]] = {}
     for ep in eps:
         key = (ep.name, ep.is_template, ep.team_form)  # a team overload shares its name with the world form
-        if key in names:
-            errors.append(f"{ep.family.file}:{ep.family.line}: entry point '{ep.name}' is produced twice "
-                          f"(also by family '{names[key].family.name}')")
-        names.setdefault(key, ep)
+        for other in names.get(key, []):
+            if not _overloads(ep.family, other.family):
+                errors.append(f"{ep.family.file}:{ep.family.line}: entry point '{ep.name}' is produced twice "
+                              f"(also by family '{other.family.name}')")
+            elif ep.param_types == other.param_types:
+                errors.append(f"{ep.family.file}:{ep.family.line}: family '{ep.family.name}': overload "
+                              f"'{ep.decl}' has the parameter types of family '{other.family.name}'")
+        names.setdefault(key, []).append(ep)
     if errors:
         raise SpecError(errors)
     return Api(api.tables, api.sizes, groups, typedefs, api.chapters, tuple(eps))
+
+
+def _overloads(a: Family, b: Family) -> bool:
+    """Whether two families are meant to be overloads of one routine: they have the same symbol and
+    at least one of them chose it with the 'symbol' key (a name never becomes shared by accident)."""
+    return a.symbol == b.symbol and (a.symbol != a.name or b.symbol != b.name)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -313,7 +349,7 @@ def _name(fam: Family, form: _Form, variant: str) -> str:
         return f"{prefix}_{form.tag}_{fam.root}{fam.suffix}{vs}"
     if form.kind in ("sized", "mem"):
         return f"{prefix}_{fam.root}{form.tag}{fam.suffix}{vs}"
-    return f"{prefix}_{fam.name}{vs}"
+    return f"{prefix}_{fam.symbol or fam.name}{vs}"
 
 
 def _subst(ctype: str, form: _Form, target: str) -> str:
@@ -489,9 +525,14 @@ def _entry_point(fam: Family, form: _Form, variant: str, team_form: bool = False
         elems = [t.ctype for t in fam.table.types] if form.kind == "generic" else [form.elem]
         tests = tuple(_test_case(fam, form, variant, name, ret if variant == "work_group" else fam.returns, e, team_form)
                       for e in elems)
+    gpu_tests = ()
+    if fam.test != "none" and fam.cuda:
+        gpu_tests = tuple(tc for e in elems for tc in _gpu_test_cases(
+            fam, form, variant, name, ret if variant == "work_group" else fam.returns, e, team_form))
     return EntryPoint(name=name, family=fam, variant=variant, team_form=team_form, form=form.kind, typename=form.tag,
                       elem=form.elem, header=header, template=template, ret=ret, params=tuple(params),
-                      params_def=tuple(params_def), body=tuple(body), tests=tests, device_body=device_body)
+                      params_def=tuple(params_def), body=tuple(body), tests=tests, device_body=device_body,
+                      gpu_tests=gpu_tests)
 
 
 # The device body is the host body with the checks and the core call taken from ishmemi::dev, the
@@ -509,12 +550,9 @@ def _device_line(line: str) -> str:
     return line
 
 
-def _test_case(fam: Family, form: _Form, variant: str, name: str, base_ret: str, elem: str,
-               team_form: bool = False) -> TestCase:
-    """A lambda with the base form's signature (TYPE = element type) that calls this entry point.
-
-    Generated tests hand it to the family's hand-written pattern, which checks the semantics; the
-    adapter hides what differs between variants (queue, group, fetch buffer)."""
+def _adapter_signature(fam: Family, form: _Form, elem: str, team_form: bool, base_ret: str):
+    """The adapter's parameters, the entry point's arguments (fetch outputs go to `fetched`) and the
+    adapter's return type: the base form's signature with TYPE = elem."""
     ftest = _Form(form.kind, form.tag, elem, elem, False)
     params, args = (["ishmem_team_t team"], ["team"]) if team_form else ([], [])
     for p in fam.params:
@@ -524,17 +562,26 @@ def _test_case(fam: Family, form: _Form, variant: str, name: str, base_ret: str,
         params.append(f"{_subst(p.type, ftest, 'sig')} {p.name}")
         args.append(p.name)
     ret = _subst(base_ret, ftest, "sig") if not fam.fetch_out else elem
+    return params, args, ret
+
+
+def _test_label(form: _Form, name: str, elem: str, team_form: bool) -> str:
+    label = f"{name}<{elem}>" if form.kind == "generic" else name
+    return label + "(team)" if team_form else label
+
+
+def _test_case(fam: Family, form: _Form, variant: str, name: str, base_ret: str, elem: str,
+               team_form: bool = False) -> TestCase:
+    """A lambda with the base form's signature (TYPE = element type) that calls this entry point.
+
+    Generated tests hand it to the family's hand-written pattern, which checks the semantics; the
+    adapter hides what differs between variants (queue, group, fetch buffer)."""
+    params, args, ret = _adapter_signature(fam, form, elem, team_form, base_ret)
     body = []
     if fam.fetch_out:
         body.append(f"{elem} fetched{{}};")
     if variant == "on_queue":
-        body.append("ishmem::queue q;")
-        if base_ret != "void":
-            body.append(f"{ret} result{{}};")
-            args.append("&result")
-        body.append(f"{name}({', '.join(args + ['q'])}).wait();")
-        if base_ret != "void":
-            body.append("return result;")
+        body += _on_queue_call(name, args, base_ret, ret, "ishmem::queue q;")
     elif variant == "work_group":
         call = f"{name}({', '.join(args + ['group'])})"
         if base_ret != "void":
@@ -549,10 +596,56 @@ def _test_case(fam: Family, form: _Form, variant: str, name: str, base_ret: str,
             body.append(f"return {call};" if base_ret != "void" else f"{call};")
     if fam.fetch_out:
         body += ["ishmem_quiet();", "return fetched;"]
-    label = f"{name}<{elem}>" if form.kind == "generic" else name
-    if team_form:
-        label += "(team)"
-    return TestCase(label, f"ishmem_testing::patterns::{fam.test}", elem, tuple(params), ret, tuple(body))
+    return TestCase(_test_label(form, name, elem, team_form), f"ishmem_testing::patterns::{fam.test}", elem,
+                    tuple(params), ret, tuple(body))
+
+
+def _on_queue_call(name: str, args: list[str], base_ret: str, ret: str, make_queue: str) -> list[str]:
+    body = [make_queue]
+    if base_ret != "void":
+        body.append(f"{ret} result{{}};")
+        args = args + ["&result"]
+    body.append(f"{name}({', '.join(args + ['q'])}).wait();")
+    if base_ret != "void":
+        body.append("return result;")
+    return body
+
+
+# Where a generated GPU case runs the entry point: (label suffix, runner) per variant. Device calls
+# run in a kernel of one thread, of one block (96 threads: three warps) or of one warp tile; the
+# _on_queue form runs on a CUDA stream. The runners live in tests/gpu/device_adapters.h.
+_GPU_RUNS = {"base": (("thread", "ishmem_gpu_testing::on_thread"),),
+             "work_group": (("block", "ishmem_gpu_testing::on_block"), ("warp", "ishmem_gpu_testing::on_warp")),
+             "on_queue": (("stream", ""),)}
+
+
+def _gpu_test_cases(fam: Family, form: _Form, variant: str, name: str, base_ret: str, elem: str,
+                    team_form: bool) -> list[TestCase]:
+    """The adapters of the GPU suite: the same pattern and signature as _test_case, with the call made
+    by device code in a kernel (device-callable families) or on a CUDA stream (_on_queue)."""
+    if variant != "on_queue" and "device" not in fam.callable:
+        return []
+    params, args, ret = _adapter_signature(fam, form, elem, team_form, base_ret)
+    label = _test_label(form, name, elem, team_form)
+    cases = []
+    for where, runner in _GPU_RUNS[variant]:
+        if variant == "on_queue":
+            body = [f"{elem} fetched{{}};"] if fam.fetch_out else []
+            body += _on_queue_call(name, args, base_ret, ret, "ishmem::queue q(ishmem_gpu_testing::test_stream());")
+            if fam.fetch_out:
+                body += ["ishmem_quiet();", "return fetched;"]
+        else:
+            group = "group" if variant == "work_group" else ""
+            call = f"{name}({', '.join(args + ([group] if group else []))})"
+            if fam.fetch_out:
+                inner = f"{elem} fetched{{}}; {call}; ishmem_quiet(); return fetched;"
+            else:
+                inner = f"return {call};" if base_ret != "void" else f"{call};"
+            lam = f"[=] __device__ ({'const auto& group' if group else ''}) {{ {inner} }}"
+            body = [f"return {runner}<{ret}>({lam});"]
+        cases.append(TestCase(f"{label} [{where}]", f"ishmem_testing::patterns::{fam.test}", elem, tuple(params),
+                              ret, tuple(body)))
+    return cases
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 // The CUDA backend's life cycle: is it usable, which GPU is this PE's, the device-visible state that
-// every module gets, and the watcher that turns a device-side argument error into the usual error
-// line.
+// every module gets, and the watcher that prints device code's ishmemx_print messages and turns a
+// device-side argument error into the usual error line.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -14,6 +14,7 @@
 
 #include "../src/config.h"
 #include "../src/gpu_backend.h"
+#include "../src/print.h"
 #include "cuda_call.h"
 #include "ishmem/cuda/device_state.h"
 
@@ -30,7 +31,10 @@ std::vector<device_state_setter> setters;  // one per module that includes ishme
 device_state published{};                   // what the setters copy to their module
 bool running = false;
 error_mailbox* mailbox = nullptr;           // mapped pinned host memory
+print_ring* prints = nullptr;               // mapped pinned host memory
+unsigned long long* print_tickets = nullptr;  // GPU memory
 std::atomic<bool> stop_watcher{false};
+std::thread* watcher = nullptr;  // never destroyed while running: a program may exit without finalize
 
 // Prints the device's error as "ishmem: PE n: <routine> (device code, block b, thread t): <reason>"
 // through the host's own messages, and ends the process (the launcher then stops the job).
@@ -51,10 +55,30 @@ std::atomic<bool> stop_watcher{false};
     }
 }
 
+// Prints the ring's complete messages in ticket order, up to the first one still being written;
+// returns how many.
+unsigned drain_prints() {
+    unsigned printed = 0;
+    for (;;) {
+        const unsigned long long next = prints->consumed;  // only this thread writes it
+        print_slot& s = prints->slots[next % print_slots];
+        if (__atomic_load_n(&s.seq, __ATOMIC_ACQUIRE) != next + 1) return printed;
+        print_message({s.file[0] ? s.file : nullptr, s.line, s.func[0] ? s.func : nullptr, s.text, s.type,
+                       s.block, s.thread});
+        __atomic_store_n(&prints->consumed, next + 1, __ATOMIC_RELEASE);  // the slot is free again
+        ++printed;
+    }
+}
+
+// Every millisecond while idle: prints first, so that what a kernel printed before a failing call
+// comes before the error line.
 void watch() {
-    while (!stop_watcher.load(std::memory_order_relaxed)) {
+    for (;;) {
+        const bool stopping = stop_watcher.load(std::memory_order_acquire);
+        const unsigned printed = drain_prints();
         if (__atomic_load_n(&mailbox->state, __ATOMIC_ACQUIRE) == 2) report(*mailbox);
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        if (stopping) return;  // the GPU was idle before the stop was asked for: the ring is empty
+        if (printed == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
 }
 
@@ -160,6 +184,14 @@ void gpu_backend_start() {
     unsigned long long* any_starts = nullptr;
     check(cudaMalloc(reinterpret_cast<void**>(&any_starts), 64 * sizeof(unsigned long long)), routine, "cudaMalloc");
     check(cudaMemset(any_starts, 0, 64 * sizeof(unsigned long long)), routine, "cudaMemset");
+    check(cudaHostAlloc(reinterpret_cast<void**>(&prints), sizeof(print_ring), cudaHostAllocMapped), routine,
+          "allocating the device print ring");
+    memset(prints, 0, sizeof *prints);
+    prints->debug = print_debug_enabled();
+    void* dev_prints = nullptr;
+    check(cudaHostGetDevicePointer(&dev_prints, prints, 0), routine, "cudaHostGetDevicePointer");
+    check(cudaMalloc(reinterpret_cast<void**>(&print_tickets), sizeof(unsigned long long)), routine, "cudaMalloc");
+    check(cudaMemset(print_tickets, 0, sizeof(unsigned long long)), routine, "cudaMemset");
 
     // Whatever the host paths allocate or create, now: inside a queue task a synchronizing call
     // (cudaHostAlloc, ...) would wait for the very kernel that holds the stream for that task.
@@ -177,8 +209,10 @@ void gpu_backend_start() {
     s.peer_stride = heap_stride;
     s.mailbox = static_cast<error_mailbox*>(dev_mailbox);
     s.any_starts = any_starts;
+    s.prints = static_cast<print_ring*>(dev_prints);
+    s.print_tickets = print_tickets;
     stop_watcher = false;
-    std::thread(watch).detach();
+    watcher = new std::thread(watch);
     std::lock_guard<std::mutex> lock(setters_mutex);
     published = s;
     running = true;
@@ -187,7 +221,7 @@ void gpu_backend_start() {
 
 void gpu_backend_stop() {
     using namespace cuda;
-    cudaDeviceSynchronize();
+    cudaDeviceSynchronize();  // the watcher goes on printing meanwhile: a kernel may wait for ring slots
     {
         std::lock_guard<std::mutex> lock(setters_mutex);
         running = false;
@@ -195,7 +229,17 @@ void gpu_backend_stop() {
         published.device = this_device;
         for (device_state_setter set : setters) set(&published);
     }
-    stop_watcher = true;  // the detached watcher ends within a millisecond; the mailbox stays mapped
+    // Every kernel has ended, so every print it made is in the ring: the watcher prints them and ends.
+    stop_watcher = true;
+    if (watcher) {
+        watcher->join();
+        delete watcher;
+        watcher = nullptr;
+    }
+    cudaFreeHost(prints);
+    cudaFree(print_tickets);
+    prints = nullptr;
+    print_tickets = nullptr;
 }
 
 }  // namespace ishmemi

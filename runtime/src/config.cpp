@@ -44,6 +44,14 @@ bool parse_long(const char* text, long lo, long hi, long* out) {
     return true;
 }
 
+bool is_known(const char* name, size_t len) {
+    for (const config_var& v : config_vars)
+        if (strlen(v.name) == len && strncmp(v.name, name, len) == 0) return true;
+    return false;
+}
+
+}  // namespace
+
 bool parse_bool(const char* text, bool* out) {
     static const char* const yes[] = {"1", "y", "yes", "true", "on"};
     static const char* const no[] = {"0", "n", "no", "false", "off"};
@@ -53,14 +61,6 @@ bool parse_bool(const char* text, bool* out) {
         if (strcasecmp(text, s) == 0) return *out = false, true;
     return false;
 }
-
-bool is_known(const char* name, size_t len) {
-    for (const config_var& v : config_vars)
-        if (strlen(v.name) == len && strncmp(v.name, name, len) == 0) return true;
-    return false;
-}
-
-}  // namespace
 
 bool parse_size(const char* text, size_t* bytes) {
     const char* p = text;
@@ -96,6 +96,11 @@ void load_config(bool warn_unknown) {
 
     const char* debug_text = value_of("ISHMEM_DEBUG");
     if (!parse_bool(debug_text, &config.debug)) fatal(routine, "ISHMEM_DEBUG=%s is not 0 or 1", debug_text);
+    // ishmemx_print reads it at every call (print.cpp); a typo stops the job here like any other.
+    bool verbose_print = false;
+    const char* verbose_text = value_of("ISHMEM_ENABLE_VERBOSE_PRINT");
+    if (!parse_bool(verbose_text, &verbose_print))
+        fatal(routine, "ISHMEM_ENABLE_VERBOSE_PRINT=%s is not 0 or 1", verbose_text);
 
     long v = 0;
     const char* teams_text = value_of("ISHMEM_TEAMS_MAX");

@@ -25,6 +25,9 @@ void load_config(bool warn_unknown);
 // "ISHMEM_SYMMETRIC_SIZE" -> parsed byte count; false when malformed, zero or overflowing.
 bool parse_size(const char* text, size_t* bytes);
 
+// 1/y/yes/true/on and 0/n/no/false/off, any case; false when text is neither.
+bool parse_bool(const char* text, bool* out);
+
 // ishmemi::debug("ishmem_init", ...) prints "ishmem: PE n: debug: ..." when ISHMEM_DEBUG=1.
 void debug(const char* routine, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -13,7 +13,12 @@ struct config_var {
 inline constexpr config_var config_vars[] = {
     {"ISHMEM_SYMMETRIC_SIZE", "512M",
      "Size of the symmetric heap of each PE: bytes, or a number with suffix K, M, G or T (powers of 1024)."},
-    {"ISHMEM_DEBUG", "0", "1 prints what ishmem_init chose (bootstrap, heap size, mappings) on every PE."},
+    {"ISHMEM_DEBUG", "0",
+     "1 prints what ishmem_init chose (bootstrap, heap size, mappings) on every PE, and lets "
+     "ishmemx_print's DEBUG messages through."},
+    {"ISHMEM_ENABLE_VERBOSE_PRINT", "0",
+     "1 starts every ishmemx_print message with the PE, the message type and, where the call names "
+     "them, file, line and function."},
     {"ISHMEM_TEST_TIMEOUT", "60",
      "Read by the test suite only: seconds one test may run before it fails as hung."},
     {"ISHMEM_TEAMS_MAX", "64", "Most teams (the predefined ones included) that may exist at once on a PE."},

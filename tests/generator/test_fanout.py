@@ -51,6 +51,8 @@ def test_type_tables_match_the_reference(api):
     ("sum_inscan", 96), ("sum_exscan", 96),
     ("team_my_pe", 1), ("team_n_pes", 1), ("team_translate_pe", 1), ("team_get_config", 1),
     ("team_split_strided", 1), ("team_split_2d", 1), ("team_destroy", 1),
+    # utility: three overloads of ishmemx_print, one family each
+    ("print", 1), ("print_type", 1), ("print_located", 1),
 ])
 def test_family_fanout(api, family, expected):
     assert count(api, family) == expected
@@ -59,9 +61,9 @@ def test_family_fanout(api, family, expected):
 def test_chapter_totals(api):
     totals = Counter(ep.family.chapter for ep in api.entry_points)
     # reference §4.4 RMA 756, §4.5 AMO 251, §4.6 signaling 183, §4.7 ordering 5, §4.1 12, §4.2 4,
-    # §4.8 point-to-point 458 (+ 39 of the ishmemx_wait extension)
+    # §4.8 point-to-point 458 (+ 39 of the ishmemx_wait extension), §4.10 the 3 ishmemx_print overloads
     assert totals == {"rma": 756, "amo": 251, "signal": 183, "ordering": 5, "setup": 12, "memory": 4,
-                      "p2p": 458 + 39, "collectives": 1647, "teams": 7}
+                      "p2p": 458 + 39, "collectives": 1647, "teams": 7, "utility": 3}
 
 
 def test_names_and_signatures(api):
@@ -88,6 +90,16 @@ def test_names_and_signatures(api):
     typed_wg = templates[("ishmemx_int_iget_work_group", "typed", "work_group")]
     assert typed_wg.template == "template <typename Group>"
     assert templates[("ishmem_atomic_fetch", "generic", "base")].decl == "T ishmem_atomic_fetch(T* source, int pe)"
+
+
+def test_print_overloads(api):
+    prints = sorted(ep.decl for ep in api.entry_points if ep.name == "ishmemx_print")
+    assert prints == [
+        "void ishmemx_print(const char* file, long int line, const char* func, const char* out, ishmemx_print_msg_type_t msg_type)",
+        "void ishmemx_print(const char* out)",
+        "void ishmemx_print(const char* out, ishmemx_print_msg_type_t msg_type)",
+    ]
+    assert all(ep.device_body and ep.header == "ishmemx" for ep in api.entry_points if ep.name == "ishmemx_print")
 
 
 def test_every_entry_point_with_a_pattern_has_a_test(api):

@@ -88,3 +88,66 @@ def test_duplicate_key_is_a_yaml_error(spec_root):
 def test_type_without_table(spec_root):
     errs = errors_of(spec_root, GOOD_FAMILY.replace("    types: standard_rma\n", ""))
     assert errs == ["spec/demo.yaml:8: family 'put': parameter 'dest' uses TYPE but the family has no type table"]
+
+
+OVERLOADS = """\
+chapter: {name: demo, title: Demo, order: 1, intro: A chapter for tests.}
+families:
+  - name: say
+    prefix: ishmemx
+    brief: b
+    description: d
+    returns: {type: void}
+    params:
+      - {name: out, type: "const char*", doc: x}
+    callable: host
+    test: none
+  - name: say_loud
+    symbol: say
+    prefix: ishmemx
+    brief: b
+    description: d
+    returns: {type: void}
+    params:
+      - {name: out, type: "const char*", doc: x}
+      - {name: level, type: int, doc: x}
+    callable: host
+    impl: say
+    test: none
+"""
+
+
+def test_symbol_makes_overloads(spec_root):
+    api = load(spec_root, OVERLOADS)
+    assert [ep.decl for ep in api.entry_points] == ["void ishmemx_say(const char* out)",
+                                                    "void ishmemx_say(const char* out, int level)"]
+    assert [f.heading for f in api.chapters[0].families] == ["ISHMEMX_SAY", "ISHMEMX_SAY (out, level)"]
+
+
+def test_overloads_must_differ_in_parameter_types(spec_root):
+    errs = errors_of(spec_root, OVERLOADS.replace("      - {name: level, type: int, doc: x}\n", ""))
+    assert errs == ["spec/demo.yaml:12: family 'say_loud': overload 'void ishmemx_say(const char* out)' "
+                    "has the parameter types of family 'say'"]
+
+
+def test_a_shared_name_needs_the_symbol_key(spec_root):
+    # ishmem_int_put, typed form of put and plain family int_put: not overloads, although the
+    # parameters differ, since neither family asked for it with 'symbol'.
+    int_put = """\
+  - name: int_put
+    brief: b
+    description: d
+    returns: {type: void}
+    params:
+      - {name: dest, type: "int*", doc: x}
+    callable: host
+    test: none
+"""
+    errs = errors_of(spec_root, GOOD_FAMILY + int_put)
+    assert errs == ["spec/demo.yaml:14: entry point 'ishmem_int_put' is produced twice (also by family 'put')"]
+
+
+def test_symbol_is_for_families_without_a_type_table(spec_root):
+    errs = errors_of(spec_root, GOOD_FAMILY.replace("    brief: b\n", "    symbol: store\n    brief: b\n", 1))
+    assert errs == ["spec/demo.yaml:3: family 'put': 'symbol' names a routine without a type table (typed entry "
+                    "points take their names from root and suffix)"]

@@ -89,17 +89,130 @@ TEST_F(GpuMisc, PtrGivesAPointerKernelsStoreThrough) {
 }
 
 #if ISHMEM_GPU_TEST_HAVE_PRINT
-__global__ void print_from_device() {
-    if (threadIdx.x == 0) ishmemx_print("ishmem_gpu_tests: ishmemx_print from a kernel\n");
+// More messages from one thread than the ring has slots: the thread waits for the host, and none is lost.
+constexpr int print_burst = 3 * ishmemi::cuda::print_slots;
+
+__device__ void burst_text(char* text, int k) {  // "burst <k>"
+    const char head[] = "burst ";
+    int i = 0;
+    for (; head[i]; ++i) text[i] = head[i];
+    char digits[12];
+    int n = 0;
+    do {
+        digits[n++] = static_cast<char>('0' + k % 10);
+        k /= 10;
+    } while (k);
+    while (n) text[i++] = digits[--n];
+    text[i] = 0;
 }
+
+__global__ void print_from_device() {
+    if (threadIdx.x != 0) return;
+    if (blockIdx.x == 0) {
+        ishmemx_print("block zero warns", WARNING);
+        ishmemx_print("block zero to stdout", STDOUT);
+        char text[32];
+        for (int k = 0; k < print_burst; ++k) {
+            burst_text(text, k);
+            ishmemx_print(text, STDERR);
+        }
+    } else {
+        ishmemx_print(__FILE__, __LINE__, __func__, "block one, located", ERROR);
+    }
+}
+
+// Sends this process's file descriptor fd into a temporary file until stop(): the device's messages
+// are written by the watcher thread, later than the kernel ends, so the test polls what arrived.
+class fd_capture {
+  public:
+    explicit fd_capture(int fd) : fd_(fd) {
+        std::fflush(nullptr);
+        char path[] = "/tmp/ishmem_gpu_print_XXXXXX";
+        file_ = mkstemp(path);
+        if (file_ < 0) ADD_FAILURE() << "mkstemp failed: output is not captured";
+        unlink(path);
+        saved_ = dup(fd);
+        dup2(file_, fd);
+    }
+    ~fd_capture() {
+        stop();
+        close(file_);
+    }
+    void stop() {
+        if (saved_ < 0) return;
+        std::fflush(nullptr);
+        dup2(saved_, fd_);
+        close(saved_);
+        saved_ = -1;
+    }
+    std::string text() const {
+        std::string t;
+        char buf[4096];
+        ssize_t n;
+        while ((n = pread(file_, buf, sizeof buf, static_cast<off_t>(t.size()))) > 0) t.append(buf, static_cast<size_t>(n));
+        return t;
+    }
+
+  private:
+    int fd_, file_ = -1, saved_ = -1;
+};
 #endif
 
 TEST_F(GpuMisc, PrintFromDevice) {
 #if ISHMEM_GPU_TEST_HAVE_PRINT
-    stream s;
-    print_from_device<<<2, 32, 0, s>>>();
-    GPU_LAUNCHED("print_from_device");
-    sync(s, "print_from_device");
+    // The host adds the verbose prefix when it prints, and reads the variable then.
+    const char* was = std::getenv("ISHMEM_ENABLE_VERBOSE_PRINT");
+    const std::string saved = was ? was : "";
+    setenv("ISHMEM_ENABLE_VERBOSE_PRINT", "1", 1);
+    std::string err, out;
+    bool arrived = false;
+    {
+        fd_capture err_capture(STDERR_FILENO), out_capture(STDOUT_FILENO);
+        stream s;
+        print_from_device<<<2, 32, 0, s>>>();
+        GPU_LAUNCHED("print_from_device");
+        sync(s, "print_from_device");
+        auto lines = [](const std::string& t) {
+            int n = 0;
+            for (char c : t) n += c == '\n';
+            return n;
+        };
+        // Polled here rather than with wait_for: a failure reported now would go into the capture.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!(arrived = lines(err_capture.text()) >= print_burst + 2 && lines(out_capture.text()) >= 1) &&
+               std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        err = err_capture.text();
+        out = out_capture.text();
+    }  // the captures end before any failure is printed
+    if (was)
+        setenv("ISHMEM_ENABLE_VERBOSE_PRINT", saved.c_str(), 1);
+    else
+        unsetenv("ISHMEM_ENABLE_VERBOSE_PRINT");
+
+    EXPECT_TRUE(arrived) << "the device's messages did not reach stderr and stdout within 10 s";
+    const std::string pe = "ishmem: PE " + std::to_string(ishmem_my_pe());
+    const std::string block0 = pe + " (device code, block 0, thread 0): ";
+    EXPECT_NE(err.find(block0 + "warning: block zero warns\n"), std::string::npos) << err;
+    EXPECT_EQ(out, block0 + "stdout: block zero to stdout\n");
+    const std::string head1 = pe + " (device code, block 1, thread 0): error: ";
+    const size_t at1 = err.find(head1);
+    ASSERT_NE(at1, std::string::npos) << err;
+    const std::string located = err.substr(at1, err.find('\n', at1) - at1);
+    EXPECT_NE(located.find("misc_test.cu:"), std::string::npos) << located;
+    EXPECT_NE(located.find("print_from_device"), std::string::npos) << located;
+    EXPECT_TRUE(located.ends_with(": block one, located")) << located;
+    // One thread's messages come out in the order it printed them.
+    size_t at = 0;
+    for (int k = 0; k < print_burst; ++k) {
+        const std::string line = block0 + "stderr: burst " + std::to_string(k) + "\n";
+        const size_t found = err.find(line, at);
+        if (found == std::string::npos) {
+            ADD_FAILURE() << "burst " << k << " missing or out of order:\n" << err;
+            break;
+        }
+        at = found + line.size();
+    }
 #else
     GTEST_SKIP() << "ishmemx_print is not declared in ishmemx.h (not in spec/ yet)";
 #endif

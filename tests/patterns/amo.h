@@ -31,8 +31,8 @@ template <class T> std::vector<std::pair<T, T>> gather_ops(const std::vector<T>&
     return ops;
 }
 
-// Reads PE 0's contended word (after a barrier).
-template <class T> T read_pe0(T* word) {
+// Reads PE 0's contended word (after a barrier). The host API reaches it wherever it lives.
+template <class T> T read_pe0(const T* word) {
     T v;
     ishmem_getmem(&v, word, sizeof v, 0);
     return v;
@@ -74,8 +74,8 @@ template <class T, bool Fetching, class Op> void bitwise(bitop op, Op amo) {
     if (!masks_fit<T>(w.n)) GTEST_SKIP() << "too many PEs for disjoint bit masks in " << 8 * sizeof(T) << " bits";
     sym_array<T> x(words);
     ASSERT_TRUE(x);
-    x[contended] = bit_init<T>(op);
-    x[neighbour] = make_value<T>(w.me, 5);
+    x.store(contended, bit_init<T>(op));
+    x.store(neighbour, make_value<T>(w.me, 5));
     ishmem_barrier_all();
 
     std::vector<T> returned, operands;
@@ -83,18 +83,18 @@ template <class T, bool Fetching, class Op> void bitwise(bitop op, Op amo) {
         const T v = bit_operand<T>(op, w.me, k);
         operands.push_back(v);
         if constexpr (Fetching)
-            returned.push_back(amo(&x[contended], v, 0));
+            returned.push_back(amo(x.get() + contended, v, 0));
         else
-            amo(&x[contended], v, 0);
+            amo(x.get() + contended, v, 0);
     }
     const T nv = make_value<T>(w.me, 6);
     if constexpr (Fetching) {
-        const T old = amo(&x[neighbour], nv, w.right);
+        const T old = amo(x.get() + neighbour, nv, w.right);
         EXPECT_TRUE(equal(old, make_value<T>(w.right, 5)))
             << "fetch_" << name(op) << " on " << on_pe(w.right) << " by " << on_pe(w.me) << " returned " << show(old)
             << ", expected " << show(make_value<T>(w.right, 5));
     } else {
-        amo(&x[neighbour], nv, w.right);
+        amo(x.get() + neighbour, nv, w.right);
     }
     ishmem_quiet();
     ishmem_barrier_all();
@@ -102,12 +102,13 @@ template <class T, bool Fetching, class Op> void bitwise(bitop op, Op amo) {
     T final_value = bit_init<T>(op);
     for (int pe = 0; pe < w.n; ++pe)
         for (std::size_t k = 0; k < 2; ++k) final_value = apply(op, final_value, bit_operand<T>(op, pe, k));
-    const T got = read_pe0(&x[contended]);
+    const T got = read_pe0(x.get() + contended);
     EXPECT_TRUE(equal(got, final_value)) << name(op) << " by all PEs on PE 0: got " << show(got) << ", expected "
                                          << show(final_value);
     const T want = apply(op, make_value<T>(w.me, 5), make_value<T>(w.left, 6));
-    EXPECT_TRUE(equal(x[neighbour], want)) << name(op) << " on " << on_pe(w.me) << " by " << on_pe(w.left) << ": got "
-                                           << show(x[neighbour]) << ", expected " << show(want);
+    const T here = x.load(neighbour);
+    EXPECT_TRUE(equal(here, want)) << name(op) << " on " << on_pe(w.me) << " by " << on_pe(w.left) << ": got "
+                                   << show(here) << ", expected " << show(want);
     if constexpr (Fetching)
         expect_linearizable(bit_init<T>(op), gather_ops(returned, operands), got,
                             [op](T a, T b) { return apply(op, a, b); },
@@ -122,7 +123,7 @@ template <class T, bool Fetching, bool Inc, class Op> void additive(Op amo) {
     const world w;
     sym_array<T> x(words);
     ASSERT_TRUE(x);
-    x[neighbour] = make_value<T>(w.me, 0);
+    x.store(neighbour, make_value<T>(w.me, 0));
     ishmem_barrier_all();
 
     const char* what = Inc ? (Fetching ? "fetch_inc" : "inc") : (Fetching ? "fetch_add" : "add");
@@ -136,9 +137,9 @@ template <class T, bool Fetching, bool Inc, class Op> void additive(Op amo) {
     std::vector<T> returned, operands(ops_per_pe, mine);
     for (std::size_t k = 0; k < ops_per_pe; ++k) {
         if constexpr (Fetching)
-            returned.push_back(call(&x[contended], mine, 0));
+            returned.push_back(call(x.get() + contended, mine, 0));
         else
-            call(&x[contended], mine, 0);
+            call(x.get() + contended, mine, 0);
     }
     for (std::size_t k = 1; k < returned.size(); ++k) {
         EXPECT_TRUE(returned[k - 1] < returned[k]) << what << " on PE 0 by " << on_pe(w.me) << ": op " << k
@@ -153,12 +154,12 @@ template <class T, bool Fetching, bool Inc, class Op> void additive(Op amo) {
     T expect_old = init;
     for (std::size_t k = 0; k < steps.size(); ++k) {
         if constexpr (Fetching) {
-            const T old = call(&x[neighbour], steps[k], w.right);
+            const T old = call(x.get() + neighbour, steps[k], w.right);
             EXPECT_TRUE(equal(old, expect_old)) << what << " #" << k << " on " << on_pe(w.right) << " by "
                                                 << on_pe(w.me) << " returned " << show(old) << ", expected "
                                                 << show(expect_old);
         } else {
-            call(&x[neighbour], steps[k], w.right);
+            call(x.get() + neighbour, steps[k], w.right);
         }
         expect_old = static_cast<T>(expect_old + steps[k]);
     }
@@ -167,12 +168,13 @@ template <class T, bool Fetching, bool Inc, class Op> void additive(Op amo) {
 
     T total{0};
     for (int pe = 0; pe < w.n; ++pe) total = static_cast<T>(total + ops_per_pe * (Inc ? 1 : pe + 1));
-    const T got = read_pe0(&x[contended]);
+    const T got = read_pe0(x.get() + contended);
     EXPECT_TRUE(equal(got, total)) << what << " by all PEs on PE 0: got " << show(got) << ", expected " << show(total);
     T want = make_value<T>(w.me, 0);
     for (const T s : steps) want = static_cast<T>(want + s);
-    EXPECT_TRUE(equal(x[neighbour], want)) << what << " on " << on_pe(w.me) << " by " << on_pe(w.left) << ": got "
-                                           << show(x[neighbour]) << ", expected " << show(want);
+    const T here = x.load(neighbour);
+    EXPECT_TRUE(equal(here, want)) << what << " on " << on_pe(w.me) << " by " << on_pe(w.left) << ": got "
+                                   << show(here) << ", expected " << show(want);
     if constexpr (Fetching)
         expect_linearizable(T{0}, gather_ops(returned, operands), got,
                             [](T a, T b) { return static_cast<T>(a + b); },
@@ -187,11 +189,11 @@ template <class T, class Fetch> void amo_fetch(Fetch fetch) {
     const world w;
     sym_array<T> x(2);
     ASSERT_TRUE(x);
-    x[0] = make_value<T>(w.me, 0);
-    x[1] = make_value<T>(w.me, 1);
+    x.store(0, make_value<T>(w.me, 0));
+    x.store(1, make_value<T>(w.me, 1));
     ishmem_barrier_all();
     for (int pe = 0; pe < w.n; ++pe) {
-        T got[2] = {fetch(&x[0], pe), fetch(&x[1], pe)};
+        T got[2] = {fetch(x.get(), pe), fetch(x.get() + 1, pe)};
         expect_elements(got, 2, [&](std::size_t i) { return make_value<T>(pe, i); },
                         "fetch from " + on_pe(pe) + " by " + on_pe(w.me));
     }
@@ -207,14 +209,14 @@ template <class T, class Set> void amo_set(Set set) {
     ishmem_barrier_all();
     for (int k = 0; k < w.n; ++k) {
         const int pe = (w.me + k) % w.n;
-        set(&x[w.me], make_value<T>(w.me, pe), pe);
+        set(x.get() + w.me, make_value<T>(w.me, pe), pe);
     }
-    set(&x[w.n], make_value<T>(w.me, 100), 0);
+    set(x.get() + w.n, make_value<T>(w.me, 100), 0);
     ishmem_quiet();
     ishmem_barrier_all();
-    expect_elements(x.get(), w.n, [&](std::size_t j) { return make_value<T>(static_cast<int>(j), w.me); },
+    expect_elements(x.read(0, w.n), [&](std::size_t j) { return make_value<T>(static_cast<int>(j), w.me); },
                     "set of word [j] by PE j, read on " + on_pe(w.me));
-    const T last = amo_detail::read_pe0(&x[w.n]);
+    const T last = amo_detail::read_pe0(x.get() + w.n);
     bool found = false;
     for (int pe = 0; pe < w.n; ++pe) found = found || equal(last, make_value<T>(pe, 100));
     EXPECT_TRUE(found) << "set by all PEs on PE 0 left " << show(last) << ", which no PE set";
@@ -229,24 +231,25 @@ template <class T, class Swap> void amo_swap(Swap swap) {
     sym_array<T> x(words);
     ASSERT_TRUE(x);
     const T init = make_value<T>(0, 1000);
-    x[contended] = init;
-    x[neighbour] = make_value<T>(w.me, 20);
+    x.store(contended, init);
+    x.store(neighbour, make_value<T>(w.me, 20));
     ishmem_barrier_all();
     std::vector<T> returned, operands;
     for (std::size_t k = 0; k < ops_per_pe; ++k) {
         operands.push_back(make_value<T>(w.me, 10 + k));
-        returned.push_back(swap(&x[contended], operands.back(), 0));
+        returned.push_back(swap(x.get() + contended, operands.back(), 0));
     }
-    const T old = swap(&x[neighbour], make_value<T>(w.me, 21), w.right);
+    const T old = swap(x.get() + neighbour, make_value<T>(w.me, 21), w.right);
     EXPECT_TRUE(equal(old, make_value<T>(w.right, 20))) << "swap on " << on_pe(w.right) << " by " << on_pe(w.me)
                                                         << " returned " << show(old) << ", expected "
                                                         << show(make_value<T>(w.right, 20));
     ishmem_quiet();
     ishmem_barrier_all();
-    EXPECT_TRUE(equal(x[neighbour], make_value<T>(w.left, 21)))
-        << "swap on " << on_pe(w.me) << " by " << on_pe(w.left) << " left " << show(x[neighbour]) << ", expected "
+    const T here = x.load(neighbour);
+    EXPECT_TRUE(equal(here, make_value<T>(w.left, 21)))
+        << "swap on " << on_pe(w.me) << " by " << on_pe(w.left) << " left " << show(here) << ", expected "
         << show(make_value<T>(w.left, 21));
-    const T got = read_pe0(&x[contended]);
+    const T got = read_pe0(x.get() + contended);
     expect_linearizable(init, gather_ops(returned, operands), got, [](T, T b) { return b; },
                         "swap by all PEs on PE 0");
 }
@@ -259,31 +262,32 @@ template <class T, class Cas> void amo_compare_swap(Cas cas) {
     const world w;
     sym_array<T> x(words);
     ASSERT_TRUE(x);
-    x[neighbour] = make_value<T>(w.me, 3);
+    x.store(neighbour, make_value<T>(w.me, 3));
     ishmem_barrier_all();
 
     const T mine = static_cast<T>(w.me + 1);
-    const T r = cas(&x[contended], T{0}, mine, 0);
+    const T r = cas(x.get() + contended, T{0}, mine, 0);
 
     const T init = make_value<T>(w.right, 3);
-    const T miss = cas(&x[neighbour], static_cast<T>(init + 1), make_value<T>(w.me, 7), w.right);
+    const T miss = cas(x.get() + neighbour, static_cast<T>(init + 1), make_value<T>(w.me, 7), w.right);
     EXPECT_TRUE(equal(miss, init)) << "compare_swap with a wrong condition on " << on_pe(w.right) << " returned "
                                    << show(miss) << ", expected the current value " << show(init);
-    const T hit = cas(&x[neighbour], init, make_value<T>(w.me, 4), w.right);
+    const T hit = cas(x.get() + neighbour, init, make_value<T>(w.me, 4), w.right);
     EXPECT_TRUE(equal(hit, init)) << "compare_swap with the right condition on " << on_pe(w.right) << " returned "
                                   << show(hit) << ", expected " << show(init);
     ishmem_quiet();
     ishmem_barrier_all();
 
-    EXPECT_TRUE(equal(x[neighbour], make_value<T>(w.left, 4)))
-        << "compare_swap on " << on_pe(w.me) << " by " << on_pe(w.left) << " left " << show(x[neighbour])
+    const T here = x.load(neighbour);
+    EXPECT_TRUE(equal(here, make_value<T>(w.left, 4)))
+        << "compare_swap on " << on_pe(w.me) << " by " << on_pe(w.left) << " left " << show(here)
         << ", expected " << show(make_value<T>(w.left, 4));
     const std::vector<T> all = allgather(std::vector<T>{r});
     int winners = 0, winner = -1;
     for (int pe = 0; pe < w.n; ++pe)
         if (equal(all[pe], T{0})) ++winners, winner = pe;
     ASSERT_EQ(winners, 1) << "compare_swap by all PEs on PE 0: " << winners << " PEs saw the initial value";
-    const T final_value = read_pe0(&x[contended]);
+    const T final_value = read_pe0(x.get() + contended);
     EXPECT_TRUE(equal(final_value, static_cast<T>(winner + 1)))
         << "compare_swap on PE 0 won by " << on_pe(winner) << " left " << show(final_value);
     for (int pe = 0; pe < w.n; ++pe) {

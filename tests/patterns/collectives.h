@@ -33,7 +33,7 @@ template <class Barrier> void sync_barrier(Barrier barrier) {
         for (int k = 0; k < w.n; ++k) ishmem_int_atomic_inc(counter.get(), (w.me + k) % w.n);
         ishmem_quiet();
         barrier();
-        EXPECT_EQ(load_acquire(counter.get()), w.n * r)
+        EXPECT_EQ(counter.load(0), w.n * r)
             << "round " << r << ": after the barrier " << on_pe(w.me) << " has seen only part of the "
             << w.n << " increments of every round";
         barrier();
@@ -59,9 +59,9 @@ template <class TeamSync> void team_sync(TeamSync sync) {
         for (int r = 1; r <= 3; ++r) {
             const int right = ishmem_team_translate_pe(team, (me + 1) % n, ISHMEM_TEAM_WORLD);
             if (me == r % n) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-            *static_cast<int*>(ishmem_ptr(word.get(), right)) = 100 * r + me;
+            sym_store(static_cast<int*>(ishmem_ptr(word.get(), right)), 100 * r + me);
             call();
-            EXPECT_EQ(*static_cast<volatile int*>(word.get()), 100 * r + (me + n - 1) % n)
+            EXPECT_EQ(word.load(0), 100 * r + (me + n - 1) % n)
                 << "round " << r << " on " << on_pe(w.me) << ": the store made before team_sync is not visible";
             call();
         }
@@ -104,17 +104,18 @@ template <class T, class F> void alltoall(F f) {
         over_teams<F>(team_form, [&](ishmem_team_t team) {
             const team_view t(team);
             dst.fill(sentinel<T>());
-            for (std::size_t i = 0; i < nelems * w.n; ++i) src[i] = make_value<T>(w.me, i);
+            src.write(0, pe_values<T>(w.me, nelems * w.n));
             ishmem_barrier_all();
             if (t.me >= 0) {
                 EXPECT_EQ(call_on(f, team, dst.get(), static_cast<const T*>(src.get()), nelems), 0);
+                const std::vector<T> got = dst.read(0, nelems * w.n + 2);
                 for (int j = 0; j < t.n; ++j)
-                    expect_elements(dst.get() + j * nelems, nelems,
+                    expect_elements(got.data() + j * nelems, nelems,
                                     [&](std::size_t i) { return make_value<T>(t.world(j), t.me * nelems + i); },
                                     "alltoall over " + t.name() + ": block from team PE " + std::to_string(j));
-                expect_untouched(dst.get() + nelems * t.n, 2, "alltoall: after the blocks");
+                expect_untouched(got.data() + nelems * t.n, 2, "alltoall: after the blocks");
             } else {
-                expect_untouched(dst.get(), nelems * w.n + 2, "alltoall on a PE outside the team");
+                expect_untouched(dst.read(0, nelems * w.n + 2), "alltoall on a PE outside the team");
             }
             ishmem_barrier_all();
         });
@@ -138,16 +139,17 @@ template <class T, class F> void broadcast(F f) {
                 continue;
             }
             dst.fill(sentinel<T>());
-            for (std::size_t i = 0; i < nelems; ++i) src[i] = make_value<T>(w.me, i + root);
+            src.write(0, pe_values<T>(w.me, nelems, root));
             ishmem_barrier_all();
             const int root_world = t.n > 0 ? t.world(root) : -1;
             if (t.me >= 0) {
                 EXPECT_EQ(call_on(f, team, dst.get(), static_cast<const T*>(src.get()), nelems, root), 0);
-                expect_elements(dst.get(), nelems, [&](std::size_t i) { return make_value<T>(root_world, i + root); },
+                const std::vector<T> got = dst.read(0, nelems + 2);
+                expect_elements(got.data(), nelems, [&](std::size_t i) { return make_value<T>(root_world, i + root); },
                                 "broadcast over " + t.name() + " from team PE " + std::to_string(root));
-                expect_untouched(dst.get() + nelems, 2, "broadcast: after dest");
+                expect_untouched(got.data() + nelems, 2, "broadcast: after dest");
             } else {
-                expect_untouched(dst.get(), nelems + 2, "broadcast on a PE outside the team");
+                expect_untouched(dst.read(0, nelems + 2), "broadcast on a PE outside the team");
             }
             ishmem_barrier_all();
         }
@@ -166,19 +168,20 @@ template <class T, class F> void collect(F f) {
         for (std::size_t r = 0; r < 2; ++r) {
             auto count = [&](int i) { return static_cast<std::size_t>(i % 3) * 5 + r; };
             dst.fill(sentinel<T>());
-            for (std::size_t i = 0; i < max_each; ++i) src[i] = make_value<T>(w.me, i + r);
+            src.write(0, pe_values<T>(w.me, max_each, r));
             ishmem_barrier_all();
             if (t.me >= 0) {
                 EXPECT_EQ(call_on(f, team, dst.get(), static_cast<const T*>(src.get()), count(t.me)), 0);
+                const std::vector<T> got = dst.read(0, max_each * w.n + 2);
                 std::size_t off = 0;
                 for (int j = 0; j < t.n; ++j) {
-                    expect_elements(dst.get() + off, count(j), [&](std::size_t i) { return make_value<T>(t.world(j), i + r); },
+                    expect_elements(got.data() + off, count(j), [&](std::size_t i) { return make_value<T>(t.world(j), i + r); },
                                     "collect over " + t.name() + ": part of team PE " + std::to_string(j));
                     off += count(j);
                 }
-                expect_untouched(dst.get() + off, 2, "collect: after the parts");
+                expect_untouched(got.data() + off, 2, "collect: after the parts");
             } else {
-                expect_untouched(dst.get(), max_each * w.n + 2, "collect on a PE outside the team");
+                expect_untouched(dst.read(0, max_each * w.n + 2), "collect on a PE outside the team");
             }
             ishmem_barrier_all();
         }
@@ -194,16 +197,17 @@ template <class T, class F> void fcollect(F f) {
         over_teams<F>(team_form, [&](ishmem_team_t team) {
             const team_view t(team);
             dst.fill(sentinel<T>());
-            for (std::size_t i = 0; i < nelems; ++i) src[i] = make_value<T>(w.me, i);
+            src.write(0, pe_values<T>(w.me, nelems));
             ishmem_barrier_all();
             if (t.me >= 0) {
                 EXPECT_EQ(call_on(f, team, dst.get(), static_cast<const T*>(src.get()), nelems), 0);
+                const std::vector<T> got = dst.read(0, nelems * w.n + 2);
                 for (int j = 0; j < t.n; ++j)
-                    expect_elements(dst.get() + j * nelems, nelems, [&](std::size_t i) { return make_value<T>(t.world(j), i); },
+                    expect_elements(got.data() + j * nelems, nelems, [&](std::size_t i) { return make_value<T>(t.world(j), i); },
                                     "fcollect over " + t.name() + ": part of team PE " + std::to_string(j));
-                expect_untouched(dst.get() + nelems * t.n, 2, "fcollect: after the parts");
+                expect_untouched(got.data() + nelems * t.n, 2, "fcollect: after the parts");
             } else {
-                expect_untouched(dst.get(), nelems * w.n + 2, "fcollect on a PE outside the team");
+                expect_untouched(dst.read(0, nelems * w.n + 2), "fcollect on a PE outside the team");
             }
             ishmem_barrier_all();
         });
@@ -213,6 +217,11 @@ template <class T, class F> void fcollect(F f) {
 // Reduction operands: small positive integers, so that sums and products of up to 4 of them are
 // exact in every type (the 1-byte types wrap the same way in the expected value).
 template <class T> T operand(int pe, std::size_t i) { return static_cast<T>((pe * 7 + i * 3) % 5 + 1 + (i % 4 == 3 ? 8 : 0)); }
+template <class T> std::vector<T> operands(int pe, std::size_t n) {
+    std::vector<T> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = operand<T>(pe, i);
+    return v;
+}
 
 template <class T> bool close_enough(T got, T want) {
     if constexpr (std::is_floating_point_v<T>)
@@ -231,24 +240,25 @@ template <class T, class F, class Combine> void reduction(F f, Combine combine, 
     over_teams<F>(team_form, [&](ishmem_team_t team) {
         const team_view t(team);
         for (bool in_place : {false, true}) {
-            T* out = in_place ? src.get() : dst.get();
+            const sym_array<T>& out = in_place ? src : dst;
             dst.fill(sentinel<T>());
             src.fill(sentinel<T>());
-            for (std::size_t i = 0; i < nreduce; ++i) src[i] = operand<T>(w.me, i);
+            src.write(0, operands<T>(w.me, nreduce));
             ishmem_barrier_all();
             if (t.me >= 0) {
-                EXPECT_EQ(call_on(f, team, out, static_cast<const T*>(src.get()), nreduce), 0);
+                EXPECT_EQ(call_on(f, team, out.get(), static_cast<const T*>(src.get()), nreduce), 0);
+                const std::vector<T> got = out.read(0, nreduce + 2);
                 std::size_t bad = 0;
                 for (std::size_t i = 0; i < nreduce; ++i) {
                     T want = operand<T>(t.world(0), i);
                     for (int j = 1; j < t.n; ++j) want = combine(want, operand<T>(t.world(j), i));
-                    if (!close_enough(out[i], want) && bad++ == 0)
+                    if (!close_enough(got[i], want) && bad++ == 0)
                         ADD_FAILURE() << what << (in_place ? " in place" : "") << " over " << t.name() << ": element " << i
-                                      << " is " << show(out[i]) << ", expected " << show(want);
+                                      << " is " << show(got[i]) << ", expected " << show(want);
                 }
-                expect_untouched(out + nreduce, 2, std::string(what) + ": after dest");
+                expect_untouched(got.data() + nreduce, 2, std::string(what) + ": after dest");
             } else {
-                expect_untouched(dst.get(), nreduce + 2, std::string(what) + " on a PE outside the team");
+                expect_untouched(dst.read(0, nreduce + 2), std::string(what) + " on a PE outside the team");
             }
             ishmem_barrier_all();
         }
@@ -274,25 +284,26 @@ template <class T, class F> void scan(F f, bool inclusive) {
     over_teams<F>(team_form, [&](ishmem_team_t team) {
         const team_view t(team);
         for (bool in_place : {false, true}) {
-            T* out = in_place ? src.get() : dst.get();
+            const sym_array<T>& out = in_place ? src : dst;
             dst.fill(sentinel<T>());
             src.fill(sentinel<T>());
-            for (std::size_t i = 0; i < nelems; ++i) src[i] = operand<T>(w.me, i);
+            src.write(0, operands<T>(w.me, nelems));
             ishmem_barrier_all();
             if (t.me >= 0) {
-                EXPECT_EQ(call_on(f, team, out, static_cast<const T*>(src.get()), nelems), 0);
+                EXPECT_EQ(call_on(f, team, out.get(), static_cast<const T*>(src.get()), nelems), 0);
+                const std::vector<T> got = out.read(0, nelems + 2);
                 for (std::size_t i = 0; i < nelems; ++i) {
                     T want{};
                     for (int j = 0; j < t.me + (inclusive ? 1 : 0); ++j) want = static_cast<T>(want + operand<T>(t.world(j), i));
-                    if (!close_enough(out[i], want)) {
+                    if (!close_enough(got[i], want)) {
                         ADD_FAILURE() << what << (in_place ? " in place" : "") << " over " << t.name() << " on team PE "
-                                      << t.me << ": element " << i << " is " << show(out[i]) << ", expected " << show(want);
+                                      << t.me << ": element " << i << " is " << show(got[i]) << ", expected " << show(want);
                         break;
                     }
                 }
-                expect_untouched(out + nelems, 2, std::string(what) + ": after dest");
+                expect_untouched(got.data() + nelems, 2, std::string(what) + ": after dest");
             } else {
-                expect_untouched(dst.get(), nelems + 2, std::string(what) + " on a PE outside the team");
+                expect_untouched(dst.read(0, nelems + 2), std::string(what) + " on a PE outside the team");
             }
             ishmem_barrier_all();
         }

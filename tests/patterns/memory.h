@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,17 +35,18 @@ inline void expect_symmetric_block(void* p, std::size_t size, std::size_t alignm
     const unsigned char mark = static_cast<unsigned char>(0xA0 + w.me);
     ishmem_putmem(bytes + size - 1, &mark, 1, w.right);
     ishmem_barrier_all();
-    EXPECT_EQ(bytes[size - 1], static_cast<unsigned char>(0xA0 + w.left))
+    EXPECT_EQ(sym_load(bytes + size - 1), static_cast<unsigned char>(0xA0 + w.left))
         << what << ": a put by " << on_pe(w.left) << " to the block's last byte did not land there";
     ishmem_barrier_all();
 }
 
 // Blocks that are alive together do not overlap: each is filled with its own byte, then checked.
 inline void expect_disjoint(const std::vector<std::pair<void*, std::size_t>>& blocks, const std::string& what) {
-    for (std::size_t b = 0; b < blocks.size(); ++b) std::memset(blocks[b].first, int(0x10 + b), blocks[b].second);
+    for (std::size_t b = 0; b < blocks.size(); ++b)
+        sym_fill(static_cast<unsigned char*>(blocks[b].first), blocks[b].second, static_cast<unsigned char>(0x10 + b));
     for (std::size_t b = 0; b < blocks.size(); ++b) {
         const auto* bytes = static_cast<const unsigned char*>(blocks[b].first);
-        expect_elements(bytes, blocks[b].second, [&](std::size_t) { return static_cast<unsigned char>(0x10 + b); },
+        expect_elements(sym_read(bytes, blocks[b].second), [&](std::size_t) { return static_cast<unsigned char>(0x10 + b); },
                         what + ": block " + std::to_string(b) + " (overlaps another?)");
     }
 }
@@ -103,7 +103,7 @@ template <class Calloc> void memory_calloc(Calloc calloc_) {
     constexpr std::size_t dirty_bytes = std::size_t{1} << 16;
     void* dirty = ishmem_malloc(dirty_bytes);
     ASSERT_NE(dirty, nullptr);
-    std::memset(dirty, 0xAB, dirty_bytes);
+    sym_fill(static_cast<unsigned char*>(dirty), dirty_bytes, static_cast<unsigned char>(0xAB));
     ishmem_free(dirty);
 
     std::vector<std::pair<void*, std::size_t>> blocks;
@@ -117,8 +117,10 @@ template <class Calloc> void memory_calloc(Calloc calloc_) {
         const unsigned char mark = static_cast<unsigned char>(0xC0 + w.me);
         ishmem_putmem(p, &mark, 1, w.right);  // right after return: the neighbour's zero fill is done
         ishmem_barrier_all();
-        EXPECT_EQ(p[0], static_cast<unsigned char>(0xC0 + w.left)) << what << ": a put right after it returned was lost";
-        expect_elements(p + 1, bytes - 1, [](std::size_t) { return static_cast<unsigned char>(0); }, what + ": zero fill");
+        EXPECT_EQ(sym_load(p), static_cast<unsigned char>(0xC0 + w.left))
+            << what << ": a put right after it returned was lost";
+        expect_elements(sym_read(p + 1, bytes - 1), [](std::size_t) { return static_cast<unsigned char>(0); },
+                        what + ": zero fill");
         expect_symmetric_block(p, bytes, 64, what);
     }
     expect_disjoint(blocks, "ishmem_calloc");

@@ -65,8 +65,8 @@ template <class T, class WaitUntil> void wait_until_rounds(WaitUntil wait_until,
         const cmp_round& c = cmp_rounds[r];
         if (only_ne && c.cmp != ISHMEM_CMP_NE) continue;
         const std::string what = std::string("wait_until ") + c.name + " on " + on_pe(w.me) + ", updated by " + on_pe(w.left);
-        ivar[0] = static_cast<T>(v + c.before);
-        payload[0] = 0;
+        ivar.store(0, static_cast<T>(v + c.before));
+        payload.store(0, 0);
         ishmem_barrier_all();
         const uint64_t tag = (uint64_t(r) + 1) << 32 | uint64_t(w.me);
         while_updated(
@@ -76,8 +76,8 @@ template <class T, class WaitUntil> void wait_until_rounds(WaitUntil wait_until,
                 ishmem_atomic_set<T>(ivar.get(), static_cast<T>(right_v + c.after), w.right);
             },
             [&] { wait_until(ivar.get(), c.cmp, v); });
-        EXPECT_EQ(load_acquire(ivar.get()), static_cast<T>(v + c.after)) << what << ": returned before the update";
-        EXPECT_EQ(load_acquire(payload.get()), (uint64_t(r) + 1) << 32 | uint64_t(w.left))
+        EXPECT_EQ(ivar.load(0), static_cast<T>(v + c.after)) << what << ": returned before the update";
+        EXPECT_EQ(payload.load(0), (uint64_t(r) + 1) << 32 | uint64_t(w.left))
             << what << ": the data put before the update is not visible after the wait";
         ishmem_barrier_all();
     }
@@ -98,7 +98,7 @@ template <class T, class Test> void test(Test test) {
     const T v = static_cast<T>(10 + w.me), right_v = static_cast<T>(10 + w.right);
     for (const cmp_round& c : cmp_rounds) {
         const std::string what = std::string("test ") + c.name + " on " + on_pe(w.me);
-        ivar[0] = static_cast<T>(v + c.before);
+        ivar.store(0, static_cast<T>(v + c.before));
         ishmem_barrier_all();
         EXPECT_EQ(test(ivar.get(), c.cmp, v), 0) << what << " before the update";
         ishmem_barrier_all();  // nobody updates before its neighbour has checked the 0
@@ -119,7 +119,7 @@ template <class SignalWaitUntil> void signal_wait_until(SignalWaitUntil signal_w
     for (std::size_t r = 0; r < std::size(cmp_rounds); ++r) {
         const cmp_round& c = cmp_rounds[r];
         const std::string what = std::string("signal_wait_until ") + c.name + " on " + on_pe(w.me);
-        sig[0] = v + c.before;
+        sig.store(0, v + c.before);
         data.fill(0);
         ishmem_barrier_all();
         uint64_t got = 0;
@@ -129,7 +129,7 @@ template <class SignalWaitUntil> void signal_wait_until(SignalWaitUntil signal_w
             [&] { ishmem_uint64_put_signal(data.get(), src.data(), 4, sig.get(), right_v + c.after, ISHMEM_SIGNAL_SET, w.right); },
             [&] { got = signal_wait_until(sig.get(), c.cmp, v); });
         EXPECT_EQ(got, v + c.after) << what << ": returned value";
-        expect_elements(data.get(), 4, [&](std::size_t i) { return make_value<uint64_t>(w.left, i + r); },
+        expect_elements(data.read(0, 4), [&](std::size_t i) { return make_value<uint64_t>(w.left, i + r); },
                         what + ": data of the put_signal");
         ishmem_barrier_all();
     }
@@ -146,15 +146,15 @@ template <class T> struct set_round {
     bool use_mask;
     bool vector;
     int pe;  // whose variables (their values depend on the PE)
-    int mask[n] = {0, 0, 0, 0, 1, 0};
+    local_vector<int> mask{0, 0, 0, 0, 1, 0};  // handed to the adapter as status
 
     T value(std::size_t i) const { return static_cast<T>(10 + 3 * pe + (vector ? 5 * i : 0)); }
     T before(std::size_t i) const { return static_cast<T>(value(i) + c.before); }
     T after(std::size_t i) const { return static_cast<T>(value(i) + c.after); }
-    const int* status() const { return use_mask ? mask : nullptr; }
+    const int* status() const { return use_mask ? mask.data() : nullptr; }
     bool in_set(std::size_t i) const { return !use_mask || mask[i] == 0; }
-    std::vector<T> values() const {
-        std::vector<T> v(n);
+    local_vector<T> values() const {  // handed to the adapter as cmp_values
+        local_vector<T> v(n);
         for (std::size_t i = 0; i < n; ++i) v[i] = value(i);
         return v;
     }
@@ -173,7 +173,7 @@ template <class T, class Body> void set_rounds(bool vector, Body&& body) {
     for (std::size_t r = 0; r < std::size(cmp_rounds); ++r) {
         const set_round<T> mine{cmp_rounds[r], r % 2 == 0, vector, w.me};
         const set_round<T> theirs{cmp_rounds[r], r % 2 == 0, vector, w.right};
-        for (std::size_t i = 0; i < mine.n; ++i) ivars[i] = mine.before(i);
+        for (std::size_t i = 0; i < mine.n; ++i) ivars.store(i, mine.before(i));
         ishmem_barrier_all();
         body(mine, theirs, ivars.get());
         ishmem_barrier_all();
@@ -195,14 +195,14 @@ void satisfy(const set_round<T>& theirs, T* ivars, std::initializer_list<std::si
 }
 
 // Calls f(ivars, nelems, status, cmp, one value or the per-element values).
-template <class T, class F> auto call_set(const set_round<T>& s, const std::vector<T>& values, T* ivars, F&& f) {
+template <class T, class F> auto call_set(const set_round<T>& s, const local_vector<T>& values, T* ivars, F&& f) {
     if constexpr (std::is_invocable_v<F&, T*, std::size_t, const int*, int, T>)
         return f(ivars, s.n, s.status(), s.c.cmp, values[0]);
     else
         return f(ivars, s.n, s.status(), s.c.cmp, values.data());
 }
 template <class T, class F>
-auto call_set_indices(const set_round<T>& s, const std::vector<T>& values, T* ivars, std::size_t* indices, F&& f) {
+auto call_set_indices(const set_round<T>& s, const local_vector<T>& values, T* ivars, std::size_t* indices, F&& f) {
     if constexpr (std::is_invocable_v<F&, T*, std::size_t, std::size_t*, const int*, int, T>)
         return f(ivars, s.n, indices, s.status(), s.c.cmp, values[0]);
     else
@@ -222,7 +222,7 @@ template <class T, class F> void wait_until_all_set(F f, bool vector) {
             [&] { call_set(mine, values, ivars, f); });
         for (std::size_t i = 0; i < mine.n; ++i)
             if (mine.in_set(i))
-                EXPECT_EQ(load_acquire(ivars + i), mine.after(i))
+                EXPECT_EQ(sym_load(ivars + i), mine.after(i))
                     << mine.what("wait_until_all") << ": returned before element " << i << " was satisfied";
     });
 }
@@ -246,7 +246,7 @@ template <class T, class F> void wait_until_some_set(F f, bool vector) {
         const std::string what = mine.what("wait_until_some");
         std::set<std::size_t> seen;
         bool wrong = false;
-        std::vector<std::size_t> idx(mine.n, SIZE_MAX);
+        local_vector<std::size_t> idx(mine.n, SIZE_MAX);
         auto call_and_check = [&] {
             const std::size_t count = call_set_indices(mine, values, ivars, idx.data(), f);
             std::set<std::size_t> once;
@@ -284,7 +284,7 @@ template <class T, class F> void test_all_set(F f, bool vector) {
             });
         for (std::size_t i = 0; i < mine.n; ++i)
             if (mine.in_set(i))
-                EXPECT_EQ(load_acquire(ivars + i), mine.after(i)) << mine.what("test_all") << ": 1 while element " << i << " unsatisfied";
+                EXPECT_EQ(sym_load(ivars + i), mine.after(i)) << mine.what("test_all") << ": 1 while element " << i << " unsatisfied";
     });
 }
 
@@ -308,7 +308,7 @@ template <class T, class F> void test_any_set(F f, bool vector) {
 template <class T, class F> void test_some_set(F f, bool vector) {
     set_rounds<T>(vector, [&](const set_round<T>& mine, const set_round<T>& theirs, T* ivars) {
         const auto values = mine.values();
-        std::vector<std::size_t> idx(mine.n, SIZE_MAX);
+        local_vector<std::size_t> idx(mine.n, SIZE_MAX);
         EXPECT_EQ(call_set_indices(mine, values, ivars, idx.data(), f), 0u) << mine.what("test_some") << " before the updates";
         ishmem_barrier_all();
         std::size_t count = 0;

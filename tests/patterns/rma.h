@@ -57,12 +57,6 @@ std::vector<T> expected_scatter(std::size_t len, std::size_t count, int src_pe, 
     return want;
 }
 
-template <class T> std::vector<T> pe_values(int pe, std::size_t n) {
-    std::vector<T> v(n);
-    for (std::size_t i = 0; i < n; ++i) v[i] = make_value<T>(pe, i);
-    return v;
-}
-
 }  // namespace rma_detail
 
 // put / put_nbi: each PE puts PE-specific data to its right neighbour; the receiver checks exactly
@@ -72,7 +66,7 @@ template <class T, class Put> void rma_put(Put put) {
     const world w;
     sym_array<T> dest(contiguous_max);
     ASSERT_TRUE(dest);
-    const std::vector<T> src = pe_values<T>(w.me, contiguous_max);
+    const auto src = pe_values<T, local_vector<T>>(w.me, contiguous_max);
     for (const auto& c : contiguous_cases) {
         const std::string what = "put of " + std::to_string(c.nelems) + " elements at offset " +
                                  std::to_string(c.offset) + " from " + on_pe(w.left) + " to " + on_pe(w.me);
@@ -81,9 +75,10 @@ template <class T, class Put> void rma_put(Put put) {
         put(dest.get() + c.offset, c.nelems ? src.data() : nullptr, c.nelems, w.right);
         ishmem_quiet();
         ishmem_barrier_all();
-        expect_untouched(dest.get(), c.offset, what + ", before the range");
-        expect_elements(dest.get() + c.offset, c.nelems, [&](std::size_t i) { return make_value<T>(w.left, i); }, what);
-        expect_untouched(dest.get() + c.offset + c.nelems, guard, what + ", after the range");
+        const std::vector<T> got = dest.read(0, c.offset + c.nelems + guard);
+        expect_untouched(got.data(), c.offset, what + ", before the range");
+        expect_elements(got.data() + c.offset, c.nelems, [&](std::size_t i) { return make_value<T>(w.left, i); }, what);
+        expect_untouched(got.data() + c.offset + c.nelems, guard, what + ", after the range");
     }
 }
 
@@ -93,12 +88,12 @@ template <class T, class Get> void rma_get(Get get) {
     const world w;
     sym_array<T> src(contiguous_max);
     ASSERT_TRUE(src);
-    for (std::size_t i = 0; i < contiguous_max; ++i) src[i] = make_value<T>(w.me, i);
+    src.write(0, pe_values<T>(w.me, contiguous_max));
     ishmem_barrier_all();
     for (const auto& c : contiguous_cases) {
         const std::string what = "get of " + std::to_string(c.nelems) + " elements at offset " +
                                  std::to_string(c.offset) + " from " + on_pe(w.right) + " by " + on_pe(w.me);
-        std::vector<T> dest(c.nelems + guard, sentinel<T>());
+        local_vector<T> dest(c.nelems + guard, sentinel<T>());
         get(c.nelems ? dest.data() : nullptr, src.get() + c.offset, c.nelems, w.right);
         ishmem_quiet();
         expect_elements(dest.data(), c.nelems, [&](std::size_t i) { return make_value<T>(w.right, c.offset + i); }, what);
@@ -114,7 +109,7 @@ template <class T, class Iput> void rma_iput(Iput iput) {
     const world w;
     sym_array<T> dest(strided_max);
     ASSERT_TRUE(dest);
-    const std::vector<T> src = pe_values<T>(w.me, strided_max);
+    const auto src = pe_values<T, local_vector<T>>(w.me, strided_max);
     for (const auto& c : strided_cases) {
         const std::string what = "iput of " + std::to_string(c.nelems) + " elements, dst " + std::to_string(c.dst) +
                                  ", sst " + std::to_string(c.sst) + ", from " + on_pe(w.left) + " to " + on_pe(w.me);
@@ -126,7 +121,7 @@ template <class T, class Iput> void rma_iput(Iput iput) {
         const std::size_t len = span(c.nelems, c.dst) + guard;
         const auto want = expected_scatter<T>(len, c.nelems, w.left, [&](std::size_t k) { return k * c.dst; },
                                               [&](std::size_t k) { return k * c.sst; });
-        expect_elements(dest.get(), len, [&](std::size_t j) { return want[j]; }, what);
+        expect_elements(dest.read(0, len), [&](std::size_t j) { return want[j]; }, what);
     }
 }
 
@@ -136,13 +131,13 @@ template <class T, class Iget> void rma_iget(Iget iget) {
     const world w;
     sym_array<T> src(strided_max);
     ASSERT_TRUE(src);
-    for (std::size_t i = 0; i < strided_max; ++i) src[i] = make_value<T>(w.me, i);
+    src.write(0, pe_values<T>(w.me, strided_max));
     ishmem_barrier_all();
     for (const auto& c : strided_cases) {
         const std::string what = "iget of " + std::to_string(c.nelems) + " elements, dst " + std::to_string(c.dst) +
                                  ", sst " + std::to_string(c.sst) + ", from " + on_pe(w.right) + " by " + on_pe(w.me);
         const std::size_t len = span(c.nelems, c.dst) + guard;
-        std::vector<T> dest(len, sentinel<T>());
+        local_vector<T> dest(len, sentinel<T>());
         iget(dest.data(), src.get(), c.dst, c.sst, c.nelems, w.right);
         ishmem_quiet();
         const auto want = expected_scatter<T>(len, c.nelems, w.right, [&](std::size_t k) { return k * c.dst; },
@@ -159,7 +154,7 @@ template <class T, class Ibput> void rma_ibput(Ibput ibput) {
     const world w;
     sym_array<T> dest(blocked_max);
     ASSERT_TRUE(dest);
-    const std::vector<T> src = pe_values<T>(w.me, blocked_max);
+    const auto src = pe_values<T, local_vector<T>>(w.me, blocked_max);
     for (const auto& c : blocked_cases) {
         const std::string what = "ibput of " + std::to_string(c.nblocks) + " blocks of " + std::to_string(c.bsize) +
                                  ", dst " + std::to_string(c.dst) + ", sst " + std::to_string(c.sst) + ", from " +
@@ -173,7 +168,7 @@ template <class T, class Ibput> void rma_ibput(Ibput ibput) {
         const auto want = expected_scatter<T>(
             len, c.bsize * c.nblocks, w.left, [&](std::size_t k) { return k / c.bsize * c.dst + k % c.bsize; },
             [&](std::size_t k) { return k / c.bsize * c.sst + k % c.bsize; });
-        expect_elements(dest.get(), len, [&](std::size_t j) { return want[j]; }, what);
+        expect_elements(dest.read(0, len), [&](std::size_t j) { return want[j]; }, what);
     }
 }
 
@@ -183,14 +178,14 @@ template <class T, class Ibget> void rma_ibget(Ibget ibget) {
     const world w;
     sym_array<T> src(blocked_max);
     ASSERT_TRUE(src);
-    for (std::size_t i = 0; i < blocked_max; ++i) src[i] = make_value<T>(w.me, i);
+    src.write(0, pe_values<T>(w.me, blocked_max));
     ishmem_barrier_all();
     for (const auto& c : blocked_cases) {
         const std::string what = "ibget of " + std::to_string(c.nblocks) + " blocks of " + std::to_string(c.bsize) +
                                  ", dst " + std::to_string(c.dst) + ", sst " + std::to_string(c.sst) + ", from " +
                                  on_pe(w.right) + " by " + on_pe(w.me);
         const std::size_t len = span(c.bsize, c.nblocks, c.dst) + guard;
-        std::vector<T> dest(len, sentinel<T>());
+        local_vector<T> dest(len, sentinel<T>());
         ibget(dest.data(), src.get(), c.dst, c.sst, c.bsize, c.nblocks, w.right);
         ishmem_quiet();
         const auto want = expected_scatter<T>(
@@ -211,13 +206,14 @@ template <class T, class P> void rma_p(P p) {
     ishmem_barrier_all();
     for (int k = 0; k < w.n; ++k) {
         const int pe = (w.me + k) % w.n;
-        p(&dest[w.me], make_value<T>(w.me, pe), pe);
+        p(dest.get() + w.me, make_value<T>(w.me, pe), pe);
     }
     ishmem_quiet();
     ishmem_barrier_all();
-    expect_elements(dest.get(), w.n, [&](std::size_t j) { return make_value<T>(static_cast<int>(j), w.me); },
+    const std::vector<T> got = dest.read(0, w.n + 1);
+    expect_elements(got.data(), w.n, [&](std::size_t j) { return make_value<T>(static_cast<int>(j), w.me); },
                     "p into slot [j] by PE j, read on " + on_pe(w.me));
-    expect_untouched(dest.get() + w.n, 1, "p, slot after the last PE on " + on_pe(w.me));
+    expect_untouched(got.data() + w.n, 1, "p, slot after the last PE on " + on_pe(w.me));
 }
 
 // g: every PE reads a few elements of every PE (itself included) and checks them.
@@ -226,11 +222,11 @@ template <class T, class G> void rma_g(G g) {
     constexpr std::size_t k = 4;
     sym_array<T> src(k);
     ASSERT_TRUE(src);
-    for (std::size_t i = 0; i < k; ++i) src[i] = make_value<T>(w.me, i);
+    src.write(0, pe_values<T>(w.me, k));
     ishmem_barrier_all();
     for (int pe = 0; pe < w.n; ++pe) {
         std::vector<T> got(k);
-        for (std::size_t i = 0; i < k; ++i) got[i] = g(&src[i], pe);
+        for (std::size_t i = 0; i < k; ++i) got[i] = g(src.get() + i, pe);
         expect_elements(got.data(), k, [&](std::size_t i) { return make_value<T>(pe, i); },
                         "g from " + on_pe(pe) + " by " + on_pe(w.me));
     }

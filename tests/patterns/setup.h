@@ -35,9 +35,9 @@ template <class Reinit> void expect_harmless_reinit(Reinit reinit, const char* w
     EXPECT_EQ(initialized, 1) << "not initialized after " << what;
     ishmem_barrier_all();
     const long v = make_value<long>(before.me, 1);
-    ishmem_long_put(&x[1], &v, 1, before.right);
+    ishmem_long_put(x.get() + 1, &v, 1, before.right);
     ishmem_barrier_all();
-    EXPECT_EQ(x[1], make_value<long>(before.left, 1)) << "symmetric data after " << what;
+    EXPECT_EQ(x.load(1), make_value<long>(before.left, 1)) << "symmetric data after " << what;
 }
 
 }  // namespace setup_detail
@@ -49,18 +49,20 @@ template <class Init> void setup_init(Init init) {
 
 // init_attr: likewise, with default attributes and with initialize_runtime off.
 template <class InitAttr> void setup_init_attr(InitAttr init_attr) {
-    ishmemx_attr_t attr{};
-    setup_detail::expect_harmless_reinit([&] { init_attr(&attr); }, "ishmemx_init_attr after ishmem_init");
-    ishmemx_attr_t attr2{};
-    attr2.initialize_runtime = false;
-    setup_detail::expect_harmless_reinit([&] { init_attr(&attr2); },
+    local_vector<ishmemx_attr_t> attr(1);  // value-initialized: the default attributes
+    setup_detail::expect_harmless_reinit([&] { init_attr(attr.data()); }, "ishmemx_init_attr after ishmem_init");
+    local_vector<ishmemx_attr_t> attr2(1);
+    attr2[0].initialize_runtime = false;
+    setup_detail::expect_harmless_reinit([&] { init_attr(attr2.data()); },
                                          "ishmemx_init_attr (initialize_runtime = false) after ishmem_init");
 }
 
 // init_thread: returns 0 and provides ISHMEM_THREAD_MULTIPLE for every requested level.
 template <class InitThread> void setup_init_thread(InitThread init_thread) {
     for (int requested : {ISHMEM_THREAD_SINGLE, ISHMEM_THREAD_FUNNELED, ISHMEM_THREAD_SERIALIZED, ISHMEM_THREAD_MULTIPLE}) {
-        int provided = -1, rc = -1;
+        local_vector<int> out(1, -1);  // the adapter writes it
+        int& provided = out[0];
+        int rc = -1;
         setup_detail::expect_harmless_reinit([&] { rc = init_thread(requested, &provided); },
                                              "ishmem_init_thread after ishmem_init");
         EXPECT_EQ(rc, 0) << "ishmem_init_thread(" << requested << ")";
@@ -70,17 +72,18 @@ template <class InitThread> void setup_init_thread(InitThread init_thread) {
 
 // query_thread: ISHMEM_THREAD_MULTIPLE.
 template <class QueryThread> void setup_query_thread(QueryThread query_thread) {
-    int provided = -1;
+    local_vector<int> out(1, -1);  // the adapter writes it
+    int& provided = out[0];
     query_thread(&provided);
     EXPECT_EQ(provided, ISHMEM_THREAD_MULTIPLE);
 }
 
 // query_initialized: 1 while the tests run, from any thread.
 template <class QueryInitialized> void setup_query_initialized(QueryInitialized query_initialized) {
-    int initialized = -1;
+    local_vector<int> out(2, -1);  // the adapter writes them
+    int &initialized = out[0], &from_thread = out[1];
     query_initialized(&initialized);
     EXPECT_EQ(initialized, 1);
-    int from_thread = -1;
     std::thread([&] { query_initialized(&from_thread); }).join();
     EXPECT_EQ(from_thread, 1) << "from another thread";
 }
@@ -112,7 +115,7 @@ template <class MyPe> void setup_my_pe(MyPe my_pe) {
     EXPECT_EQ(from_thread, me) << "from another thread";
     sym_array<int> count(n);
     ASSERT_TRUE(count);
-    ishmem_int_atomic_inc(&count[me], 0);
+    ishmem_int_atomic_inc(count.get() + me, 0);
     ishmem_barrier_all();
     std::vector<int> counts(n);
     ishmem_getmem(counts.data(), count.get(), n * sizeof(int), 0);
@@ -141,27 +144,28 @@ template <class Ptr> void setup_ptr(Ptr ptr) {
     const world w;
     sym_array<long> x(8);
     ASSERT_TRUE(x);
-    x[0] = make_value<long>(w.me, 0);
+    x.store(0, make_value<long>(w.me, 0));
     ishmem_barrier_all();
     for (int pe = 0; pe < w.n; ++pe) {
         auto* p = static_cast<long*>(ptr(x.get(), pe));
         ASSERT_NE(p, nullptr) << "ishmem_ptr to " << on_pe(pe);
-        EXPECT_EQ(p[0], make_value<long>(pe, 0)) << "read through ishmem_ptr to " << on_pe(pe);
-        EXPECT_EQ(ptr(&x[5], pe), static_cast<void*>(p + 5)) << "ishmem_ptr of an inner element on " << on_pe(pe);
+        EXPECT_EQ(sym_load(p), make_value<long>(pe, 0)) << "read through ishmem_ptr to " << on_pe(pe);
+        EXPECT_EQ(ptr(x.get() + 5, pe), static_cast<void*>(p + 5)) << "ishmem_ptr of an inner element on " << on_pe(pe);
     }
-    EXPECT_EQ(ptr(&x[0], w.me), static_cast<void*>(x.get())) << "ishmem_ptr to the calling PE itself";
-    auto* right = static_cast<long*>(ptr(&x[1], w.right));
+    EXPECT_EQ(ptr(x.get(), w.me), static_cast<void*>(x.get())) << "ishmem_ptr to the calling PE itself";
+    auto* right = static_cast<long*>(ptr(x.get() + 1, w.right));
     ASSERT_NE(right, nullptr);
-    *right = make_value<long>(w.me, 1);
+    sym_store(right, make_value<long>(w.me, 1));
     ishmem_barrier_all();
-    EXPECT_EQ(x[1], make_value<long>(w.left, 1)) << "store through ishmem_ptr by " << on_pe(w.left);
-    long local = 0;
+    EXPECT_EQ(x.load(1), make_value<long>(w.left, 1)) << "store through ishmem_ptr by " << on_pe(w.left);
+    long local = 0;  // its address is only compared, never dereferenced: it need not be a local_vector
     EXPECT_EQ(ptr(&local, w.right), nullptr) << "ishmem_ptr of a stack address";
 }
 
 // info_get_version: the version in the header.
 template <class GetVersion> void setup_info_get_version(GetVersion get_version) {
-    int major = -1, minor = -1;
+    local_vector<int> out(2, -1);  // the adapter writes them
+    int &major = out[0], &minor = out[1];
     get_version(&major, &minor);
     EXPECT_EQ(major, ISHMEM_MAJOR_VERSION);
     EXPECT_EQ(minor, ISHMEM_MINOR_VERSION);
@@ -169,12 +173,11 @@ template <class GetVersion> void setup_info_get_version(GetVersion get_version) 
 
 // info_get_name: ISHMEM_VENDOR_STRING, null-terminated within ISHMEM_MAX_NAME_LEN.
 template <class GetName> void setup_info_get_name(GetName get_name) {
-    char name[ISHMEM_MAX_NAME_LEN + 8];
-    std::memset(name, 'x', sizeof name);
-    get_name(name);
-    ASSERT_NE(std::memchr(name, '\0', ISHMEM_MAX_NAME_LEN), nullptr) << "no terminating null";
-    EXPECT_STREQ(name, ISHMEM_VENDOR_STRING);
-    for (std::size_t i = ISHMEM_MAX_NAME_LEN; i < sizeof name; ++i) EXPECT_EQ(name[i], 'x') << "wrote past the buffer";
+    local_vector<char> name(ISHMEM_MAX_NAME_LEN + 8, 'x');
+    get_name(name.data());
+    ASSERT_NE(std::memchr(name.data(), '\0', ISHMEM_MAX_NAME_LEN), nullptr) << "no terminating null";
+    EXPECT_STREQ(name.data(), ISHMEM_VENDOR_STRING);
+    for (std::size_t i = ISHMEM_MAX_NAME_LEN; i < name.size(); ++i) EXPECT_EQ(name[i], 'x') << "wrote past the buffer";
 }
 
 }  // namespace ishmem_testing::patterns

@@ -41,8 +41,7 @@ template <class T, class PutSignal> void put_signal(PutSignal put_signal) {
         const std::string what = std::string("put_signal ") + (op == ISHMEM_SIGNAL_SET ? "SET" : "ADD") + " of " +
                                  std::to_string(nelems) + " elements from " + on_pe(w.left) + " to " + on_pe(w.me);
         dest.fill(sentinel<T>());
-        std::vector<T> src(nelems);
-        for (std::size_t i = 0; i < nelems; ++i) src[i] = make_value<T>(w.me, i + r);
+        const auto src = pe_values<T, local_vector<T>>(w.me, nelems, r);
         ishmem_barrier_all();
 
         const uint64_t v = signal_value(w.left, r, op);
@@ -51,9 +50,10 @@ template <class T, class PutSignal> void put_signal(PutSignal put_signal) {
         // neighbour's put_signal as it happens.
         std::thread receiver([&, nelems = nelems] {
             if (wait_equal(sig.get(), expected, what + ": signal", timeout_ms)) {
-                expect_elements(dest.get(), nelems, [&](std::size_t i) { return make_value<T>(w.left, i + r); },
+                const std::vector<T> got = dest.read(0, nelems + guard);
+                expect_elements(got.data(), nelems, [&](std::size_t i) { return make_value<T>(w.left, i + r); },
                                 what + " (data seen after its signal)");
-                expect_untouched(dest.get() + nelems, guard, what + ", after the range");
+                expect_untouched(got.data() + nelems, guard, what + ", after the range");
             } else {
                 timeout_ms = 100;  // one lost signal is enough: do not wait the full time in every round
             }
@@ -72,13 +72,13 @@ template <class Fetch> void signal_fetch(Fetch fetch) {
     sym_array<uint64_t> sig(2);
     ASSERT_TRUE(sig);
     const uint64_t base = uint64_t(w.me + 1) << 40 | 0x1234;
-    std::atomic_ref<uint64_t>(sig[0]).store(base, std::memory_order_release);
+    sig.store(0, base);
     EXPECT_EQ(fetch(sig.get()), base) << "signal_fetch of a locally stored value on " << on_pe(w.me);
-    EXPECT_EQ(fetch(&sig[1]), 0u) << "signal_fetch of a zeroed word on " << on_pe(w.me);
+    EXPECT_EQ(fetch(sig.get() + 1), 0u) << "signal_fetch of a zeroed word on " << on_pe(w.me);
     ishmem_barrier_all();
 
     constexpr uint64_t steps = 200;
-    for (uint64_t k = 0; k < steps; ++k) ishmem_uint64_atomic_add(&sig[0], 1, w.right);
+    for (uint64_t k = 0; k < steps; ++k) ishmem_uint64_atomic_add(sig.get(), 1, w.right);
     ishmem_quiet();
     uint64_t last = base;
     bool monotonic = true;
@@ -103,16 +103,16 @@ template <class Add> void signal_add(Add add) {
     ASSERT_TRUE(sig);
     ishmem_barrier_all();
     constexpr int k = 3;
-    for (int i = 0; i < k; ++i) add(&sig[0], (uint64_t(w.me + 1) << 32) + 1, 0);
-    add(&sig[1], 5, w.right);
-    add(&sig[1], uint64_t(1) << 40, w.right);
+    for (int i = 0; i < k; ++i) add(sig.get(), (uint64_t(w.me + 1) << 32) + 1, 0);
+    add(sig.get() + 1, 5, w.right);
+    add(sig.get() + 1, uint64_t(1) << 40, w.right);
     ishmem_quiet();
-    wait_equal(&sig[1], (uint64_t(1) << 40) + 5, "signal_add from " + on_pe(w.left) + " on " + on_pe(w.me));
+    wait_equal(sig.get() + 1, (uint64_t(1) << 40) + 5, "signal_add from " + on_pe(w.left) + " on " + on_pe(w.me));
     ishmem_barrier_all();
     uint64_t want = 0;
     for (int pe = 0; pe < w.n; ++pe) want += k * ((uint64_t(pe + 1) << 32) + 1);
     uint64_t got = 0;
-    ishmem_getmem(&got, &sig[0], sizeof got, 0);
+    ishmem_getmem(&got, sig.get(), sizeof got, 0);
     EXPECT_EQ(got, want) << "signal_add by all PEs on PE 0";
 }
 
@@ -125,13 +125,13 @@ template <class Set> void signal_set(Set set) {
     ishmem_barrier_all();
     auto value = [](int from, int to, uint64_t round) { return round << 56 | uint64_t(from + 1) << 36 | uint64_t(to); };
     for (uint64_t round = 1; round <= 2; ++round)
-        for (int k = 0; k < w.n; ++k) set(&sig[w.me], value(w.me, (w.me + k) % w.n, round), (w.me + k) % w.n);
+        for (int k = 0; k < w.n; ++k) set(sig.get() + w.me, value(w.me, (w.me + k) % w.n, round), (w.me + k) % w.n);
     ishmem_quiet();
-    wait_equal(&sig[w.left], value(w.left, w.me, 2), "signal_set from " + on_pe(w.left) + " on " + on_pe(w.me));
+    wait_equal(sig.get() + w.left, value(w.left, w.me, 2), "signal_set from " + on_pe(w.left) + " on " + on_pe(w.me));
     ishmem_barrier_all();
-    expect_elements(sig.get(), w.n, [&](std::size_t j) { return value(static_cast<int>(j), w.me, 2); },
+    expect_elements(sig.read(0, w.n), [&](std::size_t j) { return value(static_cast<int>(j), w.me, 2); },
                     "signal_set of word [j] by PE j, read on " + on_pe(w.me));
-    EXPECT_EQ(sig[w.n], 0u) << "signal_set touched the word after the last PE's";
+    EXPECT_EQ(sig.load(w.n), 0u) << "signal_set touched the word after the last PE's";
 }
 
 }  // namespace ishmem_testing::patterns

@@ -2,11 +2,10 @@
 //
 // Each PE's heap is mapped into every PE's address space at a fixed stride (runtime/cuda/
 // heap_cuda.cpp), so a peer's copy of a symmetric object is one add away, and every operation is
-// loads, stores and atomics over NVLink. Memory model (DESIGN.md §7): waits poll with relaxed
-// system-scope loads and end with an acquire fence; signals are written after a system-scope fence
-// (release); fence and quiet are system-scope fences; AMOs are system-scope atomics, relaxed for
-// read-modify-writes (order them with fence/quiet, as OpenSHMEM says), acquire for fetch and release
-// for set.
+// loads, stores and atomics over NVLink. Memory model (DESIGN.md §7): waits poll with acquire
+// loads at system scope; signals are written after a system-scope fence (release); fence and quiet
+// are system-scope fences; AMOs are system-scope atomics, relaxed for read-modify-writes and set
+// (order them with fence/quiet, as OpenSHMEM says), acquire for fetch.
 //
 // Group forms take cooperative_groups::thread_block or thread_block_tile<N> (N <= 32): every thread
 // of the group calls with the same arguments; the group shares copies; one thread signals or polls
@@ -24,6 +23,7 @@
 
 #include "ishmem/cuda/device_state.h"
 #include "ishmem/generated/constants.h"
+#include "ishmem/impl/print.h"
 
 // Device-side argument checks cost a few compares per call; a build that measures without them
 // defines ISHMEM_DEVICE_CHECKS=0.
@@ -160,6 +160,52 @@ __device__ inline void info_get_name(char* name) {
     for (; v[i] && i < ISHMEM_MAX_NAME_LEN - 1; ++i) name[i] = v[i];
     name[i] = 0;
 }
+
+// ---- prints --------------------------------------------------------------------------------------
+
+// ishmemx_print: the message goes to the host through the PE's print ring (print_ring in
+// device_state.h), whose watcher prints it as a host call would. A full ring makes the thread wait
+// for the host, never drops or overwrites a message. Before ishmem_init and after ishmem_finalize
+// there is no ring, and CUDA's printf (standard output, shown at the next synchronization) stands in.
+__device__ inline void copy_cut(char* dst, unsigned cap, const char* src, bool keep_end) {
+    unsigned n = 0;
+    while (src && src[n]) ++n;
+    const unsigned from = keep_end && n >= cap ? n - (cap - 1) : 0;
+    unsigned i = 0;
+    for (; i < cap - 1 && from + i < n; ++i) dst[i] = src[from + i];
+    dst[i] = 0;
+}
+
+__device__ __noinline__ inline void print(const char* file, long line, const char* func, const char* out, int type) {
+    ishmemi::cuda::print_ring* ring = dstate.prints;
+    if (ring == nullptr) {
+        unsigned n = 0;
+        while (out[n]) ++n;
+        if (n > 0 && out[n - 1] == '\n')
+            printf("%s", out);
+        else
+            printf("%s\n", out);
+        return;
+    }
+    if (type == ishmemi::print_type_debug && !sys_ref(&ring->debug).load(::cuda::std::memory_order_relaxed)) return;
+    const unsigned long long ticket = atomicAdd(dstate.print_tickets, 1ull);
+    // The slot is free once the host has printed the message print_slots tickets before this one.
+    for (unsigned ns = 32; ticket >= sys_ref(&ring->consumed).load(::cuda::std::memory_order_acquire) +
+                                          ishmemi::cuda::print_slots;
+         ns = ns < 8192 ? 2 * ns : ns)
+        __nanosleep(ns);
+    ishmemi::cuda::print_slot& s = ring->slots[ticket % ishmemi::cuda::print_slots];
+    s.line = line;
+    s.type = type;
+    s.block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    s.thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    copy_cut(s.file, sizeof s.file, file, true);
+    copy_cut(s.func, sizeof s.func, func, false);
+    copy_cut(s.text, sizeof s.text, out, false);
+    sys_ref(&s.seq).store(ticket + 1, ::cuda::std::memory_order_release);
+}
+__device__ inline void print(const char* out, int type) { print(nullptr, 0, nullptr, out, type); }
+__device__ inline void print(const char* out) { print(out, ishmemi::print_type_debug); }
 
 // ---- groups --------------------------------------------------------------------------------------
 
@@ -350,8 +396,10 @@ template <class G> __device__ inline void quiet_work_group(const G& g) {
 template <class T> __device__ inline T atomic_fetch(T* source, int pe) {
     return sys_ref(peer_ptr(source, pe)).load(::cuda::std::memory_order_acquire);
 }
+// Relaxed, like the other non-fetching AMOs: a release here would cost a system-scope fence (a
+// round trip over NVLink) on every set; a program that publishes data with a set fences first.
 template <class T> __device__ inline void atomic_set(T* dest, T value, int pe) {
-    sys_ref(peer_ptr(dest, pe)).store(value, ::cuda::std::memory_order_release);
+    sys_ref(peer_ptr(dest, pe)).store(value, ::cuda::std::memory_order_relaxed);
 }
 template <class T> __device__ inline T atomic_swap(T* dest, T value, int pe) {
     return sys_ref(peer_ptr(dest, pe)).exchange(value, ::cuda::std::memory_order_relaxed);
@@ -448,12 +496,13 @@ __device__ inline void put_signal_nbi_work_group(T* dest, const T* source, size_
 
 // compare(cmp, value, cmp_value) is the host's (impl/p2p.h), compiled for both.
 
-// Polls use relaxed system-scope loads (the variable is written over NVLink); a satisfied wait ends
-// with an acquire fence, so that what the writer ordered before its write is visible.
-template <class T> __device__ inline T load_relaxed(const T* p) {
-    return sys_ref(const_cast<T*>(p)).load(::cuda::std::memory_order_relaxed);
+// Polls are acquire loads at system scope (the variable is written over NVLink): what the writer
+// ordered before its write is visible once the load sees it. Measured on 2 x H200 (bench/gpu/study/
+// handover.cu): an acquire load per poll costs 0.04 us per handover, while relaxed polls ended by
+// an acquire fence cost 0.57 us more: the fence waits like a system-scope one.
+template <class T> __device__ inline T load_acquire(const T* p) {
+    return sys_ref(const_cast<T*>(p)).load(::cuda::std::memory_order_acquire);
 }
-__device__ inline void acquire_fence() { ::cuda::atomic_thread_fence(::cuda::std::memory_order_acquire, ::cuda::thread_scope_system); }
 
 template <class T> struct same_value {
     T value;
@@ -481,7 +530,7 @@ template <class T, class V> struct sync_set {
     V value_of;
 
     __device__ bool in_set(size_t i) const { return status == nullptr || status[i] == 0; }
-    __device__ bool satisfied(size_t i) const { return compare(cmp, load_relaxed(ivars + i), value_of(i)); }
+    __device__ bool satisfied(size_t i) const { return compare(cmp, load_acquire(ivars + i), value_of(i)); }
     __device__ bool empty() const {
         for (size_t i = 0; i < nelems; ++i)
             if (in_set(i)) return false;
@@ -492,12 +541,10 @@ template <class T, class V> struct sync_set {
             if (in_set(i))
                 while (!satisfied(i)) {
                 }
-        acquire_fence();
     }
     __device__ int test_all() const {
         for (size_t i = 0; i < nelems; ++i)
             if (in_set(i) && !satisfied(i)) return 0;
-        acquire_fence();
         return 1;
     }
     __device__ size_t test_any(bool blocking) const {
@@ -507,7 +554,6 @@ template <class T, class V> struct sync_set {
         for (size_t k = 0; k < nelems; ++k) {
             const size_t i = s + k < nelems ? s + k : s + k - nelems;
             if (in_set(i) && satisfied(i)) {
-                acquire_fence();
                 sys_ref(start).store(i + 1, ::cuda::std::memory_order_relaxed);
                 return i;
             }
@@ -518,7 +564,6 @@ template <class T, class V> struct sync_set {
         size_t count = 0;
         for (size_t i = 0; i < nelems; ++i)
             if (in_set(i) && satisfied(i)) indices[count++] = i;
-        if (count) acquire_fence();
         return count;
     }
     __device__ size_t wait_any() const {
@@ -539,23 +584,17 @@ __device__ inline sync_set<T, decltype(values_of(V{}))> make_set(T* ivars, size_
 }
 
 template <class T> __device__ inline void wait_until(T* ivar, int cmp, T cmp_value) {
-    while (!compare(cmp, load_relaxed(ivar), cmp_value)) {
+    while (!compare(cmp, load_acquire(ivar), cmp_value)) {
     }
-    acquire_fence();
 }
 template <class T> __device__ inline int test(T* ivar, int cmp, T cmp_value) {
-    if (!compare(cmp, load_relaxed(ivar), cmp_value)) return 0;
-    acquire_fence();
-    return 1;
+    return compare(cmp, load_acquire(ivar), cmp_value) ? 1 : 0;
 }
 template <class T> __device__ inline void wait(T* ivar, T cmp_value) { wait_until(ivar, ISHMEM_CMP_NE, cmp_value); }
 __device__ inline uint64_t signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value) {
     for (;;) {
-        const uint64_t v = load_relaxed(sig_addr);
-        if (compare(cmp, v, cmp_value)) {
-            acquire_fence();
-            return v;
-        }
+        const uint64_t v = load_acquire(sig_addr);
+        if (compare(cmp, v, cmp_value)) return v;
     }
 }
 

@@ -37,6 +37,29 @@ enum device_error : int {
     err_power_of_two,   // a: value, param
 };
 
+// ishmemx_print from device code: messages go to the host through a ring in mapped pinned host
+// memory, and the watcher (runtime/cuda/backend.cpp) prints them in ticket order through the host's
+// print path. A printing thread takes a ticket from a counter in GPU memory (atomicAdd), waits while
+// slot ticket % print_slots still holds the message print_slots tickets older (consumed, written by
+// the host, says how many it has printed), fills the slot, and stores seq = ticket + 1 with a
+// system-scope release; the host prints slot by slot once seq says the awaited ticket is there, then
+// advances consumed with a release. Strings are cut to the sizes below (the text to 255 bytes).
+inline constexpr unsigned print_slots = 64;
+struct print_slot {
+    unsigned long long seq;  // ticket + 1 of the message the slot holds, once it is complete
+    long line;
+    int type;                // an ishmemx_print_msg_type_t
+    unsigned int block, thread;
+    char file[128];          // "" when not given; else its last 127 bytes (a long path's end says most)
+    char func[64];           // "" when not given
+    char text[256];
+};
+struct print_ring {
+    unsigned long long consumed;  // messages the host has printed (host writes, device reads)
+    int debug;                    // ISHMEM_DEBUG as ishmem_init saw it: device code drops DEBUG otherwise
+    print_slot slots[print_slots];
+};
+
 struct device_state {
     int initialized;
     int device;                // this PE's GPU: the setter makes it current before copying
@@ -47,6 +70,8 @@ struct device_state {
     long long peer_stride;     // PE pe's heap is at heap_base + (pe - my_pe) * peer_stride
     error_mailbox* mailbox;    // host-mapped: the host watcher reads it
     unsigned long long* any_starts;  // 64 start indices of the _any scans (GPU memory)
+    print_ring* prints;              // host-mapped; null before init and after finalize
+    unsigned long long* print_tickets;  // the next print ticket (GPU memory)
 };
 
 using device_state_setter = void (*)(const device_state*);

@@ -13,6 +13,7 @@
 #include "ishmem/impl/p2p.h"
 #include "ishmem/impl/teams.h"
 #include "ishmem/impl/collectives.h"
+#include "ishmem/impl/print.h"
 #if defined(__CUDACC__)
 #include "ishmem/cuda/device.cuh"  // the device half, for the entry points' device definitions
 #endif
