@@ -3,6 +3,7 @@
 // GPU memory is not atomic with respect to the GPU's own atomics.
 #include <cuda/atomic>
 
+#include <atomic>
 #include <mutex>
 
 #include "cuda_call.h"
@@ -12,7 +13,26 @@ namespace ishmemi::gpu {
 namespace {
 
 const char* const routine = "ishmem (host access to GPU memory)";
-std::mutex mutex;  // one stream and one result word for all host threads
+
+// Host threads reach GPU memory through lanes: a stream, a mapped result word and a lock each, all
+// made at init (inside a queue task a synchronizing call such as cudaHostAlloc would wait for the
+// kernel that holds the stream for that task). A thread keeps its lane, so threads that poll GPU
+// memory (a host wait) and threads that update it (the atomic that ends the wait) do not queue
+// behind one lock and one stream: measured on 2 x H200, one shared lane made a host wait_until_all
+// on GPU memory take up to a second while another thread of the PE satisfied it.
+constexpr int lane_count = 32;
+struct lane {
+    std::mutex mutex;
+    cudaStream_t stream{};
+    uint64_t* result = nullptr;
+};
+lane lanes[lane_count];
+
+lane& my_lane() {
+    static std::atomic<unsigned> next{0};
+    thread_local lane* mine = &lanes[next.fetch_add(1, std::memory_order_relaxed) % lane_count];
+    return *mine;
+}
 
 template <class T>
 __device__ T apply(rmw_op op, T* p, T v, T c) {
@@ -41,69 +61,71 @@ __global__ void rmw_kernel(rmw_op op, void* p, unsigned size, uint64_t v, uint64
     __threadfence_system();
 }
 
-uint64_t* result_word() {
-    static uint64_t* w = [] {
-        uint64_t* p = nullptr;
-        cuda::check(cudaHostAlloc(reinterpret_cast<void**>(&p), sizeof *p, cudaHostAllocMapped), routine, "cudaHostAlloc");
-        return p;
-    }();
-    return w;
-}
-
-void finish(const char* what) {
-    cuda::check(cudaStreamSynchronize(cuda::host_stream()), routine, what);
-}
+void finish(const lane& l, const char* what) { cuda::check(cudaStreamSynchronize(l.stream), routine, what); }
 
 }  // namespace
 
 void copy(void* dst, const void* src, size_t bytes) {
     if (bytes == 0) return;
     cuda::ensure_device();
-    std::lock_guard<std::mutex> lock(mutex);
-    cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, cuda::host_stream()), routine, "cudaMemcpyAsync");
-    finish("a copy to or from GPU memory");
+    lane& l = my_lane();
+    std::lock_guard<std::mutex> lock(l.mutex);
+    cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, l.stream), routine, "cudaMemcpyAsync");
+    finish(l, "a copy to or from GPU memory");
 }
 
 void copy_2d(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t block, size_t n) {
     if (block == 0 || n == 0) return;
     cuda::ensure_device();
-    std::lock_guard<std::mutex> lock(mutex);
+    lane& l = my_lane();
+    std::lock_guard<std::mutex> lock(l.mutex);
     if (dst_pitch >= block && src_pitch >= block) {
-        cuda::check(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, block, n, cudaMemcpyDefault, cuda::host_stream()),
+        cuda::check(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, block, n, cudaMemcpyDefault, l.stream),
                     routine, "cudaMemcpy2DAsync");
     } else {  // overlapping source blocks (pitch < block): one copy per block
         for (size_t b = 0; b < n; ++b)
             cuda::check(cudaMemcpyAsync(static_cast<char*>(dst) + b * dst_pitch,
                                         static_cast<const char*>(src) + b * src_pitch, block, cudaMemcpyDefault,
-                                        cuda::host_stream()),
+                                        l.stream),
                         routine, "cudaMemcpyAsync");
     }
-    finish("a strided copy to or from GPU memory");
+    finish(l, "a strided copy to or from GPU memory");
 }
 
 void fill_zero(void* dst, size_t bytes) {
     if (bytes == 0) return;
     cuda::ensure_device();
-    std::lock_guard<std::mutex> lock(mutex);
-    cuda::check(cudaMemsetAsync(dst, 0, bytes, cuda::host_stream()), routine, "cudaMemsetAsync");
-    finish("zeroing GPU memory");
+    lane& l = my_lane();
+    std::lock_guard<std::mutex> lock(l.mutex);
+    cuda::check(cudaMemsetAsync(dst, 0, bytes, l.stream), routine, "cudaMemsetAsync");
+    finish(l, "zeroing GPU memory");
 }
 
 uint64_t rmw(rmw_op op, void* p, unsigned size, uint64_t value, uint64_t cond) {
     cuda::ensure_device();
-    std::lock_guard<std::mutex> lock(mutex);
-    uint64_t* out = result_word();
-    rmw_kernel<<<1, 1, 0, cuda::host_stream()>>>(op, p, size, value, cond, out);
+    lane& l = my_lane();
+    std::lock_guard<std::mutex> lock(l.mutex);
+    rmw_kernel<<<1, 1, 0, l.stream>>>(op, p, size, value, cond, l.result);
     cuda::check(cudaGetLastError(), routine, "launching an atomic on GPU memory");
-    finish("an atomic on GPU memory");
-    return *static_cast<volatile uint64_t*>(out);
+    finish(l, "an atomic on GPU memory");
+    return *static_cast<volatile uint64_t*>(l.result);
 }
 
 }  // namespace ishmemi::gpu
 
 namespace ishmemi::cuda {
 void host_ops_init() {
-    gpu::result_word();
+    static bool made = false;  // once per process: a later ishmem_init reuses the lanes
+    if (made) return;
+    made = true;
+    uint64_t* words = nullptr;
+    check(cudaHostAlloc(reinterpret_cast<void**>(&words), gpu::lane_count * 64, cudaHostAllocMapped), "ishmem_init",
+          "cudaHostAlloc");
+    for (int i = 0; i < gpu::lane_count; ++i) {
+        gpu::lanes[i].result = words + i * 8;  // a cache line each
+        check(cudaStreamCreateWithFlags(&gpu::lanes[i].stream, cudaStreamNonBlocking), "ishmem_init",
+              "cudaStreamCreateWithFlags");
+    }
     cudaFuncAttributes a;  // loads the kernel now, not inside a queue task (see gpu_backend_usable)
     check(cudaFuncGetAttributes(&a, gpu::rmw_kernel), "ishmem_init", "loading the library's kernels");
 }

@@ -5,7 +5,8 @@
 //    sync() of gpu_testing.h, and return what every thread of the group returned (they must agree);
 //  - the stream that kernels and _on_queue forms of the cases run on (test_stream);
 //  - the patterns' memory hooks: the host reads and writes symmetric (GPU) memory with cudaMemcpy,
-//    and local buffers handed to adapters are pinned host memory, which kernels reach by address.
+//    and local buffers handed to adapters are pinned host memory, which kernels reach by address
+//    (installed by pattern_memory_hooks.cu for the whole suite).
 #pragma once
 
 #include <cooperative_groups.h>
@@ -176,7 +177,8 @@ inline pinned_blocks& pinned_pool() {
 
 }  // namespace detail
 
-// Installs the patterns' memory hooks (once, before any test runs; see patterns/common.h).
+// Installs the patterns' memory hooks (once, before any test runs; see patterns/common.h):
+// pattern_memory_hooks.cu calls it from a static initializer of the GPU suite.
 inline bool install_pattern_memory_hooks() {
     using namespace ishmem_testing::patterns;
     sym_hooks.read = [](void* dst, const void* sym, std::size_t bytes) {
@@ -191,6 +193,5 @@ inline bool install_pattern_memory_hooks() {
     local_hooks.free = [](void* p) { detail::pinned_pool().give_back(p); };
     return true;
 }
-inline const bool pattern_memory_hooks_installed = install_pattern_memory_hooks();
 
 }  // namespace ishmem_gpu_testing

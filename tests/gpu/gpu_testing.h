@@ -6,7 +6,7 @@
 //  - Symmetric memory is GPU memory: the host reads and writes it with cudaMemcpy (gpu_sym::read,
 //    write, fill), never by dereferencing.
 //  - Every kernel runs on a non-blocking stream, and the host waits for it with sync() (a bounded poll
-//    of cudaStreamQuery). A kernel still running after ISHMEM_GPU_KERNEL_TIMEOUT seconds (default 30,
+//    of cudaStreamQuery). A kernel still running after GPU_TEST_KERNEL_TIMEOUT seconds (default 30,
 //    under the harness' ISHMEM_TEST_TIMEOUT of 60) ends this PE with "[PE k] TIMEOUT: ..." and status
 //    3, like the harness watchdog; the launcher then stops the other PEs. A device-side wait is
 //    unbounded by the API, so this is what turns a lost signal into a failure instead of a hang.
@@ -109,7 +109,7 @@ class GpuTest : public ::testing::Test {
 
 inline int kernel_timeout_s() {
     static const int t = [] {
-        const char* s = std::getenv("ISHMEM_GPU_KERNEL_TIMEOUT");
+        const char* s = std::getenv("GPU_TEST_KERNEL_TIMEOUT");
         if (!s || !*s) return 30;
         const int v = std::atoi(s);
         return v > 0 ? v : 30;
@@ -129,7 +129,7 @@ inline void sync(cudaStream_t s, const char* what) {
         const auto now = clock::now();
         if (now >= deadline)
             die(3, "TIMEOUT: %s did not finish within %d s (a device-side wait never satisfied?); set "
-                   "ISHMEM_GPU_KERNEL_TIMEOUT to wait longer",
+                   "GPU_TEST_KERNEL_TIMEOUT to wait longer",
                 what, kernel_timeout_s());
         if (polls < 64) continue;
         std::this_thread::sleep_for(now - start < std::chrono::milliseconds(10) ? std::chrono::microseconds(10)

@@ -3,7 +3,7 @@
 # usage: run_if_gpus.sh K GPU_COUNT ISHMRUN BINARY [args...]
 #   GPU_COUNT: the gpu_count probe (prints how many CUDA devices this process sees)
 # Exit status: the job's, or 77 (ctest's SKIP_RETURN_CODE) with "skipped: N CUDA device(s), this run
-# needs K" when fewer than K GPUs are visible. ISHMEM_GPU_JOB_TIMEOUT (seconds, default 280) is passed
+# needs K" when fewer than K GPUs are visible. GPU_TEST_JOB_TIMEOUT (seconds, default 280) is passed
 # to ishmrun -t, so that a hung job is stopped (and its PEs cleaned up) before ctest's own timeout.
 set -u
 if [ $# -lt 4 ]; then
@@ -19,4 +19,4 @@ if [ "$gpus" -lt "$np" ]; then
   exit 77
 fi
 export ISHMEM_BACKEND=cuda
-exec "$ishmrun" -n "$np" -t "${ISHMEM_GPU_JOB_TIMEOUT:-280}" "$@"
+exec "$ishmrun" -n "$np" -t "${GPU_TEST_JOB_TIMEOUT:-280}" "$@"
