@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Installs the build into a scratch prefix, then builds a user's program against it with
-# find_package(ishmem) and with pkg-config, and runs both with the installed ishmrun on 4 PEs.
+# find_package(ishmem) and with pkg-config, and runs both with the installed ishmrun on 4 PEs;
+# the installed ishmem-info runs and prints valid JSON.
 # usage: check_install.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$1 src=$2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
 cmake --install "$build" --prefix "$prefix" >/dev/null
-for f in include/ishmem.h include/ishmemx.h bin/ishmrun lib/pkgconfig/ishmem.pc lib/cmake/ishmem/ishmemConfig.cmake; do
+for f in include/ishmem.h include/ishmemx.h bin/ishmrun bin/ishmem-info lib/pkgconfig/ishmem.pc lib/cmake/ishmem/ishmemConfig.cmake; do
   [ -e "$prefix/$f" ] || { echo "missing $f in the install"; exit 1; }
 done
 ls "$prefix"/lib/libishmem.so* >/dev/null
+"$prefix/bin/ishmem-info" --json | /usr/bin/python3 -c "import json, sys; json.load(sys.stdin)"
 cmake -S "$src/tests/integration/consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$tmp/consumer" >/dev/null
 "$prefix/bin/ishmrun" -n 4 "$tmp/consumer/consumer_cmake"
