@@ -9,14 +9,22 @@
 // (MPI_THREAD_MULTIPLE) when attr->initialize_runtime is set and nobody did it before; then it is
 // also finalized here when ishmem finalizes.
 //
-// Heap descriptors: PEs started by mpirun are not children of a process of ours, so they cannot
-// pass descriptors over a socket that a common parent made. Each PE publishes (pid, fd) and the
-// others duplicate the descriptor out of its process: pidfd_open + pidfd_getfd (Linux 5.6), or
-// else by opening /proc/<pid>/fd/<fd>. Both need the PEs to be on one node, in one PID namespace,
-// and allowed to inspect each other (same user; ptrace access for pidfd_getfd).
+// Heap descriptors: PEs started by mpirun are not children of a process of ours, so they have no
+// socket that a common parent made. Each PE listens on a Unix socket of its own in the abstract
+// namespace (no file to clean up), named after a job nonce that PE 0 draws, connects to every other
+// PE's socket and sends its descriptor there (SCM_RIGHTS), then accepts its peers' connections and
+// receives theirs. A connect completes into the listener's backlog without an accept, so all PEs
+// can send before any receives. Only the PEs' own user may send (SO_PEERCRED), and every descriptor
+// received must be the heap that its PE published (device and inode). This needs neither ptrace
+// rights nor one PID namespace, which containers and kernel.yama.ptrace_scope often deny; it needs
+// the PEs in one network namespace. Where the sockets fail, the PEs fall back to duplicating the
+// descriptor out of its process: pidfd_open + pidfd_getfd (Linux 5.6), or /proc/<pid>/fd/<fd>.
 #include <fcntl.h>
 #include <mpi.h>
+#include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -25,7 +33,9 @@
 #include <climits>
 #include <cstdint>
 #include <cstdio>
+#include <cstddef>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <string>
 #include <vector>
@@ -63,8 +73,58 @@ struct fd_record {
     int64_t fd;
     uint64_t dev;
     uint64_t ino;
+    uint64_t nonce;  // PE 0's names the job's sockets
     char host[64];
 };
+
+// The abstract-namespace address of PE pe's socket in the job that PE 0's nonce names.
+sockaddr_un socket_address(uint64_t nonce, int pe, socklen_t* len) {
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    const int n = snprintf(a.sun_path + 1, sizeof a.sun_path - 1, "ishmem-%016llx-%d",
+                           static_cast<unsigned long long>(nonce), pe);
+    *len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
+    return a;
+}
+
+// Sends (my PE, my descriptor) over a connected socket.
+bool send_fd(int sock, int32_t pe, int fd) {
+    char control[CMSG_SPACE(sizeof(int))] = {};
+    iovec iov{&pe, sizeof pe};
+    msghdr m{};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = control;
+    m.msg_controllen = sizeof control;
+    cmsghdr* c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    return sendmsg(sock, &m, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof pe);
+}
+
+// Receives (sender's PE, descriptor); the descriptor is -1 when none came.
+bool recv_fd(int sock, int32_t* pe, int* fd) {
+    char control[CMSG_SPACE(sizeof(int))] = {};
+    iovec iov{pe, sizeof *pe};
+    msghdr m{};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = control;
+    m.msg_controllen = sizeof control;
+    *fd = -1;
+    // A PE's message is queued before its connection is accepted: never wait for one.
+    if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT) != static_cast<ssize_t>(sizeof *pe)) return false;
+    for (cmsghdr* c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) memcpy(fd, CMSG_DATA(c), sizeof *fd);
+    return *fd >= 0;
+}
+
+bool same_file(int fd, const fd_record& r) {
+    struct stat st;
+    return fstat(fd, &st) == 0 && st.st_dev == r.dev && st.st_ino == r.ino;
+}
 
 class mpi_bootstrap final : public bootstrap {
   public:
@@ -133,23 +193,30 @@ class mpi_bootstrap final : public bootstrap {
         mine.fd = my_fd;
         mine.dev = st.st_dev;
         mine.ino = st.st_ino;
+        if (getrandom(&mine.nonce, sizeof mine.nonce, 0) != static_cast<ssize_t>(sizeof mine.nonce))
+            mine.nonce = (static_cast<uint64_t>(getpid()) << 32) ^ static_cast<uint64_t>(time(nullptr));
         gethostname(mine.host, sizeof mine.host - 1);
 
         std::vector<fd_record> all(n_);
         allgather(&mine, all.data(), sizeof mine);
-
-        for (int pe = 0; pe < n_; ++pe) {
-            if (pe == pe_) {
-                all_fds[pe] = my_fd;
-                continue;
-            }
-            const fd_record& r = all[pe];
-            if (strncmp(r.host, mine.host, sizeof mine.host) != 0)
+        for (int pe = 0; pe < n_; ++pe)
+            if (strncmp(all[pe].host, mine.host, sizeof mine.host) != 0)
                 fatal(routine,
                       "MPI bootstrap: PE %d runs on host '%s', this PE on '%s'; the host backend maps every PE's "
                       "heap, so all PEs must run on one node",
-                      pe, r.host, mine.host);
-            all_fds[pe] = grab_fd(pe, r);
+                      pe, all[pe].host, mine.host);
+
+        std::fill(all_fds, all_fds + n_, -1);
+        all_fds[pe_] = my_fd;
+        // Every PE agrees on the way: sockets where all of them got every descriptor that way.
+        int socket_ok = exchange_over_sockets(all, all_fds) ? 1 : 0;
+        check_mpi(MPI_Allreduce(MPI_IN_PLACE, &socket_ok, 1, MPI_INT, MPI_MIN, comm_), "MPI_Allreduce");
+        if (!socket_ok) {
+            for (int pe = 0; pe < n_; ++pe) {
+                if (pe == pe_) continue;
+                if (all_fds[pe] >= 0) close(all_fds[pe]);
+                all_fds[pe] = grab_fd(pe, all[pe]);
+            }
         }
         // Every PE holds its copies before any owner may close the original (the caller does so
         // once it has mapped them).
@@ -157,6 +224,65 @@ class mpi_bootstrap final : public bootstrap {
     }
 
   private:
+    // The socket exchange (see the top of the file). Fills all_fds and returns true when this PE got
+    // every peer's descriptor; on false, what it got is in all_fds for the caller to close.
+    bool exchange_over_sockets(const std::vector<fd_record>& all, int* all_fds) {
+        const uint64_t nonce = all[0].nonce;
+        int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        bool ok = listener >= 0;
+        socklen_t len = 0;
+        sockaddr_un me = socket_address(nonce, pe_, &len);
+        ok = ok && bind(listener, reinterpret_cast<sockaddr*>(&me), len) == 0 && listen(listener, n_) == 0;
+        // Everyone listens before anyone connects.
+        int all_listen = ok ? 1 : 0;
+        check_mpi(MPI_Allreduce(MPI_IN_PLACE, &all_listen, 1, MPI_INT, MPI_MIN, comm_), "MPI_Allreduce");
+        ok = all_listen == 1;
+        std::vector<int> sent;
+        for (int pe = 0; ok && pe < n_; ++pe) {
+            if (pe == pe_) continue;
+            // Non-blocking: a full backlog (more PEs than net.core.somaxconn) fails over to the fallback
+            // instead of blocking while every PE connects and none accepts.
+            int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+            sockaddr_un to = socket_address(nonce, pe, &len);
+            if (s < 0 || connect(s, reinterpret_cast<sockaddr*>(&to), len) != 0 || !send_fd(s, pe_, all_fds[pe_])) ok = false;
+            if (s >= 0) sent.push_back(s);  // closed after the peers have received
+        }
+        // Accept n - 1 connections from this job's PEs of this user, each bringing its PE's heap.
+        // A peer that failed above sends nothing: the receive side then waits for it, so failures
+        // are agreed on first (a PE that cannot send says so before anyone accepts).
+        int all_sent = ok ? 1 : 0;
+        check_mpi(MPI_Allreduce(MPI_IN_PLACE, &all_sent, 1, MPI_INT, MPI_MIN, comm_), "MPI_Allreduce");
+        ok = all_sent == 1;
+        for (int k = 0; ok && k < n_ - 1; ++k) {
+            int c = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+            if (c < 0) {
+                ok = false;
+                break;
+            }
+            ucred cred{};
+            socklen_t cl = sizeof cred;
+            int32_t from = -1;
+            int fd = -1;
+            const bool trusted = getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0 && cred.uid == getuid();
+            if (trusted && recv_fd(c, &from, &fd) && from >= 0 && from < n_ && from != pe_ && all_fds[from] < 0 &&
+                same_file(fd, all[from])) {
+                all_fds[from] = fd;
+            } else {
+                if (fd >= 0) close(fd);
+                --k;  // not one of ours: keep waiting for the PEs (each sends exactly once)
+                if (!trusted || from < 0) {
+                    close(c);
+                    continue;
+                }
+                ok = false;  // a PE of the job sent something wrong
+            }
+            close(c);
+        }
+        for (int s : sent) close(s);
+        if (listener >= 0) close(listener);
+        return ok;
+    }
+
     // A descriptor of PE pe's heap (published as r) in this process.
     static int grab_fd(int pe, const fd_record& r) {
         const pid_t pid = static_cast<pid_t>(r.pid);
