@@ -35,6 +35,7 @@ CHECK_TEXT = {
     "sig_op": "``{p}`` is neither ISHMEM_SIGNAL_SET nor ISHMEM_SIGNAL_ADD",
     "cmp": "``{p}`` is not one of the ISHMEM_CMP_* operators",
     "power_of_two": "``{p}`` is not a power of two",
+    "aligned": "``{p}`` is not aligned to its element type (an atomic access needs it)",
     "symmetric_team": "``{p}`` (the given count times the team's size) does not lie inside the symmetric heap",
 }
 

@@ -398,6 +398,9 @@ def _check_lines(fam: Family, form: _Form) -> list[str]:
                 lines.append(f"ishmemi::check_sig_op(fn, {p.name});")
             elif c.kind == "cmp":
                 lines.append(f"ishmemi::check_cmp(fn, {p.name});")
+            elif c.kind == "aligned":
+                # Atomics and waits on a misaligned element work on the CPU but fault on a GPU.
+                lines.append(f'ishmemi::check_aligned(fn, "{p.name}", {p.name}, alignof({_pointee(p, form)}));')
             elif c.kind == "power_of_two":
                 lines.append(f'ishmemi::check_power_of_two(fn, "{p.name}", {p.name});')
             elif c.kind == "symmetric_team":

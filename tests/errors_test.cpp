@@ -57,4 +57,39 @@ TEST_F(Errors, OtherDeclaredChecks) {
     EXPECT_ISHMEM_ERROR(ishmem_align(48, 64), "ishmem_align: alignment 48 is not a power of two");
 }
 
+// Atomics and waits on a misaligned element work on the CPU but fault on a GPU: both sides refuse them.
+TEST_F(Errors, MisalignedAtomicTarget) {
+    int* mis_int = reinterpret_cast<int*>(reinterpret_cast<char*>(sym) + 1);
+    long* mis_long = reinterpret_cast<long*>(sym + 1);  // 4-byte aligned only
+    EXPECT_ISHMEM_ERROR(ishmem_int_atomic_fetch_add(mis_int, 1, 0),
+                        "ishmem_int_atomic_fetch_add: dest .* is not aligned to 4 bytes");
+    EXPECT_ISHMEM_ERROR(ishmem_long_atomic_fetch_add(mis_long, 1, 0),
+                        "ishmem_long_atomic_fetch_add: dest .* is not aligned to 8 bytes");
+    EXPECT_ISHMEM_ERROR(ishmem_int_atomic_set(mis_int, 1, 0), "ishmem_int_atomic_set: dest .* is not aligned to 4 bytes");
+    EXPECT_ISHMEM_ERROR(ishmem_long_atomic_set(mis_long, 1, 0), "ishmem_long_atomic_set: dest .* is not aligned to 8 bytes");
+    EXPECT_ISHMEM_ERROR(ishmem_atomic_fetch_add(mis_int, 1, 0), "ishmem_atomic_fetch_add: dest .* is not aligned");
+}
+
+TEST_F(Errors, MisalignedSignal) {
+    int v = 1;
+    uint64_t* mis_sig = reinterpret_cast<uint64_t*>(sym + 9);  // 4-byte aligned only
+    EXPECT_ISHMEM_ERROR(ishmem_int_put_signal(sym, &v, 1, mis_sig, 1, ISHMEM_SIGNAL_SET, 0),
+                        "ishmem_int_put_signal: sig_addr .* is not aligned to 8 bytes");
+    EXPECT_ISHMEM_ERROR(ishmem_signal_wait_until(mis_sig, ISHMEM_CMP_EQ, 0),
+                        "ishmem_signal_wait_until: sig_addr .* is not aligned to 8 bytes");
+}
+
+TEST_F(Errors, MisalignedWaitVariables) {
+    int* mis_int = reinterpret_cast<int*>(reinterpret_cast<char*>(sym) + 2);
+    EXPECT_ISHMEM_ERROR(ishmem_int_wait_until(mis_int, ISHMEM_CMP_EQ, 0),
+                        "ishmem_int_wait_until: ivar .* is not aligned to 4 bytes");
+    EXPECT_ISHMEM_ERROR(ishmem_int_test_any(mis_int, 4, nullptr, ISHMEM_CMP_EQ, 0),
+                        "ishmem_int_test_any: ivars .* is not aligned to 4 bytes");
+}
+
+TEST_F(Errors, EmptySetMayBeNull) {
+    EXPECT_EQ(ishmem_int_test_any(nullptr, 0, nullptr, ISHMEM_CMP_EQ, 0), SIZE_MAX);
+    ishmem_int_wait_until_all(nullptr, 0, nullptr, ISHMEM_CMP_EQ, 0);
+}
+
 }  // namespace

@@ -2264,6 +2264,7 @@ ISHMEM_HD inline float ishmem_float_atomic_fetch(float* source, int pe) {
     constexpr const char* fn = "ishmem_float_atomic_fetch";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(float));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(float));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch<float>(source, pe);
 }
@@ -2271,6 +2272,7 @@ ISHMEM_HD inline double ishmem_double_atomic_fetch(double* source, int pe) {
     constexpr const char* fn = "ishmem_double_atomic_fetch";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(double));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(double));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch<double>(source, pe);
 }
@@ -2278,6 +2280,7 @@ ISHMEM_HD inline int ishmem_int_atomic_fetch(int* source, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_fetch";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(int));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch<int>(source, pe);
 }
@@ -2285,6 +2288,7 @@ ISHMEM_HD inline long ishmem_long_atomic_fetch(long* source, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_fetch";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch<long>(source, pe);
 }
@@ -2292,6 +2296,7 @@ ISHMEM_HD inline long long ishmem_longlong_atomic_fetch(long long* source, int p
     constexpr const char* fn = "ishmem_longlong_atomic_fetch";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(long long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch<long long>(source, pe);
 }
@@ -2299,6 +2304,7 @@ ISHMEM_HD inline unsigned int ishmem_uint_atomic_fetch(unsigned int* source, int
     constexpr const char* fn = "ishmem_uint_atomic_fetch";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch<unsigned int>(source, pe);
 }
@@ -2306,6 +2312,7 @@ ISHMEM_HD inline unsigned long ishmem_ulong_atomic_fetch(unsigned long* source, 
     constexpr const char* fn = "ishmem_ulong_atomic_fetch";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch<unsigned long>(source, pe);
 }
@@ -2313,6 +2320,7 @@ ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_fetch(unsigned long 
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch<unsigned long long>(source, pe);
 }
@@ -2320,6 +2328,7 @@ ISHMEM_HD inline int32_t ishmem_int32_atomic_fetch(int32_t* source, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_fetch";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch<int32_t>(source, pe);
 }
@@ -2327,6 +2336,7 @@ ISHMEM_HD inline int64_t ishmem_int64_atomic_fetch(int64_t* source, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_fetch";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch<int64_t>(source, pe);
 }
@@ -2334,6 +2344,7 @@ ISHMEM_HD inline uint32_t ishmem_uint32_atomic_fetch(uint32_t* source, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_fetch";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch<uint32_t>(source, pe);
 }
@@ -2341,6 +2352,7 @@ ISHMEM_HD inline uint64_t ishmem_uint64_atomic_fetch(uint64_t* source, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_fetch";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch<uint64_t>(source, pe);
 }
@@ -2348,6 +2360,7 @@ ISHMEM_HD inline size_t ishmem_size_atomic_fetch(size_t* source, int pe) {
     constexpr const char* fn = "ishmem_size_atomic_fetch";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(size_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch<size_t>(source, pe);
 }
@@ -2355,6 +2368,7 @@ ISHMEM_HD inline ptrdiff_t ishmem_ptrdiff_atomic_fetch(ptrdiff_t* source, int pe
     constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(ptrdiff_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch<ptrdiff_t>(source, pe);
 }
@@ -2362,6 +2376,7 @@ ISHMEM_HD inline void ishmem_float_atomic_set(float* dest, float value, int pe) 
     constexpr const char* fn = "ishmem_float_atomic_set";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(float));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(float));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_set<float>(dest, value, pe);
 }
@@ -2369,6 +2384,7 @@ ISHMEM_HD inline void ishmem_double_atomic_set(double* dest, double value, int p
     constexpr const char* fn = "ishmem_double_atomic_set";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(double));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(double));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_set<double>(dest, value, pe);
 }
@@ -2376,6 +2392,7 @@ ISHMEM_HD inline void ishmem_int_atomic_set(int* dest, int value, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_set";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_set<int>(dest, value, pe);
 }
@@ -2383,6 +2400,7 @@ ISHMEM_HD inline void ishmem_long_atomic_set(long* dest, long value, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_set";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_set<long>(dest, value, pe);
 }
@@ -2390,6 +2408,7 @@ ISHMEM_HD inline void ishmem_longlong_atomic_set(long long* dest, long long valu
     constexpr const char* fn = "ishmem_longlong_atomic_set";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_set<long long>(dest, value, pe);
 }
@@ -2397,6 +2416,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_set(unsigned int* dest, unsigned int va
     constexpr const char* fn = "ishmem_uint_atomic_set";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_set<unsigned int>(dest, value, pe);
 }
@@ -2404,6 +2424,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_set(unsigned long* dest, unsigned long
     constexpr const char* fn = "ishmem_ulong_atomic_set";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_set<unsigned long>(dest, value, pe);
 }
@@ -2411,6 +2432,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_set(unsigned long long* dest, unsi
     constexpr const char* fn = "ishmem_ulonglong_atomic_set";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_set<unsigned long long>(dest, value, pe);
 }
@@ -2418,6 +2440,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_set(int32_t* dest, int32_t value, int 
     constexpr const char* fn = "ishmem_int32_atomic_set";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_set<int32_t>(dest, value, pe);
 }
@@ -2425,6 +2448,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_set(int64_t* dest, int64_t value, int 
     constexpr const char* fn = "ishmem_int64_atomic_set";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_set<int64_t>(dest, value, pe);
 }
@@ -2432,6 +2456,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_set(uint32_t* dest, uint32_t value, i
     constexpr const char* fn = "ishmem_uint32_atomic_set";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_set<uint32_t>(dest, value, pe);
 }
@@ -2439,6 +2464,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_set(uint64_t* dest, uint64_t value, i
     constexpr const char* fn = "ishmem_uint64_atomic_set";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_set<uint64_t>(dest, value, pe);
 }
@@ -2446,6 +2472,7 @@ ISHMEM_HD inline void ishmem_size_atomic_set(size_t* dest, size_t value, int pe)
     constexpr const char* fn = "ishmem_size_atomic_set";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_set<size_t>(dest, value, pe);
 }
@@ -2453,6 +2480,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_atomic_set(ptrdiff_t* dest, ptrdiff_t value
     constexpr const char* fn = "ishmem_ptrdiff_atomic_set";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_set<ptrdiff_t>(dest, value, pe);
 }
@@ -2460,6 +2488,7 @@ ISHMEM_HD inline float ishmem_float_atomic_swap(float* dest, float value, int pe
     constexpr const char* fn = "ishmem_float_atomic_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(float));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(float));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_swap<float>(dest, value, pe);
 }
@@ -2467,6 +2496,7 @@ ISHMEM_HD inline double ishmem_double_atomic_swap(double* dest, double value, in
     constexpr const char* fn = "ishmem_double_atomic_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(double));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(double));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_swap<double>(dest, value, pe);
 }
@@ -2474,6 +2504,7 @@ ISHMEM_HD inline int ishmem_int_atomic_swap(int* dest, int value, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_swap<int>(dest, value, pe);
 }
@@ -2481,6 +2512,7 @@ ISHMEM_HD inline long ishmem_long_atomic_swap(long* dest, long value, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_swap<long>(dest, value, pe);
 }
@@ -2488,6 +2520,7 @@ ISHMEM_HD inline long long ishmem_longlong_atomic_swap(long long* dest, long lon
     constexpr const char* fn = "ishmem_longlong_atomic_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_swap<long long>(dest, value, pe);
 }
@@ -2495,6 +2528,7 @@ ISHMEM_HD inline unsigned int ishmem_uint_atomic_swap(unsigned int* dest, unsign
     constexpr const char* fn = "ishmem_uint_atomic_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_swap<unsigned int>(dest, value, pe);
 }
@@ -2502,6 +2536,7 @@ ISHMEM_HD inline unsigned long ishmem_ulong_atomic_swap(unsigned long* dest, uns
     constexpr const char* fn = "ishmem_ulong_atomic_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_swap<unsigned long>(dest, value, pe);
 }
@@ -2509,6 +2544,7 @@ ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_swap(unsigned long l
     constexpr const char* fn = "ishmem_ulonglong_atomic_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_swap<unsigned long long>(dest, value, pe);
 }
@@ -2516,6 +2552,7 @@ ISHMEM_HD inline int32_t ishmem_int32_atomic_swap(int32_t* dest, int32_t value, 
     constexpr const char* fn = "ishmem_int32_atomic_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_swap<int32_t>(dest, value, pe);
 }
@@ -2523,6 +2560,7 @@ ISHMEM_HD inline int64_t ishmem_int64_atomic_swap(int64_t* dest, int64_t value, 
     constexpr const char* fn = "ishmem_int64_atomic_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_swap<int64_t>(dest, value, pe);
 }
@@ -2530,6 +2568,7 @@ ISHMEM_HD inline uint32_t ishmem_uint32_atomic_swap(uint32_t* dest, uint32_t val
     constexpr const char* fn = "ishmem_uint32_atomic_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_swap<uint32_t>(dest, value, pe);
 }
@@ -2537,6 +2576,7 @@ ISHMEM_HD inline uint64_t ishmem_uint64_atomic_swap(uint64_t* dest, uint64_t val
     constexpr const char* fn = "ishmem_uint64_atomic_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_swap<uint64_t>(dest, value, pe);
 }
@@ -2544,6 +2584,7 @@ ISHMEM_HD inline size_t ishmem_size_atomic_swap(size_t* dest, size_t value, int 
     constexpr const char* fn = "ishmem_size_atomic_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_swap<size_t>(dest, value, pe);
 }
@@ -2551,6 +2592,7 @@ ISHMEM_HD inline ptrdiff_t ishmem_ptrdiff_atomic_swap(ptrdiff_t* dest, ptrdiff_t
     constexpr const char* fn = "ishmem_ptrdiff_atomic_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_swap<ptrdiff_t>(dest, value, pe);
 }
@@ -2558,6 +2600,7 @@ ISHMEM_HD inline int ishmem_int_atomic_compare_swap(int* dest, int cond, int val
     constexpr const char* fn = "ishmem_int_atomic_compare_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_compare_swap<int>(dest, cond, value, pe);
 }
@@ -2565,6 +2608,7 @@ ISHMEM_HD inline long ishmem_long_atomic_compare_swap(long* dest, long cond, lon
     constexpr const char* fn = "ishmem_long_atomic_compare_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_compare_swap<long>(dest, cond, value, pe);
 }
@@ -2572,6 +2616,7 @@ ISHMEM_HD inline long long ishmem_longlong_atomic_compare_swap(long long* dest, 
     constexpr const char* fn = "ishmem_longlong_atomic_compare_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_compare_swap<long long>(dest, cond, value, pe);
 }
@@ -2579,6 +2624,7 @@ ISHMEM_HD inline unsigned int ishmem_uint_atomic_compare_swap(unsigned int* dest
     constexpr const char* fn = "ishmem_uint_atomic_compare_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_compare_swap<unsigned int>(dest, cond, value, pe);
 }
@@ -2586,6 +2632,7 @@ ISHMEM_HD inline unsigned long ishmem_ulong_atomic_compare_swap(unsigned long* d
     constexpr const char* fn = "ishmem_ulong_atomic_compare_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_compare_swap<unsigned long>(dest, cond, value, pe);
 }
@@ -2593,6 +2640,7 @@ ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_compare_swap(unsigne
     constexpr const char* fn = "ishmem_ulonglong_atomic_compare_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_compare_swap<unsigned long long>(dest, cond, value, pe);
 }
@@ -2600,6 +2648,7 @@ ISHMEM_HD inline int32_t ishmem_int32_atomic_compare_swap(int32_t* dest, int32_t
     constexpr const char* fn = "ishmem_int32_atomic_compare_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_compare_swap<int32_t>(dest, cond, value, pe);
 }
@@ -2607,6 +2656,7 @@ ISHMEM_HD inline int64_t ishmem_int64_atomic_compare_swap(int64_t* dest, int64_t
     constexpr const char* fn = "ishmem_int64_atomic_compare_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_compare_swap<int64_t>(dest, cond, value, pe);
 }
@@ -2614,6 +2664,7 @@ ISHMEM_HD inline uint32_t ishmem_uint32_atomic_compare_swap(uint32_t* dest, uint
     constexpr const char* fn = "ishmem_uint32_atomic_compare_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_compare_swap<uint32_t>(dest, cond, value, pe);
 }
@@ -2621,6 +2672,7 @@ ISHMEM_HD inline uint64_t ishmem_uint64_atomic_compare_swap(uint64_t* dest, uint
     constexpr const char* fn = "ishmem_uint64_atomic_compare_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_compare_swap<uint64_t>(dest, cond, value, pe);
 }
@@ -2628,6 +2680,7 @@ ISHMEM_HD inline size_t ishmem_size_atomic_compare_swap(size_t* dest, size_t con
     constexpr const char* fn = "ishmem_size_atomic_compare_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_compare_swap<size_t>(dest, cond, value, pe);
 }
@@ -2635,6 +2688,7 @@ ISHMEM_HD inline ptrdiff_t ishmem_ptrdiff_atomic_compare_swap(ptrdiff_t* dest, p
     constexpr const char* fn = "ishmem_ptrdiff_atomic_compare_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_compare_swap<ptrdiff_t>(dest, cond, value, pe);
 }
@@ -2642,6 +2696,7 @@ ISHMEM_HD inline int ishmem_int_atomic_fetch_inc(int* dest, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_fetch_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_inc<int>(dest, pe);
 }
@@ -2649,6 +2704,7 @@ ISHMEM_HD inline long ishmem_long_atomic_fetch_inc(long* dest, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_fetch_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_inc<long>(dest, pe);
 }
@@ -2656,6 +2712,7 @@ ISHMEM_HD inline long long ishmem_longlong_atomic_fetch_inc(long long* dest, int
     constexpr const char* fn = "ishmem_longlong_atomic_fetch_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_inc<long long>(dest, pe);
 }
@@ -2663,6 +2720,7 @@ ISHMEM_HD inline unsigned int ishmem_uint_atomic_fetch_inc(unsigned int* dest, i
     constexpr const char* fn = "ishmem_uint_atomic_fetch_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_inc<unsigned int>(dest, pe);
 }
@@ -2670,6 +2728,7 @@ ISHMEM_HD inline unsigned long ishmem_ulong_atomic_fetch_inc(unsigned long* dest
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_inc<unsigned long>(dest, pe);
 }
@@ -2677,6 +2736,7 @@ ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_fetch_inc(unsigned l
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_inc<unsigned long long>(dest, pe);
 }
@@ -2684,6 +2744,7 @@ ISHMEM_HD inline int32_t ishmem_int32_atomic_fetch_inc(int32_t* dest, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_fetch_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_inc<int32_t>(dest, pe);
 }
@@ -2691,6 +2752,7 @@ ISHMEM_HD inline int64_t ishmem_int64_atomic_fetch_inc(int64_t* dest, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_fetch_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_inc<int64_t>(dest, pe);
 }
@@ -2698,6 +2760,7 @@ ISHMEM_HD inline uint32_t ishmem_uint32_atomic_fetch_inc(uint32_t* dest, int pe)
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_inc<uint32_t>(dest, pe);
 }
@@ -2705,6 +2768,7 @@ ISHMEM_HD inline uint64_t ishmem_uint64_atomic_fetch_inc(uint64_t* dest, int pe)
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_inc<uint64_t>(dest, pe);
 }
@@ -2712,6 +2776,7 @@ ISHMEM_HD inline size_t ishmem_size_atomic_fetch_inc(size_t* dest, int pe) {
     constexpr const char* fn = "ishmem_size_atomic_fetch_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_inc<size_t>(dest, pe);
 }
@@ -2719,6 +2784,7 @@ ISHMEM_HD inline ptrdiff_t ishmem_ptrdiff_atomic_fetch_inc(ptrdiff_t* dest, int 
     constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_inc<ptrdiff_t>(dest, pe);
 }
@@ -2726,6 +2792,7 @@ ISHMEM_HD inline void ishmem_int_atomic_inc(int* dest, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_inc<int>(dest, pe);
 }
@@ -2733,6 +2800,7 @@ ISHMEM_HD inline void ishmem_long_atomic_inc(long* dest, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_inc<long>(dest, pe);
 }
@@ -2740,6 +2808,7 @@ ISHMEM_HD inline void ishmem_longlong_atomic_inc(long long* dest, int pe) {
     constexpr const char* fn = "ishmem_longlong_atomic_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_inc<long long>(dest, pe);
 }
@@ -2747,6 +2816,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_inc(unsigned int* dest, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_inc<unsigned int>(dest, pe);
 }
@@ -2754,6 +2824,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_inc(unsigned long* dest, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_inc<unsigned long>(dest, pe);
 }
@@ -2761,6 +2832,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_inc(unsigned long long* dest, int 
     constexpr const char* fn = "ishmem_ulonglong_atomic_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_inc<unsigned long long>(dest, pe);
 }
@@ -2768,6 +2840,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_inc(int32_t* dest, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_inc<int32_t>(dest, pe);
 }
@@ -2775,6 +2848,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_inc(int64_t* dest, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_inc<int64_t>(dest, pe);
 }
@@ -2782,6 +2856,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_inc(uint32_t* dest, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_inc<uint32_t>(dest, pe);
 }
@@ -2789,6 +2864,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_inc(uint64_t* dest, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_inc<uint64_t>(dest, pe);
 }
@@ -2796,6 +2872,7 @@ ISHMEM_HD inline void ishmem_size_atomic_inc(size_t* dest, int pe) {
     constexpr const char* fn = "ishmem_size_atomic_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_inc<size_t>(dest, pe);
 }
@@ -2803,6 +2880,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_atomic_inc(ptrdiff_t* dest, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_atomic_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_inc<ptrdiff_t>(dest, pe);
 }
@@ -2810,6 +2888,7 @@ ISHMEM_HD inline int ishmem_int_atomic_fetch_add(int* dest, int value, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_fetch_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_add<int>(dest, value, pe);
 }
@@ -2817,6 +2896,7 @@ ISHMEM_HD inline long ishmem_long_atomic_fetch_add(long* dest, long value, int p
     constexpr const char* fn = "ishmem_long_atomic_fetch_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_add<long>(dest, value, pe);
 }
@@ -2824,6 +2904,7 @@ ISHMEM_HD inline long long ishmem_longlong_atomic_fetch_add(long long* dest, lon
     constexpr const char* fn = "ishmem_longlong_atomic_fetch_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_add<long long>(dest, value, pe);
 }
@@ -2831,6 +2912,7 @@ ISHMEM_HD inline unsigned int ishmem_uint_atomic_fetch_add(unsigned int* dest, u
     constexpr const char* fn = "ishmem_uint_atomic_fetch_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_add<unsigned int>(dest, value, pe);
 }
@@ -2838,6 +2920,7 @@ ISHMEM_HD inline unsigned long ishmem_ulong_atomic_fetch_add(unsigned long* dest
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_add<unsigned long>(dest, value, pe);
 }
@@ -2845,6 +2928,7 @@ ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_fetch_add(unsigned l
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_add<unsigned long long>(dest, value, pe);
 }
@@ -2852,6 +2936,7 @@ ISHMEM_HD inline int32_t ishmem_int32_atomic_fetch_add(int32_t* dest, int32_t va
     constexpr const char* fn = "ishmem_int32_atomic_fetch_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_add<int32_t>(dest, value, pe);
 }
@@ -2859,6 +2944,7 @@ ISHMEM_HD inline int64_t ishmem_int64_atomic_fetch_add(int64_t* dest, int64_t va
     constexpr const char* fn = "ishmem_int64_atomic_fetch_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_add<int64_t>(dest, value, pe);
 }
@@ -2866,6 +2952,7 @@ ISHMEM_HD inline uint32_t ishmem_uint32_atomic_fetch_add(uint32_t* dest, uint32_
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_add<uint32_t>(dest, value, pe);
 }
@@ -2873,6 +2960,7 @@ ISHMEM_HD inline uint64_t ishmem_uint64_atomic_fetch_add(uint64_t* dest, uint64_
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_add<uint64_t>(dest, value, pe);
 }
@@ -2880,6 +2968,7 @@ ISHMEM_HD inline size_t ishmem_size_atomic_fetch_add(size_t* dest, size_t value,
     constexpr const char* fn = "ishmem_size_atomic_fetch_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_add<size_t>(dest, value, pe);
 }
@@ -2887,6 +2976,7 @@ ISHMEM_HD inline ptrdiff_t ishmem_ptrdiff_atomic_fetch_add(ptrdiff_t* dest, ptrd
     constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_add<ptrdiff_t>(dest, value, pe);
 }
@@ -2894,6 +2984,7 @@ ISHMEM_HD inline void ishmem_int_atomic_add(int* dest, int value, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_add<int>(dest, value, pe);
 }
@@ -2901,6 +2992,7 @@ ISHMEM_HD inline void ishmem_long_atomic_add(long* dest, long value, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_add<long>(dest, value, pe);
 }
@@ -2908,6 +3000,7 @@ ISHMEM_HD inline void ishmem_longlong_atomic_add(long long* dest, long long valu
     constexpr const char* fn = "ishmem_longlong_atomic_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_add<long long>(dest, value, pe);
 }
@@ -2915,6 +3008,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_add(unsigned int* dest, unsigned int va
     constexpr const char* fn = "ishmem_uint_atomic_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_add<unsigned int>(dest, value, pe);
 }
@@ -2922,6 +3016,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_add(unsigned long* dest, unsigned long
     constexpr const char* fn = "ishmem_ulong_atomic_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_add<unsigned long>(dest, value, pe);
 }
@@ -2929,6 +3024,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_add(unsigned long long* dest, unsi
     constexpr const char* fn = "ishmem_ulonglong_atomic_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_add<unsigned long long>(dest, value, pe);
 }
@@ -2936,6 +3032,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_add(int32_t* dest, int32_t value, int 
     constexpr const char* fn = "ishmem_int32_atomic_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_add<int32_t>(dest, value, pe);
 }
@@ -2943,6 +3040,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_add(int64_t* dest, int64_t value, int 
     constexpr const char* fn = "ishmem_int64_atomic_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_add<int64_t>(dest, value, pe);
 }
@@ -2950,6 +3048,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_add(uint32_t* dest, uint32_t value, i
     constexpr const char* fn = "ishmem_uint32_atomic_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_add<uint32_t>(dest, value, pe);
 }
@@ -2957,6 +3056,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_add(uint64_t* dest, uint64_t value, i
     constexpr const char* fn = "ishmem_uint64_atomic_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_add<uint64_t>(dest, value, pe);
 }
@@ -2964,6 +3064,7 @@ ISHMEM_HD inline void ishmem_size_atomic_add(size_t* dest, size_t value, int pe)
     constexpr const char* fn = "ishmem_size_atomic_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_add<size_t>(dest, value, pe);
 }
@@ -2971,6 +3072,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_atomic_add(ptrdiff_t* dest, ptrdiff_t value
     constexpr const char* fn = "ishmem_ptrdiff_atomic_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_add<ptrdiff_t>(dest, value, pe);
 }
@@ -2978,6 +3080,7 @@ ISHMEM_HD inline unsigned int ishmem_uint_atomic_fetch_and(unsigned int* dest, u
     constexpr const char* fn = "ishmem_uint_atomic_fetch_and";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_and<unsigned int>(dest, value, pe);
 }
@@ -2985,6 +3088,7 @@ ISHMEM_HD inline unsigned long ishmem_ulong_atomic_fetch_and(unsigned long* dest
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_and";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_and<unsigned long>(dest, value, pe);
 }
@@ -2992,6 +3096,7 @@ ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_fetch_and(unsigned l
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_and";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_and<unsigned long long>(dest, value, pe);
 }
@@ -2999,6 +3104,7 @@ ISHMEM_HD inline int32_t ishmem_int32_atomic_fetch_and(int32_t* dest, int32_t va
     constexpr const char* fn = "ishmem_int32_atomic_fetch_and";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_and<int32_t>(dest, value, pe);
 }
@@ -3006,6 +3112,7 @@ ISHMEM_HD inline int64_t ishmem_int64_atomic_fetch_and(int64_t* dest, int64_t va
     constexpr const char* fn = "ishmem_int64_atomic_fetch_and";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_and<int64_t>(dest, value, pe);
 }
@@ -3013,6 +3120,7 @@ ISHMEM_HD inline uint32_t ishmem_uint32_atomic_fetch_and(uint32_t* dest, uint32_
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_and";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_and<uint32_t>(dest, value, pe);
 }
@@ -3020,6 +3128,7 @@ ISHMEM_HD inline uint64_t ishmem_uint64_atomic_fetch_and(uint64_t* dest, uint64_
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_and";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_and<uint64_t>(dest, value, pe);
 }
@@ -3027,6 +3136,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_and(unsigned int* dest, unsigned int va
     constexpr const char* fn = "ishmem_uint_atomic_and";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_and<unsigned int>(dest, value, pe);
 }
@@ -3034,6 +3144,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_and(unsigned long* dest, unsigned long
     constexpr const char* fn = "ishmem_ulong_atomic_and";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_and<unsigned long>(dest, value, pe);
 }
@@ -3041,6 +3152,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_and(unsigned long long* dest, unsi
     constexpr const char* fn = "ishmem_ulonglong_atomic_and";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_and<unsigned long long>(dest, value, pe);
 }
@@ -3048,6 +3160,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_and(int32_t* dest, int32_t value, int 
     constexpr const char* fn = "ishmem_int32_atomic_and";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_and<int32_t>(dest, value, pe);
 }
@@ -3055,6 +3168,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_and(int64_t* dest, int64_t value, int 
     constexpr const char* fn = "ishmem_int64_atomic_and";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_and<int64_t>(dest, value, pe);
 }
@@ -3062,6 +3176,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_and(uint32_t* dest, uint32_t value, i
     constexpr const char* fn = "ishmem_uint32_atomic_and";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_and<uint32_t>(dest, value, pe);
 }
@@ -3069,6 +3184,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_and(uint64_t* dest, uint64_t value, i
     constexpr const char* fn = "ishmem_uint64_atomic_and";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_and<uint64_t>(dest, value, pe);
 }
@@ -3076,6 +3192,7 @@ ISHMEM_HD inline unsigned int ishmem_uint_atomic_fetch_or(unsigned int* dest, un
     constexpr const char* fn = "ishmem_uint_atomic_fetch_or";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_or<unsigned int>(dest, value, pe);
 }
@@ -3083,6 +3200,7 @@ ISHMEM_HD inline unsigned long ishmem_ulong_atomic_fetch_or(unsigned long* dest,
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_or";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_or<unsigned long>(dest, value, pe);
 }
@@ -3090,6 +3208,7 @@ ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_fetch_or(unsigned lo
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_or";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_or<unsigned long long>(dest, value, pe);
 }
@@ -3097,6 +3216,7 @@ ISHMEM_HD inline int32_t ishmem_int32_atomic_fetch_or(int32_t* dest, int32_t val
     constexpr const char* fn = "ishmem_int32_atomic_fetch_or";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_or<int32_t>(dest, value, pe);
 }
@@ -3104,6 +3224,7 @@ ISHMEM_HD inline int64_t ishmem_int64_atomic_fetch_or(int64_t* dest, int64_t val
     constexpr const char* fn = "ishmem_int64_atomic_fetch_or";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_or<int64_t>(dest, value, pe);
 }
@@ -3111,6 +3232,7 @@ ISHMEM_HD inline uint32_t ishmem_uint32_atomic_fetch_or(uint32_t* dest, uint32_t
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_or";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_or<uint32_t>(dest, value, pe);
 }
@@ -3118,6 +3240,7 @@ ISHMEM_HD inline uint64_t ishmem_uint64_atomic_fetch_or(uint64_t* dest, uint64_t
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_or";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_or<uint64_t>(dest, value, pe);
 }
@@ -3125,6 +3248,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_or(unsigned int* dest, unsigned int val
     constexpr const char* fn = "ishmem_uint_atomic_or";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_or<unsigned int>(dest, value, pe);
 }
@@ -3132,6 +3256,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_or(unsigned long* dest, unsigned long 
     constexpr const char* fn = "ishmem_ulong_atomic_or";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_or<unsigned long>(dest, value, pe);
 }
@@ -3139,6 +3264,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_or(unsigned long long* dest, unsig
     constexpr const char* fn = "ishmem_ulonglong_atomic_or";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_or<unsigned long long>(dest, value, pe);
 }
@@ -3146,6 +3272,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_or(int32_t* dest, int32_t value, int p
     constexpr const char* fn = "ishmem_int32_atomic_or";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_or<int32_t>(dest, value, pe);
 }
@@ -3153,6 +3280,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_or(int64_t* dest, int64_t value, int p
     constexpr const char* fn = "ishmem_int64_atomic_or";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_or<int64_t>(dest, value, pe);
 }
@@ -3160,6 +3288,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_or(uint32_t* dest, uint32_t value, in
     constexpr const char* fn = "ishmem_uint32_atomic_or";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_or<uint32_t>(dest, value, pe);
 }
@@ -3167,6 +3296,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_or(uint64_t* dest, uint64_t value, in
     constexpr const char* fn = "ishmem_uint64_atomic_or";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_or<uint64_t>(dest, value, pe);
 }
@@ -3174,6 +3304,7 @@ ISHMEM_HD inline unsigned int ishmem_uint_atomic_fetch_xor(unsigned int* dest, u
     constexpr const char* fn = "ishmem_uint_atomic_fetch_xor";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_xor<unsigned int>(dest, value, pe);
 }
@@ -3181,6 +3312,7 @@ ISHMEM_HD inline unsigned long ishmem_ulong_atomic_fetch_xor(unsigned long* dest
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_xor";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_xor<unsigned long>(dest, value, pe);
 }
@@ -3188,6 +3320,7 @@ ISHMEM_HD inline unsigned long long ishmem_ulonglong_atomic_fetch_xor(unsigned l
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_xor";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_xor<unsigned long long>(dest, value, pe);
 }
@@ -3195,6 +3328,7 @@ ISHMEM_HD inline int32_t ishmem_int32_atomic_fetch_xor(int32_t* dest, int32_t va
     constexpr const char* fn = "ishmem_int32_atomic_fetch_xor";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_xor<int32_t>(dest, value, pe);
 }
@@ -3202,6 +3336,7 @@ ISHMEM_HD inline int64_t ishmem_int64_atomic_fetch_xor(int64_t* dest, int64_t va
     constexpr const char* fn = "ishmem_int64_atomic_fetch_xor";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_xor<int64_t>(dest, value, pe);
 }
@@ -3209,6 +3344,7 @@ ISHMEM_HD inline uint32_t ishmem_uint32_atomic_fetch_xor(uint32_t* dest, uint32_
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_xor";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_xor<uint32_t>(dest, value, pe);
 }
@@ -3216,6 +3352,7 @@ ISHMEM_HD inline uint64_t ishmem_uint64_atomic_fetch_xor(uint64_t* dest, uint64_
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_xor";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_xor<uint64_t>(dest, value, pe);
 }
@@ -3223,6 +3360,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_xor(unsigned int* dest, unsigned int va
     constexpr const char* fn = "ishmem_uint_atomic_xor";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_xor<unsigned int>(dest, value, pe);
 }
@@ -3230,6 +3368,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_xor(unsigned long* dest, unsigned long
     constexpr const char* fn = "ishmem_ulong_atomic_xor";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_xor<unsigned long>(dest, value, pe);
 }
@@ -3237,6 +3376,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_xor(unsigned long long* dest, unsi
     constexpr const char* fn = "ishmem_ulonglong_atomic_xor";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_xor<unsigned long long>(dest, value, pe);
 }
@@ -3244,6 +3384,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_xor(int32_t* dest, int32_t value, int 
     constexpr const char* fn = "ishmem_int32_atomic_xor";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_xor<int32_t>(dest, value, pe);
 }
@@ -3251,6 +3392,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_xor(int64_t* dest, int64_t value, int 
     constexpr const char* fn = "ishmem_int64_atomic_xor";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_xor<int64_t>(dest, value, pe);
 }
@@ -3258,6 +3400,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_xor(uint32_t* dest, uint32_t value, i
     constexpr const char* fn = "ishmem_uint32_atomic_xor";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_xor<uint32_t>(dest, value, pe);
 }
@@ -3265,6 +3408,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_xor(uint64_t* dest, uint64_t value, i
     constexpr const char* fn = "ishmem_uint64_atomic_xor";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_xor<uint64_t>(dest, value, pe);
 }
@@ -3273,6 +3417,7 @@ ISHMEM_HD inline void ishmem_float_atomic_fetch_nbi(float* fetch, float* source,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(float));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(float));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_nbi<float>(fetch, source, pe);
 }
@@ -3281,6 +3426,7 @@ ISHMEM_HD inline void ishmem_double_atomic_fetch_nbi(double* fetch, double* sour
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(double));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(double));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_nbi<double>(fetch, source, pe);
 }
@@ -3289,6 +3435,7 @@ ISHMEM_HD inline void ishmem_int_atomic_fetch_nbi(int* fetch, int* source, int p
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_nbi<int>(fetch, source, pe);
 }
@@ -3297,6 +3444,7 @@ ISHMEM_HD inline void ishmem_long_atomic_fetch_nbi(long* fetch, long* source, in
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_nbi<long>(fetch, source, pe);
 }
@@ -3305,6 +3453,7 @@ ISHMEM_HD inline void ishmem_longlong_atomic_fetch_nbi(long long* fetch, long lo
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_nbi<long long>(fetch, source, pe);
 }
@@ -3313,6 +3462,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_fetch_nbi(unsigned int* fetch, unsigned
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_nbi<unsigned int>(fetch, source, pe);
 }
@@ -3321,6 +3471,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_fetch_nbi(unsigned long* fetch, unsign
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_nbi<unsigned long>(fetch, source, pe);
 }
@@ -3329,6 +3480,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_fetch_nbi(unsigned long long* fetc
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_nbi<unsigned long long>(fetch, source, pe);
 }
@@ -3337,6 +3489,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_fetch_nbi(int32_t* fetch, int32_t* sou
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_nbi<int32_t>(fetch, source, pe);
 }
@@ -3345,6 +3498,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_fetch_nbi(int64_t* fetch, int64_t* sou
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_nbi<int64_t>(fetch, source, pe);
 }
@@ -3353,6 +3507,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_fetch_nbi(uint32_t* fetch, uint32_t* 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_nbi<uint32_t>(fetch, source, pe);
 }
@@ -3361,6 +3516,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_fetch_nbi(uint64_t* fetch, uint64_t* 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_nbi<uint64_t>(fetch, source, pe);
 }
@@ -3369,6 +3525,7 @@ ISHMEM_HD inline void ishmem_size_atomic_fetch_nbi(size_t* fetch, size_t* source
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(size_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_nbi<size_t>(fetch, source, pe);
 }
@@ -3377,6 +3534,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_atomic_fetch_nbi(ptrdiff_t* fetch, ptrdiff_
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(ptrdiff_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_nbi<ptrdiff_t>(fetch, source, pe);
 }
@@ -3385,6 +3543,7 @@ ISHMEM_HD inline void ishmem_float_atomic_swap_nbi(float* fetch, float* dest, fl
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(float));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(float));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_swap_nbi<float>(fetch, dest, value, pe);
 }
@@ -3393,6 +3552,7 @@ ISHMEM_HD inline void ishmem_double_atomic_swap_nbi(double* fetch, double* dest,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(double));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(double));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_swap_nbi<double>(fetch, dest, value, pe);
 }
@@ -3401,6 +3561,7 @@ ISHMEM_HD inline void ishmem_int_atomic_swap_nbi(int* fetch, int* dest, int valu
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_swap_nbi<int>(fetch, dest, value, pe);
 }
@@ -3409,6 +3570,7 @@ ISHMEM_HD inline void ishmem_long_atomic_swap_nbi(long* fetch, long* dest, long 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_swap_nbi<long>(fetch, dest, value, pe);
 }
@@ -3417,6 +3579,7 @@ ISHMEM_HD inline void ishmem_longlong_atomic_swap_nbi(long long* fetch, long lon
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_swap_nbi<long long>(fetch, dest, value, pe);
 }
@@ -3425,6 +3588,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_swap_nbi(unsigned int* fetch, unsigned 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_swap_nbi<unsigned int>(fetch, dest, value, pe);
 }
@@ -3433,6 +3597,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_swap_nbi(unsigned long* fetch, unsigne
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_swap_nbi<unsigned long>(fetch, dest, value, pe);
 }
@@ -3441,6 +3606,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_swap_nbi(unsigned long long* fetch
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_swap_nbi<unsigned long long>(fetch, dest, value, pe);
 }
@@ -3449,6 +3615,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_swap_nbi(int32_t* fetch, int32_t* dest
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_swap_nbi<int32_t>(fetch, dest, value, pe);
 }
@@ -3457,6 +3624,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_swap_nbi(int64_t* fetch, int64_t* dest
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_swap_nbi<int64_t>(fetch, dest, value, pe);
 }
@@ -3465,6 +3633,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_swap_nbi(uint32_t* fetch, uint32_t* d
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_swap_nbi<uint32_t>(fetch, dest, value, pe);
 }
@@ -3473,6 +3642,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_swap_nbi(uint64_t* fetch, uint64_t* d
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_swap_nbi<uint64_t>(fetch, dest, value, pe);
 }
@@ -3481,6 +3651,7 @@ ISHMEM_HD inline void ishmem_size_atomic_swap_nbi(size_t* fetch, size_t* dest, s
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_swap_nbi<size_t>(fetch, dest, value, pe);
 }
@@ -3489,6 +3660,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_atomic_swap_nbi(ptrdiff_t* fetch, ptrdiff_t
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_swap_nbi<ptrdiff_t>(fetch, dest, value, pe);
 }
@@ -3497,6 +3669,7 @@ ISHMEM_HD inline void ishmem_int_atomic_compare_swap_nbi(int* fetch, int* dest, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_compare_swap_nbi<int>(fetch, dest, cond, value, pe);
 }
@@ -3505,6 +3678,7 @@ ISHMEM_HD inline void ishmem_long_atomic_compare_swap_nbi(long* fetch, long* des
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_compare_swap_nbi<long>(fetch, dest, cond, value, pe);
 }
@@ -3513,6 +3687,7 @@ ISHMEM_HD inline void ishmem_longlong_atomic_compare_swap_nbi(long long* fetch, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_compare_swap_nbi<long long>(fetch, dest, cond, value, pe);
 }
@@ -3521,6 +3696,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_compare_swap_nbi(unsigned int* fetch, u
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_compare_swap_nbi<unsigned int>(fetch, dest, cond, value, pe);
 }
@@ -3529,6 +3705,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_compare_swap_nbi(unsigned long* fetch,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_compare_swap_nbi<unsigned long>(fetch, dest, cond, value, pe);
 }
@@ -3537,6 +3714,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_compare_swap_nbi(unsigned long lon
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_compare_swap_nbi<unsigned long long>(fetch, dest, cond, value, pe);
 }
@@ -3545,6 +3723,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_compare_swap_nbi(int32_t* fetch, int32
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_compare_swap_nbi<int32_t>(fetch, dest, cond, value, pe);
 }
@@ -3553,6 +3732,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_compare_swap_nbi(int64_t* fetch, int64
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_compare_swap_nbi<int64_t>(fetch, dest, cond, value, pe);
 }
@@ -3561,6 +3741,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_compare_swap_nbi(uint32_t* fetch, uin
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_compare_swap_nbi<uint32_t>(fetch, dest, cond, value, pe);
 }
@@ -3569,6 +3750,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_compare_swap_nbi(uint64_t* fetch, uin
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_compare_swap_nbi<uint64_t>(fetch, dest, cond, value, pe);
 }
@@ -3577,6 +3759,7 @@ ISHMEM_HD inline void ishmem_size_atomic_compare_swap_nbi(size_t* fetch, size_t*
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_compare_swap_nbi<size_t>(fetch, dest, cond, value, pe);
 }
@@ -3585,6 +3768,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_atomic_compare_swap_nbi(ptrdiff_t* fetch, p
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_compare_swap_nbi<ptrdiff_t>(fetch, dest, cond, value, pe);
 }
@@ -3593,6 +3777,7 @@ ISHMEM_HD inline void ishmem_int_atomic_fetch_inc_nbi(int* fetch, int* dest, int
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_inc_nbi<int>(fetch, dest, pe);
 }
@@ -3601,6 +3786,7 @@ ISHMEM_HD inline void ishmem_long_atomic_fetch_inc_nbi(long* fetch, long* dest, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_inc_nbi<long>(fetch, dest, pe);
 }
@@ -3609,6 +3795,7 @@ ISHMEM_HD inline void ishmem_longlong_atomic_fetch_inc_nbi(long long* fetch, lon
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_inc_nbi<long long>(fetch, dest, pe);
 }
@@ -3617,6 +3804,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_fetch_inc_nbi(unsigned int* fetch, unsi
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_inc_nbi<unsigned int>(fetch, dest, pe);
 }
@@ -3625,6 +3813,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_fetch_inc_nbi(unsigned long* fetch, un
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_inc_nbi<unsigned long>(fetch, dest, pe);
 }
@@ -3633,6 +3822,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_fetch_inc_nbi(unsigned long long* 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_inc_nbi<unsigned long long>(fetch, dest, pe);
 }
@@ -3641,6 +3831,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_fetch_inc_nbi(int32_t* fetch, int32_t*
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_inc_nbi<int32_t>(fetch, dest, pe);
 }
@@ -3649,6 +3840,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_fetch_inc_nbi(int64_t* fetch, int64_t*
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_inc_nbi<int64_t>(fetch, dest, pe);
 }
@@ -3657,6 +3849,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_fetch_inc_nbi(uint32_t* fetch, uint32
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_inc_nbi<uint32_t>(fetch, dest, pe);
 }
@@ -3665,6 +3858,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_fetch_inc_nbi(uint64_t* fetch, uint64
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_inc_nbi<uint64_t>(fetch, dest, pe);
 }
@@ -3673,6 +3867,7 @@ ISHMEM_HD inline void ishmem_size_atomic_fetch_inc_nbi(size_t* fetch, size_t* de
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_inc_nbi<size_t>(fetch, dest, pe);
 }
@@ -3681,6 +3876,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_atomic_fetch_inc_nbi(ptrdiff_t* fetch, ptrd
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_inc_nbi<ptrdiff_t>(fetch, dest, pe);
 }
@@ -3689,6 +3885,7 @@ ISHMEM_HD inline void ishmem_int_atomic_fetch_add_nbi(int* fetch, int* dest, int
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_add_nbi<int>(fetch, dest, value, pe);
 }
@@ -3697,6 +3894,7 @@ ISHMEM_HD inline void ishmem_long_atomic_fetch_add_nbi(long* fetch, long* dest, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_add_nbi<long>(fetch, dest, value, pe);
 }
@@ -3705,6 +3903,7 @@ ISHMEM_HD inline void ishmem_longlong_atomic_fetch_add_nbi(long long* fetch, lon
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_add_nbi<long long>(fetch, dest, value, pe);
 }
@@ -3713,6 +3912,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_fetch_add_nbi(unsigned int* fetch, unsi
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_add_nbi<unsigned int>(fetch, dest, value, pe);
 }
@@ -3721,6 +3921,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_fetch_add_nbi(unsigned long* fetch, un
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_add_nbi<unsigned long>(fetch, dest, value, pe);
 }
@@ -3729,6 +3930,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_fetch_add_nbi(unsigned long long* 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_add_nbi<unsigned long long>(fetch, dest, value, pe);
 }
@@ -3737,6 +3939,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_fetch_add_nbi(int32_t* fetch, int32_t*
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_add_nbi<int32_t>(fetch, dest, value, pe);
 }
@@ -3745,6 +3948,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_fetch_add_nbi(int64_t* fetch, int64_t*
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_add_nbi<int64_t>(fetch, dest, value, pe);
 }
@@ -3753,6 +3957,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_fetch_add_nbi(uint32_t* fetch, uint32
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_add_nbi<uint32_t>(fetch, dest, value, pe);
 }
@@ -3761,6 +3966,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_fetch_add_nbi(uint64_t* fetch, uint64
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_add_nbi<uint64_t>(fetch, dest, value, pe);
 }
@@ -3769,6 +3975,7 @@ ISHMEM_HD inline void ishmem_size_atomic_fetch_add_nbi(size_t* fetch, size_t* de
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_add_nbi<size_t>(fetch, dest, value, pe);
 }
@@ -3777,6 +3984,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_atomic_fetch_add_nbi(ptrdiff_t* fetch, ptrd
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_add_nbi<ptrdiff_t>(fetch, dest, value, pe);
 }
@@ -3785,6 +3993,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_fetch_and_nbi(unsigned int* fetch, unsi
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_and_nbi<unsigned int>(fetch, dest, value, pe);
 }
@@ -3793,6 +4002,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_fetch_and_nbi(unsigned long* fetch, un
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_and_nbi<unsigned long>(fetch, dest, value, pe);
 }
@@ -3801,6 +4011,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_fetch_and_nbi(unsigned long long* 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_and_nbi<unsigned long long>(fetch, dest, value, pe);
 }
@@ -3809,6 +4020,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_fetch_and_nbi(int32_t* fetch, int32_t*
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_and_nbi<int32_t>(fetch, dest, value, pe);
 }
@@ -3817,6 +4029,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_fetch_and_nbi(int64_t* fetch, int64_t*
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_and_nbi<int64_t>(fetch, dest, value, pe);
 }
@@ -3825,6 +4038,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_fetch_and_nbi(uint32_t* fetch, uint32
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_and_nbi<uint32_t>(fetch, dest, value, pe);
 }
@@ -3833,6 +4047,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_fetch_and_nbi(uint64_t* fetch, uint64
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_and_nbi<uint64_t>(fetch, dest, value, pe);
 }
@@ -3841,6 +4056,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_fetch_or_nbi(unsigned int* fetch, unsig
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_or_nbi<unsigned int>(fetch, dest, value, pe);
 }
@@ -3849,6 +4065,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_fetch_or_nbi(unsigned long* fetch, uns
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_or_nbi<unsigned long>(fetch, dest, value, pe);
 }
@@ -3857,6 +4074,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_fetch_or_nbi(unsigned long long* f
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_or_nbi<unsigned long long>(fetch, dest, value, pe);
 }
@@ -3865,6 +4083,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_fetch_or_nbi(int32_t* fetch, int32_t* 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_or_nbi<int32_t>(fetch, dest, value, pe);
 }
@@ -3873,6 +4092,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_fetch_or_nbi(int64_t* fetch, int64_t* 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_or_nbi<int64_t>(fetch, dest, value, pe);
 }
@@ -3881,6 +4101,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_fetch_or_nbi(uint32_t* fetch, uint32_
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_or_nbi<uint32_t>(fetch, dest, value, pe);
 }
@@ -3889,6 +4110,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_fetch_or_nbi(uint64_t* fetch, uint64_
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_or_nbi<uint64_t>(fetch, dest, value, pe);
 }
@@ -3897,6 +4119,7 @@ ISHMEM_HD inline void ishmem_uint_atomic_fetch_xor_nbi(unsigned int* fetch, unsi
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_xor_nbi<unsigned int>(fetch, dest, value, pe);
 }
@@ -3905,6 +4128,7 @@ ISHMEM_HD inline void ishmem_ulong_atomic_fetch_xor_nbi(unsigned long* fetch, un
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_xor_nbi<unsigned long>(fetch, dest, value, pe);
 }
@@ -3913,6 +4137,7 @@ ISHMEM_HD inline void ishmem_ulonglong_atomic_fetch_xor_nbi(unsigned long long* 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_xor_nbi<unsigned long long>(fetch, dest, value, pe);
 }
@@ -3921,6 +4146,7 @@ ISHMEM_HD inline void ishmem_int32_atomic_fetch_xor_nbi(int32_t* fetch, int32_t*
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_xor_nbi<int32_t>(fetch, dest, value, pe);
 }
@@ -3929,6 +4155,7 @@ ISHMEM_HD inline void ishmem_int64_atomic_fetch_xor_nbi(int64_t* fetch, int64_t*
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_xor_nbi<int64_t>(fetch, dest, value, pe);
 }
@@ -3937,6 +4164,7 @@ ISHMEM_HD inline void ishmem_uint32_atomic_fetch_xor_nbi(uint32_t* fetch, uint32
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_xor_nbi<uint32_t>(fetch, dest, value, pe);
 }
@@ -3945,6 +4173,7 @@ ISHMEM_HD inline void ishmem_uint64_atomic_fetch_xor_nbi(uint64_t* fetch, uint64
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_xor_nbi<uint64_t>(fetch, dest, value, pe);
 }
@@ -4187,6 +4416,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch(T* source, int pe) {
     constexpr const char* fn = "ishmem_atomic_fetch";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch<T>(source, pe);
 #else
@@ -4194,6 +4424,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch(T* source, int pe) {
     constexpr const char* fn = "ishmem_atomic_fetch";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "source", source, alignof(T));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<T>(source, pe);
 #endif
@@ -4205,6 +4436,7 @@ ISHMEM_HD inline void ishmem_atomic_set(T* dest, T value, int pe) {
     constexpr const char* fn = "ishmem_atomic_set";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_set<T>(dest, value, pe);
 #else
@@ -4212,6 +4444,7 @@ ISHMEM_HD inline void ishmem_atomic_set(T* dest, T value, int pe) {
     constexpr const char* fn = "ishmem_atomic_set";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<T>(dest, value, pe);
 #endif
@@ -4223,6 +4456,7 @@ ISHMEM_HD inline T ishmem_atomic_swap(T* dest, T value, int pe) {
     constexpr const char* fn = "ishmem_atomic_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_swap<T>(dest, value, pe);
 #else
@@ -4230,6 +4464,7 @@ ISHMEM_HD inline T ishmem_atomic_swap(T* dest, T value, int pe) {
     constexpr const char* fn = "ishmem_atomic_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<T>(dest, value, pe);
 #endif
@@ -4241,6 +4476,7 @@ ISHMEM_HD inline T ishmem_atomic_compare_swap(T* dest, T cond, T value, int pe) 
     constexpr const char* fn = "ishmem_atomic_compare_swap";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_compare_swap<T>(dest, cond, value, pe);
 #else
@@ -4248,6 +4484,7 @@ ISHMEM_HD inline T ishmem_atomic_compare_swap(T* dest, T cond, T value, int pe) 
     constexpr const char* fn = "ishmem_atomic_compare_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<T>(dest, cond, value, pe);
 #endif
@@ -4259,6 +4496,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch_inc(T* dest, int pe) {
     constexpr const char* fn = "ishmem_atomic_fetch_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_inc<T>(dest, pe);
 #else
@@ -4266,6 +4504,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch_inc(T* dest, int pe) {
     constexpr const char* fn = "ishmem_atomic_fetch_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<T>(dest, pe);
 #endif
@@ -4277,6 +4516,7 @@ ISHMEM_HD inline void ishmem_atomic_inc(T* dest, int pe) {
     constexpr const char* fn = "ishmem_atomic_inc";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_inc<T>(dest, pe);
 #else
@@ -4284,6 +4524,7 @@ ISHMEM_HD inline void ishmem_atomic_inc(T* dest, int pe) {
     constexpr const char* fn = "ishmem_atomic_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<T>(dest, pe);
 #endif
@@ -4295,6 +4536,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch_add(T* dest, T value, int pe) {
     constexpr const char* fn = "ishmem_atomic_fetch_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_add<T>(dest, value, pe);
 #else
@@ -4302,6 +4544,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch_add(T* dest, T value, int pe) {
     constexpr const char* fn = "ishmem_atomic_fetch_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<T>(dest, value, pe);
 #endif
@@ -4313,6 +4556,7 @@ ISHMEM_HD inline void ishmem_atomic_add(T* dest, T value, int pe) {
     constexpr const char* fn = "ishmem_atomic_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_add<T>(dest, value, pe);
 #else
@@ -4320,6 +4564,7 @@ ISHMEM_HD inline void ishmem_atomic_add(T* dest, T value, int pe) {
     constexpr const char* fn = "ishmem_atomic_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<T>(dest, value, pe);
 #endif
@@ -4331,6 +4576,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch_and(T* dest, T value, int pe) {
     constexpr const char* fn = "ishmem_atomic_fetch_and";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_and<T>(dest, value, pe);
 #else
@@ -4338,6 +4584,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch_and(T* dest, T value, int pe) {
     constexpr const char* fn = "ishmem_atomic_fetch_and";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<T>(dest, value, pe);
 #endif
@@ -4349,6 +4596,7 @@ ISHMEM_HD inline void ishmem_atomic_and(T* dest, T value, int pe) {
     constexpr const char* fn = "ishmem_atomic_and";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_and<T>(dest, value, pe);
 #else
@@ -4356,6 +4604,7 @@ ISHMEM_HD inline void ishmem_atomic_and(T* dest, T value, int pe) {
     constexpr const char* fn = "ishmem_atomic_and";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<T>(dest, value, pe);
 #endif
@@ -4367,6 +4616,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch_or(T* dest, T value, int pe) {
     constexpr const char* fn = "ishmem_atomic_fetch_or";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_or<T>(dest, value, pe);
 #else
@@ -4374,6 +4624,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch_or(T* dest, T value, int pe) {
     constexpr const char* fn = "ishmem_atomic_fetch_or";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<T>(dest, value, pe);
 #endif
@@ -4385,6 +4636,7 @@ ISHMEM_HD inline void ishmem_atomic_or(T* dest, T value, int pe) {
     constexpr const char* fn = "ishmem_atomic_or";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_or<T>(dest, value, pe);
 #else
@@ -4392,6 +4644,7 @@ ISHMEM_HD inline void ishmem_atomic_or(T* dest, T value, int pe) {
     constexpr const char* fn = "ishmem_atomic_or";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<T>(dest, value, pe);
 #endif
@@ -4403,6 +4656,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch_xor(T* dest, T value, int pe) {
     constexpr const char* fn = "ishmem_atomic_fetch_xor";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     return ishmemi::dev::atomic_fetch_xor<T>(dest, value, pe);
 #else
@@ -4410,6 +4664,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch_xor(T* dest, T value, int pe) {
     constexpr const char* fn = "ishmem_atomic_fetch_xor";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<T>(dest, value, pe);
 #endif
@@ -4421,6 +4676,7 @@ ISHMEM_HD inline void ishmem_atomic_xor(T* dest, T value, int pe) {
     constexpr const char* fn = "ishmem_atomic_xor";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_xor<T>(dest, value, pe);
 #else
@@ -4428,6 +4684,7 @@ ISHMEM_HD inline void ishmem_atomic_xor(T* dest, T value, int pe) {
     constexpr const char* fn = "ishmem_atomic_xor";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<T>(dest, value, pe);
 #endif
@@ -4440,6 +4697,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_nbi(T* fetch, T* source, int pe) {
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "source", source, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "source", source, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_nbi<T>(fetch, source, pe);
 #else
@@ -4448,6 +4706,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_nbi(T* fetch, T* source, int pe) {
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "source", source, alignof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<T>(fetch, source, pe);
 #endif
@@ -4460,6 +4719,7 @@ ISHMEM_HD inline void ishmem_atomic_swap_nbi(T* fetch, T* dest, T value, int pe)
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_swap_nbi<T>(fetch, dest, value, pe);
 #else
@@ -4468,6 +4728,7 @@ ISHMEM_HD inline void ishmem_atomic_swap_nbi(T* fetch, T* dest, T value, int pe)
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<T>(fetch, dest, value, pe);
 #endif
@@ -4480,6 +4741,7 @@ ISHMEM_HD inline void ishmem_atomic_compare_swap_nbi(T* fetch, T* dest, T cond, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_compare_swap_nbi<T>(fetch, dest, cond, value, pe);
 #else
@@ -4488,6 +4750,7 @@ ISHMEM_HD inline void ishmem_atomic_compare_swap_nbi(T* fetch, T* dest, T cond, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<T>(fetch, dest, cond, value, pe);
 #endif
@@ -4500,6 +4763,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_inc_nbi(T* fetch, T* dest, int pe) {
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_inc_nbi<T>(fetch, dest, pe);
 #else
@@ -4508,6 +4772,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_inc_nbi(T* fetch, T* dest, int pe) {
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<T>(fetch, dest, pe);
 #endif
@@ -4520,6 +4785,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_add_nbi(T* fetch, T* dest, T value, in
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_add_nbi<T>(fetch, dest, value, pe);
 #else
@@ -4528,6 +4794,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_add_nbi(T* fetch, T* dest, T value, in
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<T>(fetch, dest, value, pe);
 #endif
@@ -4540,6 +4807,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_and_nbi(T* fetch, T* dest, T value, in
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_and_nbi<T>(fetch, dest, value, pe);
 #else
@@ -4548,6 +4816,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_and_nbi(T* fetch, T* dest, T value, in
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<T>(fetch, dest, value, pe);
 #endif
@@ -4560,6 +4829,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_or_nbi(T* fetch, T* dest, T value, int
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_or_nbi<T>(fetch, dest, value, pe);
 #else
@@ -4568,6 +4838,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_or_nbi(T* fetch, T* dest, T value, int
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<T>(fetch, dest, value, pe);
 #endif
@@ -4580,6 +4851,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_xor_nbi(T* fetch, T* dest, T value, in
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::dev::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::atomic_fetch_xor_nbi<T>(fetch, dest, value, pe);
 #else
@@ -4588,6 +4860,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_xor_nbi(T* fetch, T* dest, T value, in
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(T));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<T>(fetch, dest, value, pe);
 #endif
@@ -4601,6 +4874,7 @@ ISHMEM_HD inline void ishmem_float_put_signal(float* dest, const float* source, 
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<float>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4611,6 +4885,7 @@ ISHMEM_HD inline void ishmem_double_put_signal(double* dest, const double* sourc
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<double>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4621,6 +4896,7 @@ ISHMEM_HD inline void ishmem_char_put_signal(char* dest, const char* source, siz
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4631,6 +4907,7 @@ ISHMEM_HD inline void ishmem_schar_put_signal(signed char* dest, const signed ch
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4641,6 +4918,7 @@ ISHMEM_HD inline void ishmem_short_put_signal(short* dest, const short* source, 
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<short>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4651,6 +4929,7 @@ ISHMEM_HD inline void ishmem_int_put_signal(int* dest, const int* source, size_t
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<int>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4661,6 +4940,7 @@ ISHMEM_HD inline void ishmem_long_put_signal(long* dest, const long* source, siz
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4671,6 +4951,7 @@ ISHMEM_HD inline void ishmem_longlong_put_signal(long long* dest, const long lon
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4681,6 +4962,7 @@ ISHMEM_HD inline void ishmem_uchar_put_signal(unsigned char* dest, const unsigne
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4691,6 +4973,7 @@ ISHMEM_HD inline void ishmem_ushort_put_signal(unsigned short* dest, const unsig
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4701,6 +4984,7 @@ ISHMEM_HD inline void ishmem_uint_put_signal(unsigned int* dest, const unsigned 
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4711,6 +4995,7 @@ ISHMEM_HD inline void ishmem_ulong_put_signal(unsigned long* dest, const unsigne
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4721,6 +5006,7 @@ ISHMEM_HD inline void ishmem_ulonglong_put_signal(unsigned long long* dest, cons
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4731,6 +5017,7 @@ ISHMEM_HD inline void ishmem_int8_put_signal(int8_t* dest, const int8_t* source,
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4741,6 +5028,7 @@ ISHMEM_HD inline void ishmem_int16_put_signal(int16_t* dest, const int16_t* sour
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4751,6 +5039,7 @@ ISHMEM_HD inline void ishmem_int32_put_signal(int32_t* dest, const int32_t* sour
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4761,6 +5050,7 @@ ISHMEM_HD inline void ishmem_int64_put_signal(int64_t* dest, const int64_t* sour
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4771,6 +5061,7 @@ ISHMEM_HD inline void ishmem_uint8_put_signal(uint8_t* dest, const uint8_t* sour
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4781,6 +5072,7 @@ ISHMEM_HD inline void ishmem_uint16_put_signal(uint16_t* dest, const uint16_t* s
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4791,6 +5083,7 @@ ISHMEM_HD inline void ishmem_uint32_put_signal(uint32_t* dest, const uint32_t* s
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4801,6 +5094,7 @@ ISHMEM_HD inline void ishmem_uint64_put_signal(uint64_t* dest, const uint64_t* s
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4811,6 +5105,7 @@ ISHMEM_HD inline void ishmem_size_put_signal(size_t* dest, const size_t* source,
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4821,6 +5116,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_put_signal(ptrdiff_t* dest, const ptrdiff_t
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4831,6 +5127,7 @@ ISHMEM_HD inline void ishmem_put8_signal(void* dest, const void* source, size_t 
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -4841,6 +5138,7 @@ ISHMEM_HD inline void ishmem_put16_signal(void* dest, const void* source, size_t
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -4851,6 +5149,7 @@ ISHMEM_HD inline void ishmem_put32_signal(void* dest, const void* source, size_t
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -4861,6 +5160,7 @@ ISHMEM_HD inline void ishmem_put64_signal(void* dest, const void* source, size_t
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -4871,6 +5171,7 @@ ISHMEM_HD inline void ishmem_put128_signal(void* dest, const void* source, size_
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -4881,6 +5182,7 @@ ISHMEM_HD inline void ishmem_putmem_signal(void* dest, const void* source, size_
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -4891,6 +5193,7 @@ ISHMEM_HD inline void ishmem_float_put_signal_nbi(float* dest, const float* sour
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<float>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4901,6 +5204,7 @@ ISHMEM_HD inline void ishmem_double_put_signal_nbi(double* dest, const double* s
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<double>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4911,6 +5215,7 @@ ISHMEM_HD inline void ishmem_char_put_signal_nbi(char* dest, const char* source,
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4921,6 +5226,7 @@ ISHMEM_HD inline void ishmem_schar_put_signal_nbi(signed char* dest, const signe
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4931,6 +5237,7 @@ ISHMEM_HD inline void ishmem_short_put_signal_nbi(short* dest, const short* sour
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<short>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4941,6 +5248,7 @@ ISHMEM_HD inline void ishmem_int_put_signal_nbi(int* dest, const int* source, si
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<int>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4951,6 +5259,7 @@ ISHMEM_HD inline void ishmem_long_put_signal_nbi(long* dest, const long* source,
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4961,6 +5270,7 @@ ISHMEM_HD inline void ishmem_longlong_put_signal_nbi(long long* dest, const long
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4971,6 +5281,7 @@ ISHMEM_HD inline void ishmem_uchar_put_signal_nbi(unsigned char* dest, const uns
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4981,6 +5292,7 @@ ISHMEM_HD inline void ishmem_ushort_put_signal_nbi(unsigned short* dest, const u
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -4991,6 +5303,7 @@ ISHMEM_HD inline void ishmem_uint_put_signal_nbi(unsigned int* dest, const unsig
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -5001,6 +5314,7 @@ ISHMEM_HD inline void ishmem_ulong_put_signal_nbi(unsigned long* dest, const uns
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -5011,6 +5325,7 @@ ISHMEM_HD inline void ishmem_ulonglong_put_signal_nbi(unsigned long long* dest, 
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -5021,6 +5336,7 @@ ISHMEM_HD inline void ishmem_int8_put_signal_nbi(int8_t* dest, const int8_t* sou
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -5031,6 +5347,7 @@ ISHMEM_HD inline void ishmem_int16_put_signal_nbi(int16_t* dest, const int16_t* 
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -5041,6 +5358,7 @@ ISHMEM_HD inline void ishmem_int32_put_signal_nbi(int32_t* dest, const int32_t* 
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -5051,6 +5369,7 @@ ISHMEM_HD inline void ishmem_int64_put_signal_nbi(int64_t* dest, const int64_t* 
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -5061,6 +5380,7 @@ ISHMEM_HD inline void ishmem_uint8_put_signal_nbi(uint8_t* dest, const uint8_t* 
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -5071,6 +5391,7 @@ ISHMEM_HD inline void ishmem_uint16_put_signal_nbi(uint16_t* dest, const uint16_
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -5081,6 +5402,7 @@ ISHMEM_HD inline void ishmem_uint32_put_signal_nbi(uint32_t* dest, const uint32_
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -5091,6 +5413,7 @@ ISHMEM_HD inline void ishmem_uint64_put_signal_nbi(uint64_t* dest, const uint64_
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -5101,6 +5424,7 @@ ISHMEM_HD inline void ishmem_size_put_signal_nbi(size_t* dest, const size_t* sou
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -5111,6 +5435,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_put_signal_nbi(ptrdiff_t* dest, const ptrdi
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -5121,6 +5446,7 @@ ISHMEM_HD inline void ishmem_put8_signal_nbi(void* dest, const void* source, siz
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -5131,6 +5457,7 @@ ISHMEM_HD inline void ishmem_put16_signal_nbi(void* dest, const void* source, si
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -5141,6 +5468,7 @@ ISHMEM_HD inline void ishmem_put32_signal_nbi(void* dest, const void* source, si
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -5151,6 +5479,7 @@ ISHMEM_HD inline void ishmem_put64_signal_nbi(void* dest, const void* source, si
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -5161,6 +5490,7 @@ ISHMEM_HD inline void ishmem_put128_signal_nbi(void* dest, const void* source, s
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -5171,6 +5501,7 @@ ISHMEM_HD inline void ishmem_putmem_signal_nbi(void* dest, const void* source, s
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -5179,6 +5510,7 @@ ISHMEM_HD inline uint64_t ishmem_signal_fetch(uint64_t* sig_addr) {
     constexpr const char* fn = "ishmem_signal_fetch";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     return ishmemi::dev::signal_fetch(sig_addr);
 }
 #else
@@ -5252,6 +5584,7 @@ ISHMEM_HD inline void ishmem_put_signal(T* dest, const T* source, size_t nelems,
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal<T>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -5262,6 +5595,7 @@ ISHMEM_HD inline void ishmem_put_signal(T* dest, const T* source, size_t nelems,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<T>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -5276,6 +5610,7 @@ ISHMEM_HD inline void ishmem_put_signal_nbi(T* dest, const T* source, size_t nel
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi<T>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -5286,6 +5621,7 @@ ISHMEM_HD inline void ishmem_put_signal_nbi(T* dest, const T* source, size_t nel
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<T>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -5316,6 +5652,7 @@ ISHMEM_HD inline void ishmem_int_wait_until(int* ivar, int cmp, int cmp_value) {
     constexpr const char* fn = "ishmem_int_wait_until";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until<int>(ivar, cmp, cmp_value);
 }
@@ -5323,6 +5660,7 @@ ISHMEM_HD inline void ishmem_long_wait_until(long* ivar, int cmp, long cmp_value
     constexpr const char* fn = "ishmem_long_wait_until";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until<long>(ivar, cmp, cmp_value);
 }
@@ -5330,6 +5668,7 @@ ISHMEM_HD inline void ishmem_longlong_wait_until(long long* ivar, int cmp, long 
     constexpr const char* fn = "ishmem_longlong_wait_until";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until<long long>(ivar, cmp, cmp_value);
 }
@@ -5337,6 +5676,7 @@ ISHMEM_HD inline void ishmem_uint_wait_until(unsigned int* ivar, int cmp, unsign
     constexpr const char* fn = "ishmem_uint_wait_until";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until<unsigned int>(ivar, cmp, cmp_value);
 }
@@ -5344,6 +5684,7 @@ ISHMEM_HD inline void ishmem_ulong_wait_until(unsigned long* ivar, int cmp, unsi
     constexpr const char* fn = "ishmem_ulong_wait_until";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until<unsigned long>(ivar, cmp, cmp_value);
 }
@@ -5351,6 +5692,7 @@ ISHMEM_HD inline void ishmem_ulonglong_wait_until(unsigned long long* ivar, int 
     constexpr const char* fn = "ishmem_ulonglong_wait_until";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until<unsigned long long>(ivar, cmp, cmp_value);
 }
@@ -5358,6 +5700,7 @@ ISHMEM_HD inline void ishmem_int32_wait_until(int32_t* ivar, int cmp, int32_t cm
     constexpr const char* fn = "ishmem_int32_wait_until";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until<int32_t>(ivar, cmp, cmp_value);
 }
@@ -5365,6 +5708,7 @@ ISHMEM_HD inline void ishmem_int64_wait_until(int64_t* ivar, int cmp, int64_t cm
     constexpr const char* fn = "ishmem_int64_wait_until";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until<int64_t>(ivar, cmp, cmp_value);
 }
@@ -5372,6 +5716,7 @@ ISHMEM_HD inline void ishmem_uint32_wait_until(uint32_t* ivar, int cmp, uint32_t
     constexpr const char* fn = "ishmem_uint32_wait_until";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until<uint32_t>(ivar, cmp, cmp_value);
 }
@@ -5379,6 +5724,7 @@ ISHMEM_HD inline void ishmem_uint64_wait_until(uint64_t* ivar, int cmp, uint64_t
     constexpr const char* fn = "ishmem_uint64_wait_until";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until<uint64_t>(ivar, cmp, cmp_value);
 }
@@ -5386,6 +5732,7 @@ ISHMEM_HD inline void ishmem_size_wait_until(size_t* ivar, int cmp, size_t cmp_v
     constexpr const char* fn = "ishmem_size_wait_until";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(size_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until<size_t>(ivar, cmp, cmp_value);
 }
@@ -5393,6 +5740,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_wait_until(ptrdiff_t* ivar, int cmp, ptrdif
     constexpr const char* fn = "ishmem_ptrdiff_wait_until";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until<ptrdiff_t>(ivar, cmp, cmp_value);
 }
@@ -5401,6 +5749,7 @@ ISHMEM_HD inline void ishmem_int_wait_until_all(int* ivars, size_t nelems, const
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all<int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5409,6 +5758,7 @@ ISHMEM_HD inline void ishmem_long_wait_until_all(long* ivars, size_t nelems, con
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all<long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5417,6 +5767,7 @@ ISHMEM_HD inline void ishmem_longlong_wait_until_all(long long* ivars, size_t ne
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all<long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5425,6 +5776,7 @@ ISHMEM_HD inline void ishmem_uint_wait_until_all(unsigned int* ivars, size_t nel
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all<unsigned int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5433,6 +5785,7 @@ ISHMEM_HD inline void ishmem_ulong_wait_until_all(unsigned long* ivars, size_t n
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all<unsigned long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5441,6 +5794,7 @@ ISHMEM_HD inline void ishmem_ulonglong_wait_until_all(unsigned long long* ivars,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5449,6 +5803,7 @@ ISHMEM_HD inline void ishmem_int32_wait_until_all(int32_t* ivars, size_t nelems,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all<int32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5457,6 +5812,7 @@ ISHMEM_HD inline void ishmem_int64_wait_until_all(int64_t* ivars, size_t nelems,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all<int64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5465,6 +5821,7 @@ ISHMEM_HD inline void ishmem_uint32_wait_until_all(uint32_t* ivars, size_t nelem
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all<uint32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5473,6 +5830,7 @@ ISHMEM_HD inline void ishmem_uint64_wait_until_all(uint64_t* ivars, size_t nelem
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all<uint64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5481,6 +5839,7 @@ ISHMEM_HD inline void ishmem_size_wait_until_all(size_t* ivars, size_t nelems, c
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all<size_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5489,6 +5848,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_wait_until_all(ptrdiff_t* ivars, size_t nel
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5497,6 +5857,7 @@ ISHMEM_HD inline size_t ishmem_int_wait_until_any(int* ivars, size_t nelems, con
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any<int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5505,6 +5866,7 @@ ISHMEM_HD inline size_t ishmem_long_wait_until_any(long* ivars, size_t nelems, c
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any<long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5513,6 +5875,7 @@ ISHMEM_HD inline size_t ishmem_longlong_wait_until_any(long long* ivars, size_t 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any<long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5521,6 +5884,7 @@ ISHMEM_HD inline size_t ishmem_uint_wait_until_any(unsigned int* ivars, size_t n
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any<unsigned int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5529,6 +5893,7 @@ ISHMEM_HD inline size_t ishmem_ulong_wait_until_any(unsigned long* ivars, size_t
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any<unsigned long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5537,6 +5902,7 @@ ISHMEM_HD inline size_t ishmem_ulonglong_wait_until_any(unsigned long long* ivar
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5545,6 +5911,7 @@ ISHMEM_HD inline size_t ishmem_int32_wait_until_any(int32_t* ivars, size_t nelem
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any<int32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5553,6 +5920,7 @@ ISHMEM_HD inline size_t ishmem_int64_wait_until_any(int64_t* ivars, size_t nelem
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any<int64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5561,6 +5929,7 @@ ISHMEM_HD inline size_t ishmem_uint32_wait_until_any(uint32_t* ivars, size_t nel
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any<uint32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5569,6 +5938,7 @@ ISHMEM_HD inline size_t ishmem_uint64_wait_until_any(uint64_t* ivars, size_t nel
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any<uint64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5577,6 +5947,7 @@ ISHMEM_HD inline size_t ishmem_size_wait_until_any(size_t* ivars, size_t nelems,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any<size_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5585,6 +5956,7 @@ ISHMEM_HD inline size_t ishmem_ptrdiff_wait_until_any(ptrdiff_t* ivars, size_t n
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -5593,6 +5965,7 @@ ISHMEM_HD inline size_t ishmem_int_wait_until_some(int* ivars, size_t nelems, si
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some<int>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -5602,6 +5975,7 @@ ISHMEM_HD inline size_t ishmem_long_wait_until_some(long* ivars, size_t nelems, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some<long>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -5611,6 +5985,7 @@ ISHMEM_HD inline size_t ishmem_longlong_wait_until_some(long long* ivars, size_t
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some<long long>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -5620,6 +5995,7 @@ ISHMEM_HD inline size_t ishmem_uint_wait_until_some(unsigned int* ivars, size_t 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some<unsigned int>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -5629,6 +6005,7 @@ ISHMEM_HD inline size_t ishmem_ulong_wait_until_some(unsigned long* ivars, size_
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some<unsigned long>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -5638,6 +6015,7 @@ ISHMEM_HD inline size_t ishmem_ulonglong_wait_until_some(unsigned long long* iva
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -5647,6 +6025,7 @@ ISHMEM_HD inline size_t ishmem_int32_wait_until_some(int32_t* ivars, size_t nele
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some<int32_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -5656,6 +6035,7 @@ ISHMEM_HD inline size_t ishmem_int64_wait_until_some(int64_t* ivars, size_t nele
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some<int64_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -5665,6 +6045,7 @@ ISHMEM_HD inline size_t ishmem_uint32_wait_until_some(uint32_t* ivars, size_t ne
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some<uint32_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -5674,6 +6055,7 @@ ISHMEM_HD inline size_t ishmem_uint64_wait_until_some(uint64_t* ivars, size_t ne
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some<uint64_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -5683,6 +6065,7 @@ ISHMEM_HD inline size_t ishmem_size_wait_until_some(size_t* ivars, size_t nelems
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some<size_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -5692,6 +6075,7 @@ ISHMEM_HD inline size_t ishmem_ptrdiff_wait_until_some(ptrdiff_t* ivars, size_t 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -5701,6 +6085,7 @@ ISHMEM_HD inline void ishmem_int_wait_until_all_vector(int* ivars, size_t nelems
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all<int>(ivars, nelems, status, cmp, cmp_values);
@@ -5710,6 +6095,7 @@ ISHMEM_HD inline void ishmem_long_wait_until_all_vector(long* ivars, size_t nele
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all<long>(ivars, nelems, status, cmp, cmp_values);
@@ -5719,6 +6105,7 @@ ISHMEM_HD inline void ishmem_longlong_wait_until_all_vector(long long* ivars, si
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all<long long>(ivars, nelems, status, cmp, cmp_values);
@@ -5728,6 +6115,7 @@ ISHMEM_HD inline void ishmem_uint_wait_until_all_vector(unsigned int* ivars, siz
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all<unsigned int>(ivars, nelems, status, cmp, cmp_values);
@@ -5737,6 +6125,7 @@ ISHMEM_HD inline void ishmem_ulong_wait_until_all_vector(unsigned long* ivars, s
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all<unsigned long>(ivars, nelems, status, cmp, cmp_values);
@@ -5746,6 +6135,7 @@ ISHMEM_HD inline void ishmem_ulonglong_wait_until_all_vector(unsigned long long*
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
@@ -5755,6 +6145,7 @@ ISHMEM_HD inline void ishmem_int32_wait_until_all_vector(int32_t* ivars, size_t 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all<int32_t>(ivars, nelems, status, cmp, cmp_values);
@@ -5764,6 +6155,7 @@ ISHMEM_HD inline void ishmem_int64_wait_until_all_vector(int64_t* ivars, size_t 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all<int64_t>(ivars, nelems, status, cmp, cmp_values);
@@ -5773,6 +6165,7 @@ ISHMEM_HD inline void ishmem_uint32_wait_until_all_vector(uint32_t* ivars, size_
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all<uint32_t>(ivars, nelems, status, cmp, cmp_values);
@@ -5782,6 +6175,7 @@ ISHMEM_HD inline void ishmem_uint64_wait_until_all_vector(uint64_t* ivars, size_
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all<uint64_t>(ivars, nelems, status, cmp, cmp_values);
@@ -5791,6 +6185,7 @@ ISHMEM_HD inline void ishmem_size_wait_until_all_vector(size_t* ivars, size_t ne
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all<size_t>(ivars, nelems, status, cmp, cmp_values);
@@ -5800,6 +6195,7 @@ ISHMEM_HD inline void ishmem_ptrdiff_wait_until_all_vector(ptrdiff_t* ivars, siz
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
@@ -5809,6 +6205,7 @@ ISHMEM_HD inline size_t ishmem_int_wait_until_any_vector(int* ivars, size_t nele
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any<int>(ivars, nelems, status, cmp, cmp_values);
@@ -5818,6 +6215,7 @@ ISHMEM_HD inline size_t ishmem_long_wait_until_any_vector(long* ivars, size_t ne
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any<long>(ivars, nelems, status, cmp, cmp_values);
@@ -5827,6 +6225,7 @@ ISHMEM_HD inline size_t ishmem_longlong_wait_until_any_vector(long long* ivars, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any<long long>(ivars, nelems, status, cmp, cmp_values);
@@ -5836,6 +6235,7 @@ ISHMEM_HD inline size_t ishmem_uint_wait_until_any_vector(unsigned int* ivars, s
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any<unsigned int>(ivars, nelems, status, cmp, cmp_values);
@@ -5845,6 +6245,7 @@ ISHMEM_HD inline size_t ishmem_ulong_wait_until_any_vector(unsigned long* ivars,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any<unsigned long>(ivars, nelems, status, cmp, cmp_values);
@@ -5854,6 +6255,7 @@ ISHMEM_HD inline size_t ishmem_ulonglong_wait_until_any_vector(unsigned long lon
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
@@ -5863,6 +6265,7 @@ ISHMEM_HD inline size_t ishmem_int32_wait_until_any_vector(int32_t* ivars, size_
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any<int32_t>(ivars, nelems, status, cmp, cmp_values);
@@ -5872,6 +6275,7 @@ ISHMEM_HD inline size_t ishmem_int64_wait_until_any_vector(int64_t* ivars, size_
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any<int64_t>(ivars, nelems, status, cmp, cmp_values);
@@ -5881,6 +6285,7 @@ ISHMEM_HD inline size_t ishmem_uint32_wait_until_any_vector(uint32_t* ivars, siz
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any<uint32_t>(ivars, nelems, status, cmp, cmp_values);
@@ -5890,6 +6295,7 @@ ISHMEM_HD inline size_t ishmem_uint64_wait_until_any_vector(uint64_t* ivars, siz
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any<uint64_t>(ivars, nelems, status, cmp, cmp_values);
@@ -5899,6 +6305,7 @@ ISHMEM_HD inline size_t ishmem_size_wait_until_any_vector(size_t* ivars, size_t 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any<size_t>(ivars, nelems, status, cmp, cmp_values);
@@ -5908,6 +6315,7 @@ ISHMEM_HD inline size_t ishmem_ptrdiff_wait_until_any_vector(ptrdiff_t* ivars, s
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
@@ -5917,6 +6325,7 @@ ISHMEM_HD inline size_t ishmem_int_wait_until_some_vector(int* ivars, size_t nel
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5927,6 +6336,7 @@ ISHMEM_HD inline size_t ishmem_long_wait_until_some_vector(long* ivars, size_t n
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5937,6 +6347,7 @@ ISHMEM_HD inline size_t ishmem_longlong_wait_until_some_vector(long long* ivars,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5947,6 +6358,7 @@ ISHMEM_HD inline size_t ishmem_uint_wait_until_some_vector(unsigned int* ivars, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5957,6 +6369,7 @@ ISHMEM_HD inline size_t ishmem_ulong_wait_until_some_vector(unsigned long* ivars
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5967,6 +6380,7 @@ ISHMEM_HD inline size_t ishmem_ulonglong_wait_until_some_vector(unsigned long lo
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5977,6 +6391,7 @@ ISHMEM_HD inline size_t ishmem_int32_wait_until_some_vector(int32_t* ivars, size
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5987,6 +6402,7 @@ ISHMEM_HD inline size_t ishmem_int64_wait_until_some_vector(int64_t* ivars, size
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -5997,6 +6413,7 @@ ISHMEM_HD inline size_t ishmem_uint32_wait_until_some_vector(uint32_t* ivars, si
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6007,6 +6424,7 @@ ISHMEM_HD inline size_t ishmem_uint64_wait_until_some_vector(uint64_t* ivars, si
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6017,6 +6435,7 @@ ISHMEM_HD inline size_t ishmem_size_wait_until_some_vector(size_t* ivars, size_t
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6027,6 +6446,7 @@ ISHMEM_HD inline size_t ishmem_ptrdiff_wait_until_some_vector(ptrdiff_t* ivars, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6036,6 +6456,7 @@ ISHMEM_HD inline int ishmem_int_test(int* ivar, int cmp, int cmp_value) {
     constexpr const char* fn = "ishmem_int_test";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test<int>(ivar, cmp, cmp_value);
 }
@@ -6043,6 +6464,7 @@ ISHMEM_HD inline int ishmem_long_test(long* ivar, int cmp, long cmp_value) {
     constexpr const char* fn = "ishmem_long_test";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test<long>(ivar, cmp, cmp_value);
 }
@@ -6050,6 +6472,7 @@ ISHMEM_HD inline int ishmem_longlong_test(long long* ivar, int cmp, long long cm
     constexpr const char* fn = "ishmem_longlong_test";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test<long long>(ivar, cmp, cmp_value);
 }
@@ -6057,6 +6480,7 @@ ISHMEM_HD inline int ishmem_uint_test(unsigned int* ivar, int cmp, unsigned int 
     constexpr const char* fn = "ishmem_uint_test";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test<unsigned int>(ivar, cmp, cmp_value);
 }
@@ -6064,6 +6488,7 @@ ISHMEM_HD inline int ishmem_ulong_test(unsigned long* ivar, int cmp, unsigned lo
     constexpr const char* fn = "ishmem_ulong_test";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test<unsigned long>(ivar, cmp, cmp_value);
 }
@@ -6071,6 +6496,7 @@ ISHMEM_HD inline int ishmem_ulonglong_test(unsigned long long* ivar, int cmp, un
     constexpr const char* fn = "ishmem_ulonglong_test";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test<unsigned long long>(ivar, cmp, cmp_value);
 }
@@ -6078,6 +6504,7 @@ ISHMEM_HD inline int ishmem_int32_test(int32_t* ivar, int cmp, int32_t cmp_value
     constexpr const char* fn = "ishmem_int32_test";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test<int32_t>(ivar, cmp, cmp_value);
 }
@@ -6085,6 +6512,7 @@ ISHMEM_HD inline int ishmem_int64_test(int64_t* ivar, int cmp, int64_t cmp_value
     constexpr const char* fn = "ishmem_int64_test";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test<int64_t>(ivar, cmp, cmp_value);
 }
@@ -6092,6 +6520,7 @@ ISHMEM_HD inline int ishmem_uint32_test(uint32_t* ivar, int cmp, uint32_t cmp_va
     constexpr const char* fn = "ishmem_uint32_test";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test<uint32_t>(ivar, cmp, cmp_value);
 }
@@ -6099,6 +6528,7 @@ ISHMEM_HD inline int ishmem_uint64_test(uint64_t* ivar, int cmp, uint64_t cmp_va
     constexpr const char* fn = "ishmem_uint64_test";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test<uint64_t>(ivar, cmp, cmp_value);
 }
@@ -6106,6 +6536,7 @@ ISHMEM_HD inline int ishmem_size_test(size_t* ivar, int cmp, size_t cmp_value) {
     constexpr const char* fn = "ishmem_size_test";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(size_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test<size_t>(ivar, cmp, cmp_value);
 }
@@ -6113,6 +6544,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_test(ptrdiff_t* ivar, int cmp, ptrdiff_t cmp
     constexpr const char* fn = "ishmem_ptrdiff_test";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test<ptrdiff_t>(ivar, cmp, cmp_value);
 }
@@ -6121,6 +6553,7 @@ ISHMEM_HD inline int ishmem_int_test_all(int* ivars, size_t nelems, const int* s
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all<int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6129,6 +6562,7 @@ ISHMEM_HD inline int ishmem_long_test_all(long* ivars, size_t nelems, const int*
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all<long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6137,6 +6571,7 @@ ISHMEM_HD inline int ishmem_longlong_test_all(long long* ivars, size_t nelems, c
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all<long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6145,6 +6580,7 @@ ISHMEM_HD inline int ishmem_uint_test_all(unsigned int* ivars, size_t nelems, co
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all<unsigned int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6153,6 +6589,7 @@ ISHMEM_HD inline int ishmem_ulong_test_all(unsigned long* ivars, size_t nelems, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all<unsigned long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6161,6 +6598,7 @@ ISHMEM_HD inline int ishmem_ulonglong_test_all(unsigned long long* ivars, size_t
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6169,6 +6607,7 @@ ISHMEM_HD inline int ishmem_int32_test_all(int32_t* ivars, size_t nelems, const 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all<int32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6177,6 +6616,7 @@ ISHMEM_HD inline int ishmem_int64_test_all(int64_t* ivars, size_t nelems, const 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all<int64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6185,6 +6625,7 @@ ISHMEM_HD inline int ishmem_uint32_test_all(uint32_t* ivars, size_t nelems, cons
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all<uint32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6193,6 +6634,7 @@ ISHMEM_HD inline int ishmem_uint64_test_all(uint64_t* ivars, size_t nelems, cons
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all<uint64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6201,6 +6643,7 @@ ISHMEM_HD inline int ishmem_size_test_all(size_t* ivars, size_t nelems, const in
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all<size_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6209,6 +6652,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_test_all(ptrdiff_t* ivars, size_t nelems, co
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6217,6 +6661,7 @@ ISHMEM_HD inline size_t ishmem_int_test_any(int* ivars, size_t nelems, const int
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any<int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6225,6 +6670,7 @@ ISHMEM_HD inline size_t ishmem_long_test_any(long* ivars, size_t nelems, const i
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any<long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6233,6 +6679,7 @@ ISHMEM_HD inline size_t ishmem_longlong_test_any(long long* ivars, size_t nelems
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any<long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6241,6 +6688,7 @@ ISHMEM_HD inline size_t ishmem_uint_test_any(unsigned int* ivars, size_t nelems,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any<unsigned int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6249,6 +6697,7 @@ ISHMEM_HD inline size_t ishmem_ulong_test_any(unsigned long* ivars, size_t nelem
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any<unsigned long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6257,6 +6706,7 @@ ISHMEM_HD inline size_t ishmem_ulonglong_test_any(unsigned long long* ivars, siz
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6265,6 +6715,7 @@ ISHMEM_HD inline size_t ishmem_int32_test_any(int32_t* ivars, size_t nelems, con
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any<int32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6273,6 +6724,7 @@ ISHMEM_HD inline size_t ishmem_int64_test_any(int64_t* ivars, size_t nelems, con
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any<int64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6281,6 +6733,7 @@ ISHMEM_HD inline size_t ishmem_uint32_test_any(uint32_t* ivars, size_t nelems, c
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any<uint32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6289,6 +6742,7 @@ ISHMEM_HD inline size_t ishmem_uint64_test_any(uint64_t* ivars, size_t nelems, c
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any<uint64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6297,6 +6751,7 @@ ISHMEM_HD inline size_t ishmem_size_test_any(size_t* ivars, size_t nelems, const
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any<size_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6305,6 +6760,7 @@ ISHMEM_HD inline size_t ishmem_ptrdiff_test_any(ptrdiff_t* ivars, size_t nelems,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -6313,6 +6769,7 @@ ISHMEM_HD inline size_t ishmem_int_test_some(int* ivars, size_t nelems, size_t* 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some<int>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -6322,6 +6779,7 @@ ISHMEM_HD inline size_t ishmem_long_test_some(long* ivars, size_t nelems, size_t
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some<long>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -6331,6 +6789,7 @@ ISHMEM_HD inline size_t ishmem_longlong_test_some(long long* ivars, size_t nelem
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some<long long>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -6340,6 +6799,7 @@ ISHMEM_HD inline size_t ishmem_uint_test_some(unsigned int* ivars, size_t nelems
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some<unsigned int>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -6349,6 +6809,7 @@ ISHMEM_HD inline size_t ishmem_ulong_test_some(unsigned long* ivars, size_t nele
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some<unsigned long>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -6358,6 +6819,7 @@ ISHMEM_HD inline size_t ishmem_ulonglong_test_some(unsigned long long* ivars, si
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -6367,6 +6829,7 @@ ISHMEM_HD inline size_t ishmem_int32_test_some(int32_t* ivars, size_t nelems, si
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some<int32_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -6376,6 +6839,7 @@ ISHMEM_HD inline size_t ishmem_int64_test_some(int64_t* ivars, size_t nelems, si
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some<int64_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -6385,6 +6849,7 @@ ISHMEM_HD inline size_t ishmem_uint32_test_some(uint32_t* ivars, size_t nelems, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some<uint32_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -6394,6 +6859,7 @@ ISHMEM_HD inline size_t ishmem_uint64_test_some(uint64_t* ivars, size_t nelems, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some<uint64_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -6403,6 +6869,7 @@ ISHMEM_HD inline size_t ishmem_size_test_some(size_t* ivars, size_t nelems, size
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some<size_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -6412,6 +6879,7 @@ ISHMEM_HD inline size_t ishmem_ptrdiff_test_some(ptrdiff_t* ivars, size_t nelems
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -6421,6 +6889,7 @@ ISHMEM_HD inline int ishmem_int_test_all_vector(int* ivars, size_t nelems, const
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all<int>(ivars, nelems, status, cmp, cmp_values);
@@ -6430,6 +6899,7 @@ ISHMEM_HD inline int ishmem_long_test_all_vector(long* ivars, size_t nelems, con
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all<long>(ivars, nelems, status, cmp, cmp_values);
@@ -6439,6 +6909,7 @@ ISHMEM_HD inline int ishmem_longlong_test_all_vector(long long* ivars, size_t ne
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all<long long>(ivars, nelems, status, cmp, cmp_values);
@@ -6448,6 +6919,7 @@ ISHMEM_HD inline int ishmem_uint_test_all_vector(unsigned int* ivars, size_t nel
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all<unsigned int>(ivars, nelems, status, cmp, cmp_values);
@@ -6457,6 +6929,7 @@ ISHMEM_HD inline int ishmem_ulong_test_all_vector(unsigned long* ivars, size_t n
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all<unsigned long>(ivars, nelems, status, cmp, cmp_values);
@@ -6466,6 +6939,7 @@ ISHMEM_HD inline int ishmem_ulonglong_test_all_vector(unsigned long long* ivars,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
@@ -6475,6 +6949,7 @@ ISHMEM_HD inline int ishmem_int32_test_all_vector(int32_t* ivars, size_t nelems,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all<int32_t>(ivars, nelems, status, cmp, cmp_values);
@@ -6484,6 +6959,7 @@ ISHMEM_HD inline int ishmem_int64_test_all_vector(int64_t* ivars, size_t nelems,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all<int64_t>(ivars, nelems, status, cmp, cmp_values);
@@ -6493,6 +6969,7 @@ ISHMEM_HD inline int ishmem_uint32_test_all_vector(uint32_t* ivars, size_t nelem
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all<uint32_t>(ivars, nelems, status, cmp, cmp_values);
@@ -6502,6 +6979,7 @@ ISHMEM_HD inline int ishmem_uint64_test_all_vector(uint64_t* ivars, size_t nelem
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all<uint64_t>(ivars, nelems, status, cmp, cmp_values);
@@ -6511,6 +6989,7 @@ ISHMEM_HD inline int ishmem_size_test_all_vector(size_t* ivars, size_t nelems, c
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all<size_t>(ivars, nelems, status, cmp, cmp_values);
@@ -6520,6 +6999,7 @@ ISHMEM_HD inline int ishmem_ptrdiff_test_all_vector(ptrdiff_t* ivars, size_t nel
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
@@ -6529,6 +7009,7 @@ ISHMEM_HD inline size_t ishmem_int_test_any_vector(int* ivars, size_t nelems, co
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any<int>(ivars, nelems, status, cmp, cmp_values);
@@ -6538,6 +7019,7 @@ ISHMEM_HD inline size_t ishmem_long_test_any_vector(long* ivars, size_t nelems, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any<long>(ivars, nelems, status, cmp, cmp_values);
@@ -6547,6 +7029,7 @@ ISHMEM_HD inline size_t ishmem_longlong_test_any_vector(long long* ivars, size_t
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any<long long>(ivars, nelems, status, cmp, cmp_values);
@@ -6556,6 +7039,7 @@ ISHMEM_HD inline size_t ishmem_uint_test_any_vector(unsigned int* ivars, size_t 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any<unsigned int>(ivars, nelems, status, cmp, cmp_values);
@@ -6565,6 +7049,7 @@ ISHMEM_HD inline size_t ishmem_ulong_test_any_vector(unsigned long* ivars, size_
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any<unsigned long>(ivars, nelems, status, cmp, cmp_values);
@@ -6574,6 +7059,7 @@ ISHMEM_HD inline size_t ishmem_ulonglong_test_any_vector(unsigned long long* iva
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
@@ -6583,6 +7069,7 @@ ISHMEM_HD inline size_t ishmem_int32_test_any_vector(int32_t* ivars, size_t nele
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any<int32_t>(ivars, nelems, status, cmp, cmp_values);
@@ -6592,6 +7079,7 @@ ISHMEM_HD inline size_t ishmem_int64_test_any_vector(int64_t* ivars, size_t nele
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any<int64_t>(ivars, nelems, status, cmp, cmp_values);
@@ -6601,6 +7089,7 @@ ISHMEM_HD inline size_t ishmem_uint32_test_any_vector(uint32_t* ivars, size_t ne
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any<uint32_t>(ivars, nelems, status, cmp, cmp_values);
@@ -6610,6 +7099,7 @@ ISHMEM_HD inline size_t ishmem_uint64_test_any_vector(uint64_t* ivars, size_t ne
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any<uint64_t>(ivars, nelems, status, cmp, cmp_values);
@@ -6619,6 +7109,7 @@ ISHMEM_HD inline size_t ishmem_size_test_any_vector(size_t* ivars, size_t nelems
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any<size_t>(ivars, nelems, status, cmp, cmp_values);
@@ -6628,6 +7119,7 @@ ISHMEM_HD inline size_t ishmem_ptrdiff_test_any_vector(ptrdiff_t* ivars, size_t 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
@@ -6637,6 +7129,7 @@ ISHMEM_HD inline size_t ishmem_int_test_some_vector(int* ivars, size_t nelems, s
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6647,6 +7140,7 @@ ISHMEM_HD inline size_t ishmem_long_test_some_vector(long* ivars, size_t nelems,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6657,6 +7151,7 @@ ISHMEM_HD inline size_t ishmem_longlong_test_some_vector(long long* ivars, size_
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6667,6 +7162,7 @@ ISHMEM_HD inline size_t ishmem_uint_test_some_vector(unsigned int* ivars, size_t
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6677,6 +7173,7 @@ ISHMEM_HD inline size_t ishmem_ulong_test_some_vector(unsigned long* ivars, size
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6687,6 +7184,7 @@ ISHMEM_HD inline size_t ishmem_ulonglong_test_some_vector(unsigned long long* iv
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6697,6 +7195,7 @@ ISHMEM_HD inline size_t ishmem_int32_test_some_vector(int32_t* ivars, size_t nel
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6707,6 +7206,7 @@ ISHMEM_HD inline size_t ishmem_int64_test_some_vector(int64_t* ivars, size_t nel
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6717,6 +7217,7 @@ ISHMEM_HD inline size_t ishmem_uint32_test_some_vector(uint32_t* ivars, size_t n
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6727,6 +7228,7 @@ ISHMEM_HD inline size_t ishmem_uint64_test_some_vector(uint64_t* ivars, size_t n
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6737,6 +7239,7 @@ ISHMEM_HD inline size_t ishmem_size_test_some_vector(size_t* ivars, size_t nelem
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6747,6 +7250,7 @@ ISHMEM_HD inline size_t ishmem_ptrdiff_test_some_vector(ptrdiff_t* ivars, size_t
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -6756,6 +7260,7 @@ ISHMEM_HD inline uint64_t ishmem_signal_wait_until(uint64_t* sig_addr, int cmp, 
     constexpr const char* fn = "ishmem_signal_wait_until";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::signal_wait_until(sig_addr, cmp, cmp_value);
 }
@@ -6938,6 +7443,7 @@ ISHMEM_HD inline void ishmem_wait_until(T* ivar, int cmp, T cmp_value) {
     constexpr const char* fn = "ishmem_wait_until";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(T));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until<T>(ivar, cmp, cmp_value);
 #else
@@ -6945,6 +7451,7 @@ ISHMEM_HD inline void ishmem_wait_until(T* ivar, int cmp, T cmp_value) {
     constexpr const char* fn = "ishmem_wait_until";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<T>(ivar, cmp, cmp_value);
 #endif
@@ -6957,6 +7464,7 @@ ISHMEM_HD inline void ishmem_wait_until_all(T* ivars, size_t nelems, const int* 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all<T>(ivars, nelems, status, cmp, cmp_value);
 #else
@@ -6965,6 +7473,7 @@ ISHMEM_HD inline void ishmem_wait_until_all(T* ivars, size_t nelems, const int* 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<T>(ivars, nelems, status, cmp, cmp_value);
 #endif
@@ -6977,6 +7486,7 @@ ISHMEM_HD inline size_t ishmem_wait_until_any(T* ivars, size_t nelems, const int
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any<T>(ivars, nelems, status, cmp, cmp_value);
 #else
@@ -6985,6 +7495,7 @@ ISHMEM_HD inline size_t ishmem_wait_until_any(T* ivars, size_t nelems, const int
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<T>(ivars, nelems, status, cmp, cmp_value);
 #endif
@@ -6997,6 +7508,7 @@ ISHMEM_HD inline size_t ishmem_wait_until_some(T* ivars, size_t nelems, size_t* 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some<T>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -7006,6 +7518,7 @@ ISHMEM_HD inline size_t ishmem_wait_until_some(T* ivars, size_t nelems, size_t* 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some<T>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -7019,6 +7532,7 @@ ISHMEM_HD inline void ishmem_wait_until_all_vector(T* ivars, size_t nelems, cons
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all<T>(ivars, nelems, status, cmp, cmp_values);
@@ -7028,6 +7542,7 @@ ISHMEM_HD inline void ishmem_wait_until_all_vector(T* ivars, size_t nelems, cons
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all<T>(ivars, nelems, status, cmp, cmp_values);
@@ -7041,6 +7556,7 @@ ISHMEM_HD inline size_t ishmem_wait_until_any_vector(T* ivars, size_t nelems, co
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any<T>(ivars, nelems, status, cmp, cmp_values);
@@ -7050,6 +7566,7 @@ ISHMEM_HD inline size_t ishmem_wait_until_any_vector(T* ivars, size_t nelems, co
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any<T>(ivars, nelems, status, cmp, cmp_values);
@@ -7063,6 +7580,7 @@ ISHMEM_HD inline size_t ishmem_wait_until_some_vector(T* ivars, size_t nelems, s
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -7073,6 +7591,7 @@ ISHMEM_HD inline size_t ishmem_wait_until_some_vector(T* ivars, size_t nelems, s
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -7086,6 +7605,7 @@ ISHMEM_HD inline int ishmem_test(T* ivar, int cmp, T cmp_value) {
     constexpr const char* fn = "ishmem_test";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(T));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test<T>(ivar, cmp, cmp_value);
 #else
@@ -7093,6 +7613,7 @@ ISHMEM_HD inline int ishmem_test(T* ivar, int cmp, T cmp_value) {
     constexpr const char* fn = "ishmem_test";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<T>(ivar, cmp, cmp_value);
 #endif
@@ -7105,6 +7626,7 @@ ISHMEM_HD inline int ishmem_test_all(T* ivars, size_t nelems, const int* status,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all<T>(ivars, nelems, status, cmp, cmp_value);
 #else
@@ -7113,6 +7635,7 @@ ISHMEM_HD inline int ishmem_test_all(T* ivars, size_t nelems, const int* status,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<T>(ivars, nelems, status, cmp, cmp_value);
 #endif
@@ -7125,6 +7648,7 @@ ISHMEM_HD inline size_t ishmem_test_any(T* ivars, size_t nelems, const int* stat
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any<T>(ivars, nelems, status, cmp, cmp_value);
 #else
@@ -7133,6 +7657,7 @@ ISHMEM_HD inline size_t ishmem_test_any(T* ivars, size_t nelems, const int* stat
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<T>(ivars, nelems, status, cmp, cmp_value);
 #endif
@@ -7145,6 +7670,7 @@ ISHMEM_HD inline size_t ishmem_test_some(T* ivars, size_t nelems, size_t* indice
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some<T>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -7154,6 +7680,7 @@ ISHMEM_HD inline size_t ishmem_test_some(T* ivars, size_t nelems, size_t* indice
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some<T>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -7167,6 +7694,7 @@ ISHMEM_HD inline int ishmem_test_all_vector(T* ivars, size_t nelems, const int* 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all<T>(ivars, nelems, status, cmp, cmp_values);
@@ -7176,6 +7704,7 @@ ISHMEM_HD inline int ishmem_test_all_vector(T* ivars, size_t nelems, const int* 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all<T>(ivars, nelems, status, cmp, cmp_values);
@@ -7189,6 +7718,7 @@ ISHMEM_HD inline size_t ishmem_test_any_vector(T* ivars, size_t nelems, const in
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any<T>(ivars, nelems, status, cmp, cmp_values);
@@ -7198,6 +7728,7 @@ ISHMEM_HD inline size_t ishmem_test_any_vector(T* ivars, size_t nelems, const in
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any<T>(ivars, nelems, status, cmp, cmp_values);
@@ -7211,6 +7742,7 @@ ISHMEM_HD inline size_t ishmem_test_some_vector(T* ivars, size_t nelems, size_t*
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -7221,6 +7753,7 @@ ISHMEM_HD inline size_t ishmem_test_some_vector(T* ivars, size_t nelems, size_t*
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);

@@ -5806,6 +5806,7 @@ ISHMEM_HD inline void ishmemx_signal_add(uint64_t* sig_addr, uint64_t signal, in
     constexpr const char* fn = "ishmemx_signal_add";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::signal_add(sig_addr, signal, pe);
 }
@@ -5813,6 +5814,7 @@ ISHMEM_HD inline void ishmemx_signal_set(uint64_t* sig_addr, uint64_t signal, in
     constexpr const char* fn = "ishmemx_signal_set";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::signal_set(sig_addr, signal, pe);
 }
@@ -5829,6 +5831,7 @@ ISHMEM_HD inline void ishmemx_float_put_signal_work_group(float* dest, const flo
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<float>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -5838,6 +5841,7 @@ ISHMEM_HD inline void ishmemx_float_put_signal_work_group(float* dest, const flo
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<float>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -5851,6 +5855,7 @@ ISHMEM_HD inline void ishmemx_double_put_signal_work_group(double* dest, const d
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<double>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -5860,6 +5865,7 @@ ISHMEM_HD inline void ishmemx_double_put_signal_work_group(double* dest, const d
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<double>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -5873,6 +5879,7 @@ ISHMEM_HD inline void ishmemx_char_put_signal_work_group(char* dest, const char*
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -5882,6 +5889,7 @@ ISHMEM_HD inline void ishmemx_char_put_signal_work_group(char* dest, const char*
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -5895,6 +5903,7 @@ ISHMEM_HD inline void ishmemx_schar_put_signal_work_group(signed char* dest, con
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -5904,6 +5913,7 @@ ISHMEM_HD inline void ishmemx_schar_put_signal_work_group(signed char* dest, con
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -5917,6 +5927,7 @@ ISHMEM_HD inline void ishmemx_short_put_signal_work_group(short* dest, const sho
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<short>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -5926,6 +5937,7 @@ ISHMEM_HD inline void ishmemx_short_put_signal_work_group(short* dest, const sho
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<short>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -5939,6 +5951,7 @@ ISHMEM_HD inline void ishmemx_int_put_signal_work_group(int* dest, const int* so
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<int>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -5948,6 +5961,7 @@ ISHMEM_HD inline void ishmemx_int_put_signal_work_group(int* dest, const int* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<int>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -5961,6 +5975,7 @@ ISHMEM_HD inline void ishmemx_long_put_signal_work_group(long* dest, const long*
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -5970,6 +5985,7 @@ ISHMEM_HD inline void ishmemx_long_put_signal_work_group(long* dest, const long*
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -5983,6 +5999,7 @@ ISHMEM_HD inline void ishmemx_longlong_put_signal_work_group(long long* dest, co
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -5992,6 +6009,7 @@ ISHMEM_HD inline void ishmemx_longlong_put_signal_work_group(long long* dest, co
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6005,6 +6023,7 @@ ISHMEM_HD inline void ishmemx_uchar_put_signal_work_group(unsigned char* dest, c
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6014,6 +6033,7 @@ ISHMEM_HD inline void ishmemx_uchar_put_signal_work_group(unsigned char* dest, c
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6027,6 +6047,7 @@ ISHMEM_HD inline void ishmemx_ushort_put_signal_work_group(unsigned short* dest,
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6036,6 +6057,7 @@ ISHMEM_HD inline void ishmemx_ushort_put_signal_work_group(unsigned short* dest,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6049,6 +6071,7 @@ ISHMEM_HD inline void ishmemx_uint_put_signal_work_group(unsigned int* dest, con
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6058,6 +6081,7 @@ ISHMEM_HD inline void ishmemx_uint_put_signal_work_group(unsigned int* dest, con
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6071,6 +6095,7 @@ ISHMEM_HD inline void ishmemx_ulong_put_signal_work_group(unsigned long* dest, c
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6080,6 +6105,7 @@ ISHMEM_HD inline void ishmemx_ulong_put_signal_work_group(unsigned long* dest, c
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6093,6 +6119,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_put_signal_work_group(unsigned long long
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6102,6 +6129,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_put_signal_work_group(unsigned long long
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6115,6 +6143,7 @@ ISHMEM_HD inline void ishmemx_int8_put_signal_work_group(int8_t* dest, const int
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6124,6 +6153,7 @@ ISHMEM_HD inline void ishmemx_int8_put_signal_work_group(int8_t* dest, const int
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6137,6 +6167,7 @@ ISHMEM_HD inline void ishmemx_int16_put_signal_work_group(int16_t* dest, const i
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6146,6 +6177,7 @@ ISHMEM_HD inline void ishmemx_int16_put_signal_work_group(int16_t* dest, const i
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6159,6 +6191,7 @@ ISHMEM_HD inline void ishmemx_int32_put_signal_work_group(int32_t* dest, const i
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6168,6 +6201,7 @@ ISHMEM_HD inline void ishmemx_int32_put_signal_work_group(int32_t* dest, const i
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6181,6 +6215,7 @@ ISHMEM_HD inline void ishmemx_int64_put_signal_work_group(int64_t* dest, const i
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6190,6 +6225,7 @@ ISHMEM_HD inline void ishmemx_int64_put_signal_work_group(int64_t* dest, const i
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6203,6 +6239,7 @@ ISHMEM_HD inline void ishmemx_uint8_put_signal_work_group(uint8_t* dest, const u
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6212,6 +6249,7 @@ ISHMEM_HD inline void ishmemx_uint8_put_signal_work_group(uint8_t* dest, const u
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6225,6 +6263,7 @@ ISHMEM_HD inline void ishmemx_uint16_put_signal_work_group(uint16_t* dest, const
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6234,6 +6273,7 @@ ISHMEM_HD inline void ishmemx_uint16_put_signal_work_group(uint16_t* dest, const
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6247,6 +6287,7 @@ ISHMEM_HD inline void ishmemx_uint32_put_signal_work_group(uint32_t* dest, const
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6256,6 +6297,7 @@ ISHMEM_HD inline void ishmemx_uint32_put_signal_work_group(uint32_t* dest, const
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6269,6 +6311,7 @@ ISHMEM_HD inline void ishmemx_uint64_put_signal_work_group(uint64_t* dest, const
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6278,6 +6321,7 @@ ISHMEM_HD inline void ishmemx_uint64_put_signal_work_group(uint64_t* dest, const
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6291,6 +6335,7 @@ ISHMEM_HD inline void ishmemx_size_put_signal_work_group(size_t* dest, const siz
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6300,6 +6345,7 @@ ISHMEM_HD inline void ishmemx_size_put_signal_work_group(size_t* dest, const siz
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6313,6 +6359,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_put_signal_work_group(ptrdiff_t* dest, con
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6322,6 +6369,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_put_signal_work_group(ptrdiff_t* dest, con
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6335,6 +6383,7 @@ ISHMEM_HD inline void ishmemx_put8_signal_work_group(void* dest, const void* sou
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -6344,6 +6393,7 @@ ISHMEM_HD inline void ishmemx_put8_signal_work_group(void* dest, const void* sou
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -6357,6 +6407,7 @@ ISHMEM_HD inline void ishmemx_put16_signal_work_group(void* dest, const void* so
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -6366,6 +6417,7 @@ ISHMEM_HD inline void ishmemx_put16_signal_work_group(void* dest, const void* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -6379,6 +6431,7 @@ ISHMEM_HD inline void ishmemx_put32_signal_work_group(void* dest, const void* so
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -6388,6 +6441,7 @@ ISHMEM_HD inline void ishmemx_put32_signal_work_group(void* dest, const void* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -6401,6 +6455,7 @@ ISHMEM_HD inline void ishmemx_put64_signal_work_group(void* dest, const void* so
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -6410,6 +6465,7 @@ ISHMEM_HD inline void ishmemx_put64_signal_work_group(void* dest, const void* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -6423,6 +6479,7 @@ ISHMEM_HD inline void ishmemx_put128_signal_work_group(void* dest, const void* s
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -6432,6 +6489,7 @@ ISHMEM_HD inline void ishmemx_put128_signal_work_group(void* dest, const void* s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -6445,6 +6503,7 @@ ISHMEM_HD inline void ishmemx_putmem_signal_work_group(void* dest, const void* s
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -6454,6 +6513,7 @@ ISHMEM_HD inline void ishmemx_putmem_signal_work_group(void* dest, const void* s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -6467,6 +6527,7 @@ inline ishmem::event ishmemx_put_signal_on_queue(T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<T>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -6480,6 +6541,7 @@ ISHMEM_HD inline void ishmemx_put_signal_work_group(T* dest, const T* source, si
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_work_group<T>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6490,6 +6552,7 @@ ISHMEM_HD inline void ishmemx_put_signal_work_group(T* dest, const T* source, si
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_work_group<T>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6503,6 +6566,7 @@ ISHMEM_HD inline void ishmemx_float_put_signal_nbi_work_group(float* dest, const
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<float>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6512,6 +6576,7 @@ ISHMEM_HD inline void ishmemx_float_put_signal_nbi_work_group(float* dest, const
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<float>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6525,6 +6590,7 @@ ISHMEM_HD inline void ishmemx_double_put_signal_nbi_work_group(double* dest, con
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<double>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6534,6 +6600,7 @@ ISHMEM_HD inline void ishmemx_double_put_signal_nbi_work_group(double* dest, con
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<double>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6547,6 +6614,7 @@ ISHMEM_HD inline void ishmemx_char_put_signal_nbi_work_group(char* dest, const c
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6556,6 +6624,7 @@ ISHMEM_HD inline void ishmemx_char_put_signal_nbi_work_group(char* dest, const c
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6569,6 +6638,7 @@ ISHMEM_HD inline void ishmemx_schar_put_signal_nbi_work_group(signed char* dest,
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6578,6 +6648,7 @@ ISHMEM_HD inline void ishmemx_schar_put_signal_nbi_work_group(signed char* dest,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6591,6 +6662,7 @@ ISHMEM_HD inline void ishmemx_short_put_signal_nbi_work_group(short* dest, const
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<short>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6600,6 +6672,7 @@ ISHMEM_HD inline void ishmemx_short_put_signal_nbi_work_group(short* dest, const
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<short>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6613,6 +6686,7 @@ ISHMEM_HD inline void ishmemx_int_put_signal_nbi_work_group(int* dest, const int
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<int>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6622,6 +6696,7 @@ ISHMEM_HD inline void ishmemx_int_put_signal_nbi_work_group(int* dest, const int
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<int>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6635,6 +6710,7 @@ ISHMEM_HD inline void ishmemx_long_put_signal_nbi_work_group(long* dest, const l
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6644,6 +6720,7 @@ ISHMEM_HD inline void ishmemx_long_put_signal_nbi_work_group(long* dest, const l
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6657,6 +6734,7 @@ ISHMEM_HD inline void ishmemx_longlong_put_signal_nbi_work_group(long long* dest
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6666,6 +6744,7 @@ ISHMEM_HD inline void ishmemx_longlong_put_signal_nbi_work_group(long long* dest
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6679,6 +6758,7 @@ ISHMEM_HD inline void ishmemx_uchar_put_signal_nbi_work_group(unsigned char* des
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6688,6 +6768,7 @@ ISHMEM_HD inline void ishmemx_uchar_put_signal_nbi_work_group(unsigned char* des
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6701,6 +6782,7 @@ ISHMEM_HD inline void ishmemx_ushort_put_signal_nbi_work_group(unsigned short* d
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6710,6 +6792,7 @@ ISHMEM_HD inline void ishmemx_ushort_put_signal_nbi_work_group(unsigned short* d
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6723,6 +6806,7 @@ ISHMEM_HD inline void ishmemx_uint_put_signal_nbi_work_group(unsigned int* dest,
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6732,6 +6816,7 @@ ISHMEM_HD inline void ishmemx_uint_put_signal_nbi_work_group(unsigned int* dest,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6745,6 +6830,7 @@ ISHMEM_HD inline void ishmemx_ulong_put_signal_nbi_work_group(unsigned long* des
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6754,6 +6840,7 @@ ISHMEM_HD inline void ishmemx_ulong_put_signal_nbi_work_group(unsigned long* des
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6767,6 +6854,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_put_signal_nbi_work_group(unsigned long 
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6776,6 +6864,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_put_signal_nbi_work_group(unsigned long 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6789,6 +6878,7 @@ ISHMEM_HD inline void ishmemx_int8_put_signal_nbi_work_group(int8_t* dest, const
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6798,6 +6888,7 @@ ISHMEM_HD inline void ishmemx_int8_put_signal_nbi_work_group(int8_t* dest, const
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6811,6 +6902,7 @@ ISHMEM_HD inline void ishmemx_int16_put_signal_nbi_work_group(int16_t* dest, con
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6820,6 +6912,7 @@ ISHMEM_HD inline void ishmemx_int16_put_signal_nbi_work_group(int16_t* dest, con
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6833,6 +6926,7 @@ ISHMEM_HD inline void ishmemx_int32_put_signal_nbi_work_group(int32_t* dest, con
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6842,6 +6936,7 @@ ISHMEM_HD inline void ishmemx_int32_put_signal_nbi_work_group(int32_t* dest, con
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6855,6 +6950,7 @@ ISHMEM_HD inline void ishmemx_int64_put_signal_nbi_work_group(int64_t* dest, con
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6864,6 +6960,7 @@ ISHMEM_HD inline void ishmemx_int64_put_signal_nbi_work_group(int64_t* dest, con
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6877,6 +6974,7 @@ ISHMEM_HD inline void ishmemx_uint8_put_signal_nbi_work_group(uint8_t* dest, con
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6886,6 +6984,7 @@ ISHMEM_HD inline void ishmemx_uint8_put_signal_nbi_work_group(uint8_t* dest, con
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6899,6 +6998,7 @@ ISHMEM_HD inline void ishmemx_uint16_put_signal_nbi_work_group(uint16_t* dest, c
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6908,6 +7008,7 @@ ISHMEM_HD inline void ishmemx_uint16_put_signal_nbi_work_group(uint16_t* dest, c
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6921,6 +7022,7 @@ ISHMEM_HD inline void ishmemx_uint32_put_signal_nbi_work_group(uint32_t* dest, c
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6930,6 +7032,7 @@ ISHMEM_HD inline void ishmemx_uint32_put_signal_nbi_work_group(uint32_t* dest, c
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6943,6 +7046,7 @@ ISHMEM_HD inline void ishmemx_uint64_put_signal_nbi_work_group(uint64_t* dest, c
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6952,6 +7056,7 @@ ISHMEM_HD inline void ishmemx_uint64_put_signal_nbi_work_group(uint64_t* dest, c
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6965,6 +7070,7 @@ ISHMEM_HD inline void ishmemx_size_put_signal_nbi_work_group(size_t* dest, const
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6974,6 +7080,7 @@ ISHMEM_HD inline void ishmemx_size_put_signal_nbi_work_group(size_t* dest, const
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6987,6 +7094,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_put_signal_nbi_work_group(ptrdiff_t* dest,
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -6996,6 +7104,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_put_signal_nbi_work_group(ptrdiff_t* dest,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -7009,6 +7118,7 @@ ISHMEM_HD inline void ishmemx_put8_signal_nbi_work_group(void* dest, const void*
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -7018,6 +7128,7 @@ ISHMEM_HD inline void ishmemx_put8_signal_nbi_work_group(void* dest, const void*
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -7031,6 +7142,7 @@ ISHMEM_HD inline void ishmemx_put16_signal_nbi_work_group(void* dest, const void
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -7040,6 +7152,7 @@ ISHMEM_HD inline void ishmemx_put16_signal_nbi_work_group(void* dest, const void
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -7053,6 +7166,7 @@ ISHMEM_HD inline void ishmemx_put32_signal_nbi_work_group(void* dest, const void
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -7062,6 +7176,7 @@ ISHMEM_HD inline void ishmemx_put32_signal_nbi_work_group(void* dest, const void
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -7075,6 +7190,7 @@ ISHMEM_HD inline void ishmemx_put64_signal_nbi_work_group(void* dest, const void
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -7084,6 +7200,7 @@ ISHMEM_HD inline void ishmemx_put64_signal_nbi_work_group(void* dest, const void
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -7097,6 +7214,7 @@ ISHMEM_HD inline void ishmemx_put128_signal_nbi_work_group(void* dest, const voi
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -7106,6 +7224,7 @@ ISHMEM_HD inline void ishmemx_put128_signal_nbi_work_group(void* dest, const voi
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -7119,6 +7238,7 @@ ISHMEM_HD inline void ishmemx_putmem_signal_nbi_work_group(void* dest, const voi
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -7128,6 +7248,7 @@ ISHMEM_HD inline void ishmemx_putmem_signal_nbi_work_group(void* dest, const voi
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe, group);
@@ -7141,6 +7262,7 @@ inline ishmem::event ishmemx_put_signal_nbi_on_queue(T* dest, const T* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<T>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -7154,6 +7276,7 @@ ISHMEM_HD inline void ishmemx_put_signal_nbi_work_group(T* dest, const T* source
     ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
     ishmemi::dev::check_nonnull(fn, "source", source, nelems);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_sig_op(fn, sig_op);
     ishmemi::dev::check_pe(fn, pe);
     ishmemi::dev::put_signal_nbi_work_group<T>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -7164,6 +7287,7 @@ ISHMEM_HD inline void ishmemx_put_signal_nbi_work_group(T* dest, const T* source
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi_work_group<T>(dest, source, nelems, sig_addr, signal, sig_op, pe, group);
@@ -7301,72 +7425,84 @@ ISHMEM_HD inline void ishmemx_int_wait(int* ivar, int cmp_value) {
     constexpr const char* fn = "ishmemx_int_wait";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int));
     ishmemi::dev::wait<int>(ivar, cmp_value);
 }
 ISHMEM_HD inline void ishmemx_long_wait(long* ivar, long cmp_value) {
     constexpr const char* fn = "ishmemx_long_wait";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long));
     ishmemi::dev::wait<long>(ivar, cmp_value);
 }
 ISHMEM_HD inline void ishmemx_longlong_wait(long long* ivar, long long cmp_value) {
     constexpr const char* fn = "ishmemx_longlong_wait";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long long));
     ishmemi::dev::wait<long long>(ivar, cmp_value);
 }
 ISHMEM_HD inline void ishmemx_uint_wait(unsigned int* ivar, unsigned int cmp_value) {
     constexpr const char* fn = "ishmemx_uint_wait";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     ishmemi::dev::wait<unsigned int>(ivar, cmp_value);
 }
 ISHMEM_HD inline void ishmemx_ulong_wait(unsigned long* ivar, unsigned long cmp_value) {
     constexpr const char* fn = "ishmemx_ulong_wait";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     ishmemi::dev::wait<unsigned long>(ivar, cmp_value);
 }
 ISHMEM_HD inline void ishmemx_ulonglong_wait(unsigned long long* ivar, unsigned long long cmp_value) {
     constexpr const char* fn = "ishmemx_ulonglong_wait";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     ishmemi::dev::wait<unsigned long long>(ivar, cmp_value);
 }
 ISHMEM_HD inline void ishmemx_int32_wait(int32_t* ivar, int32_t cmp_value) {
     constexpr const char* fn = "ishmemx_int32_wait";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     ishmemi::dev::wait<int32_t>(ivar, cmp_value);
 }
 ISHMEM_HD inline void ishmemx_int64_wait(int64_t* ivar, int64_t cmp_value) {
     constexpr const char* fn = "ishmemx_int64_wait";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     ishmemi::dev::wait<int64_t>(ivar, cmp_value);
 }
 ISHMEM_HD inline void ishmemx_uint32_wait(uint32_t* ivar, uint32_t cmp_value) {
     constexpr const char* fn = "ishmemx_uint32_wait";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     ishmemi::dev::wait<uint32_t>(ivar, cmp_value);
 }
 ISHMEM_HD inline void ishmemx_uint64_wait(uint64_t* ivar, uint64_t cmp_value) {
     constexpr const char* fn = "ishmemx_uint64_wait";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     ishmemi::dev::wait<uint64_t>(ivar, cmp_value);
 }
 ISHMEM_HD inline void ishmemx_size_wait(size_t* ivar, size_t cmp_value) {
     constexpr const char* fn = "ishmemx_size_wait";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(size_t));
     ishmemi::dev::wait<size_t>(ivar, cmp_value);
 }
 ISHMEM_HD inline void ishmemx_ptrdiff_wait(ptrdiff_t* ivar, ptrdiff_t cmp_value) {
     constexpr const char* fn = "ishmemx_ptrdiff_wait";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     ishmemi::dev::wait<ptrdiff_t>(ivar, cmp_value);
 }
 #else
@@ -7390,12 +7526,14 @@ ISHMEM_HD inline void ishmemx_int_wait_until_work_group(int* ivar, int cmp, int 
     constexpr const char* fn = "ishmemx_int_wait_until_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_work_group<int>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_int_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<int>(ivar, cmp, cmp_value, group);
 #endif
@@ -7406,12 +7544,14 @@ ISHMEM_HD inline void ishmemx_long_wait_until_work_group(long* ivar, int cmp, lo
     constexpr const char* fn = "ishmemx_long_wait_until_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_work_group<long>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_long_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<long>(ivar, cmp, cmp_value, group);
 #endif
@@ -7422,12 +7562,14 @@ ISHMEM_HD inline void ishmemx_longlong_wait_until_work_group(long long* ivar, in
     constexpr const char* fn = "ishmemx_longlong_wait_until_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_work_group<long long>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_longlong_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<long long>(ivar, cmp, cmp_value, group);
 #endif
@@ -7438,12 +7580,14 @@ ISHMEM_HD inline void ishmemx_uint_wait_until_work_group(unsigned int* ivar, int
     constexpr const char* fn = "ishmemx_uint_wait_until_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_work_group<unsigned int>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_uint_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<unsigned int>(ivar, cmp, cmp_value, group);
 #endif
@@ -7454,12 +7598,14 @@ ISHMEM_HD inline void ishmemx_ulong_wait_until_work_group(unsigned long* ivar, i
     constexpr const char* fn = "ishmemx_ulong_wait_until_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_work_group<unsigned long>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<unsigned long>(ivar, cmp, cmp_value, group);
 #endif
@@ -7470,12 +7616,14 @@ ISHMEM_HD inline void ishmemx_ulonglong_wait_until_work_group(unsigned long long
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_work_group<unsigned long long>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<unsigned long long>(ivar, cmp, cmp_value, group);
 #endif
@@ -7486,12 +7634,14 @@ ISHMEM_HD inline void ishmemx_int32_wait_until_work_group(int32_t* ivar, int cmp
     constexpr const char* fn = "ishmemx_int32_wait_until_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_work_group<int32_t>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_int32_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<int32_t>(ivar, cmp, cmp_value, group);
 #endif
@@ -7502,12 +7652,14 @@ ISHMEM_HD inline void ishmemx_int64_wait_until_work_group(int64_t* ivar, int cmp
     constexpr const char* fn = "ishmemx_int64_wait_until_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_work_group<int64_t>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_int64_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<int64_t>(ivar, cmp, cmp_value, group);
 #endif
@@ -7518,12 +7670,14 @@ ISHMEM_HD inline void ishmemx_uint32_wait_until_work_group(uint32_t* ivar, int c
     constexpr const char* fn = "ishmemx_uint32_wait_until_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_work_group<uint32_t>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<uint32_t>(ivar, cmp, cmp_value, group);
 #endif
@@ -7534,12 +7688,14 @@ ISHMEM_HD inline void ishmemx_uint64_wait_until_work_group(uint64_t* ivar, int c
     constexpr const char* fn = "ishmemx_uint64_wait_until_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_work_group<uint64_t>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<uint64_t>(ivar, cmp, cmp_value, group);
 #endif
@@ -7550,12 +7706,14 @@ ISHMEM_HD inline void ishmemx_size_wait_until_work_group(size_t* ivar, int cmp, 
     constexpr const char* fn = "ishmemx_size_wait_until_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(size_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_work_group<size_t>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_size_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<size_t>(ivar, cmp, cmp_value, group);
 #endif
@@ -7566,12 +7724,14 @@ ISHMEM_HD inline void ishmemx_ptrdiff_wait_until_work_group(ptrdiff_t* ivar, int
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_work_group<ptrdiff_t>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<ptrdiff_t>(ivar, cmp, cmp_value, group);
 #endif
@@ -7582,6 +7742,7 @@ inline ishmem::event ishmemx_wait_until_on_queue(T* ivar, int cmp, T cmp_value, 
     constexpr const char* fn = "ishmemx_wait_until_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<T>(ivar, cmp, cmp_value); });
 }
@@ -7592,6 +7753,7 @@ ISHMEM_HD inline void ishmemx_wait_until_work_group(T* ivar, int cmp, T cmp_valu
     constexpr const char* fn = "ishmemx_wait_until_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(T));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_work_group<T>(ivar, cmp, cmp_value, group);
 #else
@@ -7599,6 +7761,7 @@ ISHMEM_HD inline void ishmemx_wait_until_work_group(T* ivar, int cmp, T cmp_valu
     constexpr const char* fn = "ishmemx_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_work_group<T>(ivar, cmp, cmp_value, group);
 #endif
@@ -7610,6 +7773,7 @@ ISHMEM_HD inline void ishmemx_int_wait_until_all_work_group(int* ivars, size_t n
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all_work_group<int>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -7617,6 +7781,7 @@ ISHMEM_HD inline void ishmemx_int_wait_until_all_work_group(int* ivars, size_t n
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<int>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -7628,6 +7793,7 @@ ISHMEM_HD inline void ishmemx_long_wait_until_all_work_group(long* ivars, size_t
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all_work_group<long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -7635,6 +7801,7 @@ ISHMEM_HD inline void ishmemx_long_wait_until_all_work_group(long* ivars, size_t
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<long>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -7646,6 +7813,7 @@ ISHMEM_HD inline void ishmemx_longlong_wait_until_all_work_group(long long* ivar
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all_work_group<long long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -7653,6 +7821,7 @@ ISHMEM_HD inline void ishmemx_longlong_wait_until_all_work_group(long long* ivar
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<long long>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -7664,6 +7833,7 @@ ISHMEM_HD inline void ishmemx_uint_wait_until_all_work_group(unsigned int* ivars
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -7671,6 +7841,7 @@ ISHMEM_HD inline void ishmemx_uint_wait_until_all_work_group(unsigned int* ivars
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -7682,6 +7853,7 @@ ISHMEM_HD inline void ishmemx_ulong_wait_until_all_work_group(unsigned long* iva
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -7689,6 +7861,7 @@ ISHMEM_HD inline void ishmemx_ulong_wait_until_all_work_group(unsigned long* iva
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -7700,6 +7873,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_wait_until_all_work_group(unsigned long 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -7707,6 +7881,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_wait_until_all_work_group(unsigned long 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -7718,6 +7893,7 @@ ISHMEM_HD inline void ishmemx_int32_wait_until_all_work_group(int32_t* ivars, si
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -7725,6 +7901,7 @@ ISHMEM_HD inline void ishmemx_int32_wait_until_all_work_group(int32_t* ivars, si
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -7736,6 +7913,7 @@ ISHMEM_HD inline void ishmemx_int64_wait_until_all_work_group(int64_t* ivars, si
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -7743,6 +7921,7 @@ ISHMEM_HD inline void ishmemx_int64_wait_until_all_work_group(int64_t* ivars, si
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -7754,6 +7933,7 @@ ISHMEM_HD inline void ishmemx_uint32_wait_until_all_work_group(uint32_t* ivars, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -7761,6 +7941,7 @@ ISHMEM_HD inline void ishmemx_uint32_wait_until_all_work_group(uint32_t* ivars, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -7772,6 +7953,7 @@ ISHMEM_HD inline void ishmemx_uint64_wait_until_all_work_group(uint64_t* ivars, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -7779,6 +7961,7 @@ ISHMEM_HD inline void ishmemx_uint64_wait_until_all_work_group(uint64_t* ivars, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -7790,6 +7973,7 @@ ISHMEM_HD inline void ishmemx_size_wait_until_all_work_group(size_t* ivars, size
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -7797,6 +7981,7 @@ ISHMEM_HD inline void ishmemx_size_wait_until_all_work_group(size_t* ivars, size
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -7808,6 +7993,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_wait_until_all_work_group(ptrdiff_t* ivars
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -7815,6 +8001,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_wait_until_all_work_group(ptrdiff_t* ivars
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -7826,6 +8013,7 @@ inline ishmem::event ishmemx_wait_until_all_on_queue(T* ivars, size_t nelems, co
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<T>(ivars, nelems, status, cmp, cmp_value); });
 }
@@ -7837,6 +8025,7 @@ ISHMEM_HD inline void ishmemx_wait_until_all_work_group(T* ivars, size_t nelems,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::wait_until_all_work_group<T>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -7845,6 +8034,7 @@ ISHMEM_HD inline void ishmemx_wait_until_all_work_group(T* ivars, size_t nelems,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all_work_group<T>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -7856,6 +8046,7 @@ ISHMEM_HD inline size_t ishmemx_int_wait_until_any_work_group(int* ivars, size_t
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any_work_group<int>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -7863,6 +8054,7 @@ ISHMEM_HD inline size_t ishmemx_int_wait_until_any_work_group(int* ivars, size_t
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<int>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -7874,6 +8066,7 @@ ISHMEM_HD inline size_t ishmemx_long_wait_until_any_work_group(long* ivars, size
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any_work_group<long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -7881,6 +8074,7 @@ ISHMEM_HD inline size_t ishmemx_long_wait_until_any_work_group(long* ivars, size
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<long>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -7892,6 +8086,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_wait_until_any_work_group(long long* iv
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any_work_group<long long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -7899,6 +8094,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_wait_until_any_work_group(long long* iv
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<long long>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -7910,6 +8106,7 @@ ISHMEM_HD inline size_t ishmemx_uint_wait_until_any_work_group(unsigned int* iva
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -7917,6 +8114,7 @@ ISHMEM_HD inline size_t ishmemx_uint_wait_until_any_work_group(unsigned int* iva
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -7928,6 +8126,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_wait_until_any_work_group(unsigned long* i
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -7935,6 +8134,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_wait_until_any_work_group(unsigned long* i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -7946,6 +8146,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_wait_until_any_work_group(unsigned lon
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -7953,6 +8154,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_wait_until_any_work_group(unsigned lon
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -7964,6 +8166,7 @@ ISHMEM_HD inline size_t ishmemx_int32_wait_until_any_work_group(int32_t* ivars, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -7971,6 +8174,7 @@ ISHMEM_HD inline size_t ishmemx_int32_wait_until_any_work_group(int32_t* ivars, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -7982,6 +8186,7 @@ ISHMEM_HD inline size_t ishmemx_int64_wait_until_any_work_group(int64_t* ivars, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -7989,6 +8194,7 @@ ISHMEM_HD inline size_t ishmemx_int64_wait_until_any_work_group(int64_t* ivars, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -8000,6 +8206,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_wait_until_any_work_group(uint32_t* ivars
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8007,6 +8214,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_wait_until_any_work_group(uint32_t* ivars
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -8018,6 +8226,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_wait_until_any_work_group(uint64_t* ivars
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8025,6 +8234,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_wait_until_any_work_group(uint64_t* ivars
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -8036,6 +8246,7 @@ ISHMEM_HD inline size_t ishmemx_size_wait_until_any_work_group(size_t* ivars, si
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8043,6 +8254,7 @@ ISHMEM_HD inline size_t ishmemx_size_wait_until_any_work_group(size_t* ivars, si
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -8054,6 +8266,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_wait_until_any_work_group(ptrdiff_t* iva
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8061,6 +8274,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_wait_until_any_work_group(ptrdiff_t* iva
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -8072,6 +8286,7 @@ inline ishmem::event ishmemx_wait_until_any_on_queue(T* ivars, size_t nelems, co
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<T>(ivars, nelems, status, cmp, cmp_value); });
@@ -8084,6 +8299,7 @@ ISHMEM_HD inline size_t ishmemx_wait_until_any_work_group(T* ivars, size_t nelem
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_any_work_group<T>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -8092,6 +8308,7 @@ ISHMEM_HD inline size_t ishmemx_wait_until_any_work_group(T* ivars, size_t nelem
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any_work_group<T>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -8103,6 +8320,7 @@ ISHMEM_HD inline size_t ishmemx_int_wait_until_some_work_group(int* ivars, size_
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some_work_group<int>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8111,6 +8329,7 @@ ISHMEM_HD inline size_t ishmemx_int_wait_until_some_work_group(int* ivars, size_
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<int>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8123,6 +8342,7 @@ ISHMEM_HD inline size_t ishmemx_long_wait_until_some_work_group(long* ivars, siz
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some_work_group<long>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8131,6 +8351,7 @@ ISHMEM_HD inline size_t ishmemx_long_wait_until_some_work_group(long* ivars, siz
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<long>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8143,6 +8364,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_wait_until_some_work_group(long long* i
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some_work_group<long long>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8151,6 +8373,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_wait_until_some_work_group(long long* i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<long long>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8163,6 +8386,7 @@ ISHMEM_HD inline size_t ishmemx_uint_wait_until_some_work_group(unsigned int* iv
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some_work_group<unsigned int>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8171,6 +8395,7 @@ ISHMEM_HD inline size_t ishmemx_uint_wait_until_some_work_group(unsigned int* iv
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<unsigned int>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8183,6 +8408,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_wait_until_some_work_group(unsigned long* 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some_work_group<unsigned long>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8191,6 +8417,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_wait_until_some_work_group(unsigned long* 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<unsigned long>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8203,6 +8430,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_wait_until_some_work_group(unsigned lo
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some_work_group<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8211,6 +8439,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_wait_until_some_work_group(unsigned lo
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8223,6 +8452,7 @@ ISHMEM_HD inline size_t ishmemx_int32_wait_until_some_work_group(int32_t* ivars,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some_work_group<int32_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8231,6 +8461,7 @@ ISHMEM_HD inline size_t ishmemx_int32_wait_until_some_work_group(int32_t* ivars,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<int32_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8243,6 +8474,7 @@ ISHMEM_HD inline size_t ishmemx_int64_wait_until_some_work_group(int64_t* ivars,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some_work_group<int64_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8251,6 +8483,7 @@ ISHMEM_HD inline size_t ishmemx_int64_wait_until_some_work_group(int64_t* ivars,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<int64_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8263,6 +8496,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_wait_until_some_work_group(uint32_t* ivar
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some_work_group<uint32_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8271,6 +8505,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_wait_until_some_work_group(uint32_t* ivar
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<uint32_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8283,6 +8518,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_wait_until_some_work_group(uint64_t* ivar
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some_work_group<uint64_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8291,6 +8527,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_wait_until_some_work_group(uint64_t* ivar
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<uint64_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8303,6 +8540,7 @@ ISHMEM_HD inline size_t ishmemx_size_wait_until_some_work_group(size_t* ivars, s
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some_work_group<size_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8311,6 +8549,7 @@ ISHMEM_HD inline size_t ishmemx_size_wait_until_some_work_group(size_t* ivars, s
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<size_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8323,6 +8562,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_wait_until_some_work_group(ptrdiff_t* iv
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some_work_group<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8331,6 +8571,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_wait_until_some_work_group(ptrdiff_t* iv
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8343,6 +8584,7 @@ inline ishmem::event ishmemx_wait_until_some_on_queue(T* ivars, size_t nelems, s
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -8356,6 +8598,7 @@ ISHMEM_HD inline size_t ishmemx_wait_until_some_work_group(T* ivars, size_t nele
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::wait_until_some_work_group<T>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8365,6 +8608,7 @@ ISHMEM_HD inline size_t ishmemx_wait_until_some_work_group(T* ivars, size_t nele
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some_work_group<T>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -8377,6 +8621,7 @@ ISHMEM_HD inline void ishmemx_int_wait_until_all_vector_work_group(int* ivars, s
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8385,6 +8630,7 @@ ISHMEM_HD inline void ishmemx_int_wait_until_all_vector_work_group(int* ivars, s
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8397,6 +8643,7 @@ ISHMEM_HD inline void ishmemx_long_wait_until_all_vector_work_group(long* ivars,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8405,6 +8652,7 @@ ISHMEM_HD inline void ishmemx_long_wait_until_all_vector_work_group(long* ivars,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8417,6 +8665,7 @@ ISHMEM_HD inline void ishmemx_longlong_wait_until_all_vector_work_group(long lon
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8425,6 +8674,7 @@ ISHMEM_HD inline void ishmemx_longlong_wait_until_all_vector_work_group(long lon
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8437,6 +8687,7 @@ ISHMEM_HD inline void ishmemx_uint_wait_until_all_vector_work_group(unsigned int
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8445,6 +8696,7 @@ ISHMEM_HD inline void ishmemx_uint_wait_until_all_vector_work_group(unsigned int
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8457,6 +8709,7 @@ ISHMEM_HD inline void ishmemx_ulong_wait_until_all_vector_work_group(unsigned lo
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8465,6 +8718,7 @@ ISHMEM_HD inline void ishmemx_ulong_wait_until_all_vector_work_group(unsigned lo
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8477,6 +8731,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_wait_until_all_vector_work_group(unsigne
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8485,6 +8740,7 @@ ISHMEM_HD inline void ishmemx_ulonglong_wait_until_all_vector_work_group(unsigne
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8497,6 +8753,7 @@ ISHMEM_HD inline void ishmemx_int32_wait_until_all_vector_work_group(int32_t* iv
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8505,6 +8762,7 @@ ISHMEM_HD inline void ishmemx_int32_wait_until_all_vector_work_group(int32_t* iv
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8517,6 +8775,7 @@ ISHMEM_HD inline void ishmemx_int64_wait_until_all_vector_work_group(int64_t* iv
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8525,6 +8784,7 @@ ISHMEM_HD inline void ishmemx_int64_wait_until_all_vector_work_group(int64_t* iv
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8537,6 +8797,7 @@ ISHMEM_HD inline void ishmemx_uint32_wait_until_all_vector_work_group(uint32_t* 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8545,6 +8806,7 @@ ISHMEM_HD inline void ishmemx_uint32_wait_until_all_vector_work_group(uint32_t* 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8557,6 +8819,7 @@ ISHMEM_HD inline void ishmemx_uint64_wait_until_all_vector_work_group(uint64_t* 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8565,6 +8828,7 @@ ISHMEM_HD inline void ishmemx_uint64_wait_until_all_vector_work_group(uint64_t* 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8577,6 +8841,7 @@ ISHMEM_HD inline void ishmemx_size_wait_until_all_vector_work_group(size_t* ivar
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8585,6 +8850,7 @@ ISHMEM_HD inline void ishmemx_size_wait_until_all_vector_work_group(size_t* ivar
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8597,6 +8863,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_wait_until_all_vector_work_group(ptrdiff_t
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8605,6 +8872,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_wait_until_all_vector_work_group(ptrdiff_t
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8617,6 +8885,7 @@ inline ishmem::event ishmemx_wait_until_all_vector_on_queue(T* ivars, size_t nel
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<T>(ivars, nelems, status, cmp, cmp_values); });
@@ -8629,6 +8898,7 @@ ISHMEM_HD inline void ishmemx_wait_until_all_vector_work_group(T* ivars, size_t 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::dev::wait_until_all_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8638,6 +8908,7 @@ ISHMEM_HD inline void ishmemx_wait_until_all_vector_work_group(T* ivars, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8650,6 +8921,7 @@ ISHMEM_HD inline size_t ishmemx_int_wait_until_any_vector_work_group(int* ivars,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8658,6 +8930,7 @@ ISHMEM_HD inline size_t ishmemx_int_wait_until_any_vector_work_group(int* ivars,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8670,6 +8943,7 @@ ISHMEM_HD inline size_t ishmemx_long_wait_until_any_vector_work_group(long* ivar
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8678,6 +8952,7 @@ ISHMEM_HD inline size_t ishmemx_long_wait_until_any_vector_work_group(long* ivar
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8690,6 +8965,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_wait_until_any_vector_work_group(long l
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8698,6 +8974,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_wait_until_any_vector_work_group(long l
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8710,6 +8987,7 @@ ISHMEM_HD inline size_t ishmemx_uint_wait_until_any_vector_work_group(unsigned i
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8718,6 +8996,7 @@ ISHMEM_HD inline size_t ishmemx_uint_wait_until_any_vector_work_group(unsigned i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8730,6 +9009,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_wait_until_any_vector_work_group(unsigned 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8738,6 +9018,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_wait_until_any_vector_work_group(unsigned 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8750,6 +9031,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_wait_until_any_vector_work_group(unsig
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8758,6 +9040,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_wait_until_any_vector_work_group(unsig
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8770,6 +9053,7 @@ ISHMEM_HD inline size_t ishmemx_int32_wait_until_any_vector_work_group(int32_t* 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8778,6 +9062,7 @@ ISHMEM_HD inline size_t ishmemx_int32_wait_until_any_vector_work_group(int32_t* 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8790,6 +9075,7 @@ ISHMEM_HD inline size_t ishmemx_int64_wait_until_any_vector_work_group(int64_t* 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8798,6 +9084,7 @@ ISHMEM_HD inline size_t ishmemx_int64_wait_until_any_vector_work_group(int64_t* 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8810,6 +9097,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_wait_until_any_vector_work_group(uint32_t
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8818,6 +9106,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_wait_until_any_vector_work_group(uint32_t
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8830,6 +9119,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_wait_until_any_vector_work_group(uint64_t
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8838,6 +9128,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_wait_until_any_vector_work_group(uint64_t
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8850,6 +9141,7 @@ ISHMEM_HD inline size_t ishmemx_size_wait_until_any_vector_work_group(size_t* iv
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8858,6 +9150,7 @@ ISHMEM_HD inline size_t ishmemx_size_wait_until_any_vector_work_group(size_t* iv
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8870,6 +9163,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_wait_until_any_vector_work_group(ptrdiff
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8878,6 +9172,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_wait_until_any_vector_work_group(ptrdiff
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8890,6 +9185,7 @@ inline ishmem::event ishmemx_wait_until_any_vector_on_queue(T* ivars, size_t nel
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -8903,6 +9199,7 @@ ISHMEM_HD inline size_t ishmemx_wait_until_any_vector_work_group(T* ivars, size_
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::wait_until_any_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8912,6 +9209,7 @@ ISHMEM_HD inline size_t ishmemx_wait_until_any_vector_work_group(T* ivars, size_
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
@@ -8924,6 +9222,7 @@ ISHMEM_HD inline size_t ishmemx_int_wait_until_some_vector_work_group(int* ivars
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -8933,6 +9232,7 @@ ISHMEM_HD inline size_t ishmemx_int_wait_until_some_vector_work_group(int* ivars
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -8946,6 +9246,7 @@ ISHMEM_HD inline size_t ishmemx_long_wait_until_some_vector_work_group(long* iva
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -8955,6 +9256,7 @@ ISHMEM_HD inline size_t ishmemx_long_wait_until_some_vector_work_group(long* iva
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -8968,6 +9270,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_wait_until_some_vector_work_group(long 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -8977,6 +9280,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_wait_until_some_vector_work_group(long 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -8990,6 +9294,7 @@ ISHMEM_HD inline size_t ishmemx_uint_wait_until_some_vector_work_group(unsigned 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -8999,6 +9304,7 @@ ISHMEM_HD inline size_t ishmemx_uint_wait_until_some_vector_work_group(unsigned 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -9012,6 +9318,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_wait_until_some_vector_work_group(unsigned
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -9021,6 +9328,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_wait_until_some_vector_work_group(unsigned
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -9034,6 +9342,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_wait_until_some_vector_work_group(unsi
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -9043,6 +9352,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_wait_until_some_vector_work_group(unsi
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -9056,6 +9366,7 @@ ISHMEM_HD inline size_t ishmemx_int32_wait_until_some_vector_work_group(int32_t*
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -9065,6 +9376,7 @@ ISHMEM_HD inline size_t ishmemx_int32_wait_until_some_vector_work_group(int32_t*
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -9078,6 +9390,7 @@ ISHMEM_HD inline size_t ishmemx_int64_wait_until_some_vector_work_group(int64_t*
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -9087,6 +9400,7 @@ ISHMEM_HD inline size_t ishmemx_int64_wait_until_some_vector_work_group(int64_t*
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -9100,6 +9414,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_wait_until_some_vector_work_group(uint32_
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -9109,6 +9424,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_wait_until_some_vector_work_group(uint32_
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -9122,6 +9438,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_wait_until_some_vector_work_group(uint64_
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -9131,6 +9448,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_wait_until_some_vector_work_group(uint64_
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -9144,6 +9462,7 @@ ISHMEM_HD inline size_t ishmemx_size_wait_until_some_vector_work_group(size_t* i
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -9153,6 +9472,7 @@ ISHMEM_HD inline size_t ishmemx_size_wait_until_some_vector_work_group(size_t* i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -9166,6 +9486,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_wait_until_some_vector_work_group(ptrdif
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -9175,6 +9496,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_wait_until_some_vector_work_group(ptrdif
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -9188,6 +9510,7 @@ inline ishmem::event ishmemx_wait_until_some_vector_on_queue(T* ivars, size_t ne
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -9202,6 +9525,7 @@ ISHMEM_HD inline size_t ishmemx_wait_until_some_vector_work_group(T* ivars, size
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -9212,6 +9536,7 @@ ISHMEM_HD inline size_t ishmemx_wait_until_some_vector_work_group(T* ivars, size
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -9224,12 +9549,14 @@ ISHMEM_HD inline int ishmemx_int_test_work_group(int* ivar, int cmp, int cmp_val
     constexpr const char* fn = "ishmemx_int_test_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_work_group<int>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_int_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<int>(ivar, cmp, cmp_value, group);
 #endif
@@ -9240,12 +9567,14 @@ ISHMEM_HD inline int ishmemx_long_test_work_group(long* ivar, int cmp, long cmp_
     constexpr const char* fn = "ishmemx_long_test_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_work_group<long>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_long_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<long>(ivar, cmp, cmp_value, group);
 #endif
@@ -9256,12 +9585,14 @@ ISHMEM_HD inline int ishmemx_longlong_test_work_group(long long* ivar, int cmp, 
     constexpr const char* fn = "ishmemx_longlong_test_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_work_group<long long>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_longlong_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<long long>(ivar, cmp, cmp_value, group);
 #endif
@@ -9272,12 +9603,14 @@ ISHMEM_HD inline int ishmemx_uint_test_work_group(unsigned int* ivar, int cmp, u
     constexpr const char* fn = "ishmemx_uint_test_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_work_group<unsigned int>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_uint_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<unsigned int>(ivar, cmp, cmp_value, group);
 #endif
@@ -9288,12 +9621,14 @@ ISHMEM_HD inline int ishmemx_ulong_test_work_group(unsigned long* ivar, int cmp,
     constexpr const char* fn = "ishmemx_ulong_test_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_work_group<unsigned long>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<unsigned long>(ivar, cmp, cmp_value, group);
 #endif
@@ -9304,12 +9639,14 @@ ISHMEM_HD inline int ishmemx_ulonglong_test_work_group(unsigned long long* ivar,
     constexpr const char* fn = "ishmemx_ulonglong_test_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_work_group<unsigned long long>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<unsigned long long>(ivar, cmp, cmp_value, group);
 #endif
@@ -9320,12 +9657,14 @@ ISHMEM_HD inline int ishmemx_int32_test_work_group(int32_t* ivar, int cmp, int32
     constexpr const char* fn = "ishmemx_int32_test_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_work_group<int32_t>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_int32_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<int32_t>(ivar, cmp, cmp_value, group);
 #endif
@@ -9336,12 +9675,14 @@ ISHMEM_HD inline int ishmemx_int64_test_work_group(int64_t* ivar, int cmp, int64
     constexpr const char* fn = "ishmemx_int64_test_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_work_group<int64_t>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_int64_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<int64_t>(ivar, cmp, cmp_value, group);
 #endif
@@ -9352,12 +9693,14 @@ ISHMEM_HD inline int ishmemx_uint32_test_work_group(uint32_t* ivar, int cmp, uin
     constexpr const char* fn = "ishmemx_uint32_test_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_work_group<uint32_t>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<uint32_t>(ivar, cmp, cmp_value, group);
 #endif
@@ -9368,12 +9711,14 @@ ISHMEM_HD inline int ishmemx_uint64_test_work_group(uint64_t* ivar, int cmp, uin
     constexpr const char* fn = "ishmemx_uint64_test_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_work_group<uint64_t>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<uint64_t>(ivar, cmp, cmp_value, group);
 #endif
@@ -9384,12 +9729,14 @@ ISHMEM_HD inline int ishmemx_size_test_work_group(size_t* ivar, int cmp, size_t 
     constexpr const char* fn = "ishmemx_size_test_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(size_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_work_group<size_t>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_size_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<size_t>(ivar, cmp, cmp_value, group);
 #endif
@@ -9400,12 +9747,14 @@ ISHMEM_HD inline int ishmemx_ptrdiff_test_work_group(ptrdiff_t* ivar, int cmp, p
     constexpr const char* fn = "ishmemx_ptrdiff_test_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_work_group<ptrdiff_t>(ivar, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_ptrdiff_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<ptrdiff_t>(ivar, cmp, cmp_value, group);
 #endif
@@ -9417,6 +9766,7 @@ ISHMEM_HD inline int ishmemx_test_work_group(T* ivar, int cmp, T cmp_value, cons
     constexpr const char* fn = "ishmemx_test_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(T));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_work_group<T>(ivar, cmp, cmp_value, group);
 #else
@@ -9424,6 +9774,7 @@ ISHMEM_HD inline int ishmemx_test_work_group(T* ivar, int cmp, T cmp_value, cons
     constexpr const char* fn = "ishmemx_test_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_work_group<T>(ivar, cmp, cmp_value, group);
 #endif
@@ -9435,6 +9786,7 @@ ISHMEM_HD inline int ishmemx_int_test_all_work_group(int* ivars, size_t nelems, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all_work_group<int>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9442,6 +9794,7 @@ ISHMEM_HD inline int ishmemx_int_test_all_work_group(int* ivars, size_t nelems, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<int>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9453,6 +9806,7 @@ ISHMEM_HD inline int ishmemx_long_test_all_work_group(long* ivars, size_t nelems
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all_work_group<long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9460,6 +9814,7 @@ ISHMEM_HD inline int ishmemx_long_test_all_work_group(long* ivars, size_t nelems
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<long>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9471,6 +9826,7 @@ ISHMEM_HD inline int ishmemx_longlong_test_all_work_group(long long* ivars, size
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all_work_group<long long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9478,6 +9834,7 @@ ISHMEM_HD inline int ishmemx_longlong_test_all_work_group(long long* ivars, size
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<long long>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9489,6 +9846,7 @@ ISHMEM_HD inline int ishmemx_uint_test_all_work_group(unsigned int* ivars, size_
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9496,6 +9854,7 @@ ISHMEM_HD inline int ishmemx_uint_test_all_work_group(unsigned int* ivars, size_
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9507,6 +9866,7 @@ ISHMEM_HD inline int ishmemx_ulong_test_all_work_group(unsigned long* ivars, siz
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9514,6 +9874,7 @@ ISHMEM_HD inline int ishmemx_ulong_test_all_work_group(unsigned long* ivars, siz
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9525,6 +9886,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_test_all_work_group(unsigned long long* i
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9532,6 +9894,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_test_all_work_group(unsigned long long* i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9543,6 +9906,7 @@ ISHMEM_HD inline int ishmemx_int32_test_all_work_group(int32_t* ivars, size_t ne
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9550,6 +9914,7 @@ ISHMEM_HD inline int ishmemx_int32_test_all_work_group(int32_t* ivars, size_t ne
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9561,6 +9926,7 @@ ISHMEM_HD inline int ishmemx_int64_test_all_work_group(int64_t* ivars, size_t ne
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9568,6 +9934,7 @@ ISHMEM_HD inline int ishmemx_int64_test_all_work_group(int64_t* ivars, size_t ne
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9579,6 +9946,7 @@ ISHMEM_HD inline int ishmemx_uint32_test_all_work_group(uint32_t* ivars, size_t 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9586,6 +9954,7 @@ ISHMEM_HD inline int ishmemx_uint32_test_all_work_group(uint32_t* ivars, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9597,6 +9966,7 @@ ISHMEM_HD inline int ishmemx_uint64_test_all_work_group(uint64_t* ivars, size_t 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9604,6 +9974,7 @@ ISHMEM_HD inline int ishmemx_uint64_test_all_work_group(uint64_t* ivars, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9615,6 +9986,7 @@ ISHMEM_HD inline int ishmemx_size_test_all_work_group(size_t* ivars, size_t nele
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9622,6 +9994,7 @@ ISHMEM_HD inline int ishmemx_size_test_all_work_group(size_t* ivars, size_t nele
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9633,6 +10006,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_test_all_work_group(ptrdiff_t* ivars, size_
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9640,6 +10014,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_test_all_work_group(ptrdiff_t* ivars, size_
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9652,6 +10027,7 @@ ISHMEM_HD inline int ishmemx_test_all_work_group(T* ivars, size_t nelems, const 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_all_work_group<T>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9660,6 +10036,7 @@ ISHMEM_HD inline int ishmemx_test_all_work_group(T* ivars, size_t nelems, const 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all_work_group<T>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9671,6 +10048,7 @@ ISHMEM_HD inline size_t ishmemx_int_test_any_work_group(int* ivars, size_t nelem
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any_work_group<int>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9678,6 +10056,7 @@ ISHMEM_HD inline size_t ishmemx_int_test_any_work_group(int* ivars, size_t nelem
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<int>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9689,6 +10068,7 @@ ISHMEM_HD inline size_t ishmemx_long_test_any_work_group(long* ivars, size_t nel
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any_work_group<long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9696,6 +10076,7 @@ ISHMEM_HD inline size_t ishmemx_long_test_any_work_group(long* ivars, size_t nel
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<long>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9707,6 +10088,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_test_any_work_group(long long* ivars, s
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any_work_group<long long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9714,6 +10096,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_test_any_work_group(long long* ivars, s
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<long long>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9725,6 +10108,7 @@ ISHMEM_HD inline size_t ishmemx_uint_test_any_work_group(unsigned int* ivars, si
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9732,6 +10116,7 @@ ISHMEM_HD inline size_t ishmemx_uint_test_any_work_group(unsigned int* ivars, si
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9743,6 +10128,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_test_any_work_group(unsigned long* ivars, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9750,6 +10136,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_test_any_work_group(unsigned long* ivars, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9761,6 +10148,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_test_any_work_group(unsigned long long
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9768,6 +10156,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_test_any_work_group(unsigned long long
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9779,6 +10168,7 @@ ISHMEM_HD inline size_t ishmemx_int32_test_any_work_group(int32_t* ivars, size_t
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9786,6 +10176,7 @@ ISHMEM_HD inline size_t ishmemx_int32_test_any_work_group(int32_t* ivars, size_t
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9797,6 +10188,7 @@ ISHMEM_HD inline size_t ishmemx_int64_test_any_work_group(int64_t* ivars, size_t
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9804,6 +10196,7 @@ ISHMEM_HD inline size_t ishmemx_int64_test_any_work_group(int64_t* ivars, size_t
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9815,6 +10208,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_test_any_work_group(uint32_t* ivars, size
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9822,6 +10216,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_test_any_work_group(uint32_t* ivars, size
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9833,6 +10228,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_test_any_work_group(uint64_t* ivars, size
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9840,6 +10236,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_test_any_work_group(uint64_t* ivars, size
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9851,6 +10248,7 @@ ISHMEM_HD inline size_t ishmemx_size_test_any_work_group(size_t* ivars, size_t n
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9858,6 +10256,7 @@ ISHMEM_HD inline size_t ishmemx_size_test_any_work_group(size_t* ivars, size_t n
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9869,6 +10268,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_test_any_work_group(ptrdiff_t* ivars, si
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9876,6 +10276,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_test_any_work_group(ptrdiff_t* ivars, si
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9888,6 +10289,7 @@ ISHMEM_HD inline size_t ishmemx_test_any_work_group(T* ivars, size_t nelems, con
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_any_work_group<T>(ivars, nelems, status, cmp, cmp_value, group);
 #else
@@ -9896,6 +10298,7 @@ ISHMEM_HD inline size_t ishmemx_test_any_work_group(T* ivars, size_t nelems, con
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any_work_group<T>(ivars, nelems, status, cmp, cmp_value, group);
 #endif
@@ -9907,6 +10310,7 @@ ISHMEM_HD inline size_t ishmemx_int_test_some_work_group(int* ivars, size_t nele
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some_work_group<int>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -9915,6 +10319,7 @@ ISHMEM_HD inline size_t ishmemx_int_test_some_work_group(int* ivars, size_t nele
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<int>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -9927,6 +10332,7 @@ ISHMEM_HD inline size_t ishmemx_long_test_some_work_group(long* ivars, size_t ne
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some_work_group<long>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -9935,6 +10341,7 @@ ISHMEM_HD inline size_t ishmemx_long_test_some_work_group(long* ivars, size_t ne
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<long>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -9947,6 +10354,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_test_some_work_group(long long* ivars, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some_work_group<long long>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -9955,6 +10363,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_test_some_work_group(long long* ivars, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<long long>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -9967,6 +10376,7 @@ ISHMEM_HD inline size_t ishmemx_uint_test_some_work_group(unsigned int* ivars, s
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some_work_group<unsigned int>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -9975,6 +10385,7 @@ ISHMEM_HD inline size_t ishmemx_uint_test_some_work_group(unsigned int* ivars, s
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<unsigned int>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -9987,6 +10398,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_test_some_work_group(unsigned long* ivars,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some_work_group<unsigned long>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -9995,6 +10407,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_test_some_work_group(unsigned long* ivars,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<unsigned long>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -10007,6 +10420,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_test_some_work_group(unsigned long lon
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some_work_group<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -10015,6 +10429,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_test_some_work_group(unsigned long lon
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -10027,6 +10442,7 @@ ISHMEM_HD inline size_t ishmemx_int32_test_some_work_group(int32_t* ivars, size_
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some_work_group<int32_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -10035,6 +10451,7 @@ ISHMEM_HD inline size_t ishmemx_int32_test_some_work_group(int32_t* ivars, size_
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<int32_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -10047,6 +10464,7 @@ ISHMEM_HD inline size_t ishmemx_int64_test_some_work_group(int64_t* ivars, size_
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some_work_group<int64_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -10055,6 +10473,7 @@ ISHMEM_HD inline size_t ishmemx_int64_test_some_work_group(int64_t* ivars, size_
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<int64_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -10067,6 +10486,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_test_some_work_group(uint32_t* ivars, siz
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some_work_group<uint32_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -10075,6 +10495,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_test_some_work_group(uint32_t* ivars, siz
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<uint32_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -10087,6 +10508,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_test_some_work_group(uint64_t* ivars, siz
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some_work_group<uint64_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -10095,6 +10517,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_test_some_work_group(uint64_t* ivars, siz
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<uint64_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -10107,6 +10530,7 @@ ISHMEM_HD inline size_t ishmemx_size_test_some_work_group(size_t* ivars, size_t 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some_work_group<size_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -10115,6 +10539,7 @@ ISHMEM_HD inline size_t ishmemx_size_test_some_work_group(size_t* ivars, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<size_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -10127,6 +10552,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_test_some_work_group(ptrdiff_t* ivars, s
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some_work_group<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -10135,6 +10561,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_test_some_work_group(ptrdiff_t* ivars, s
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -10148,6 +10575,7 @@ ISHMEM_HD inline size_t ishmemx_test_some_work_group(T* ivars, size_t nelems, si
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::test_some_work_group<T>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -10157,6 +10585,7 @@ ISHMEM_HD inline size_t ishmemx_test_some_work_group(T* ivars, size_t nelems, si
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some_work_group<T>(ivars, nelems, indices, status, cmp, cmp_value, group);
@@ -10169,6 +10598,7 @@ ISHMEM_HD inline int ishmemx_int_test_all_vector_work_group(int* ivars, size_t n
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10177,6 +10607,7 @@ ISHMEM_HD inline int ishmemx_int_test_all_vector_work_group(int* ivars, size_t n
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10189,6 +10620,7 @@ ISHMEM_HD inline int ishmemx_long_test_all_vector_work_group(long* ivars, size_t
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10197,6 +10629,7 @@ ISHMEM_HD inline int ishmemx_long_test_all_vector_work_group(long* ivars, size_t
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10209,6 +10642,7 @@ ISHMEM_HD inline int ishmemx_longlong_test_all_vector_work_group(long long* ivar
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10217,6 +10651,7 @@ ISHMEM_HD inline int ishmemx_longlong_test_all_vector_work_group(long long* ivar
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10229,6 +10664,7 @@ ISHMEM_HD inline int ishmemx_uint_test_all_vector_work_group(unsigned int* ivars
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10237,6 +10673,7 @@ ISHMEM_HD inline int ishmemx_uint_test_all_vector_work_group(unsigned int* ivars
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10249,6 +10686,7 @@ ISHMEM_HD inline int ishmemx_ulong_test_all_vector_work_group(unsigned long* iva
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10257,6 +10695,7 @@ ISHMEM_HD inline int ishmemx_ulong_test_all_vector_work_group(unsigned long* iva
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10269,6 +10708,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_test_all_vector_work_group(unsigned long 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10277,6 +10717,7 @@ ISHMEM_HD inline int ishmemx_ulonglong_test_all_vector_work_group(unsigned long 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10289,6 +10730,7 @@ ISHMEM_HD inline int ishmemx_int32_test_all_vector_work_group(int32_t* ivars, si
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10297,6 +10739,7 @@ ISHMEM_HD inline int ishmemx_int32_test_all_vector_work_group(int32_t* ivars, si
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10309,6 +10752,7 @@ ISHMEM_HD inline int ishmemx_int64_test_all_vector_work_group(int64_t* ivars, si
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10317,6 +10761,7 @@ ISHMEM_HD inline int ishmemx_int64_test_all_vector_work_group(int64_t* ivars, si
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10329,6 +10774,7 @@ ISHMEM_HD inline int ishmemx_uint32_test_all_vector_work_group(uint32_t* ivars, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10337,6 +10783,7 @@ ISHMEM_HD inline int ishmemx_uint32_test_all_vector_work_group(uint32_t* ivars, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10349,6 +10796,7 @@ ISHMEM_HD inline int ishmemx_uint64_test_all_vector_work_group(uint64_t* ivars, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10357,6 +10805,7 @@ ISHMEM_HD inline int ishmemx_uint64_test_all_vector_work_group(uint64_t* ivars, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10369,6 +10818,7 @@ ISHMEM_HD inline int ishmemx_size_test_all_vector_work_group(size_t* ivars, size
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10377,6 +10827,7 @@ ISHMEM_HD inline int ishmemx_size_test_all_vector_work_group(size_t* ivars, size
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10389,6 +10840,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_test_all_vector_work_group(ptrdiff_t* ivars
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10397,6 +10849,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_test_all_vector_work_group(ptrdiff_t* ivars
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10410,6 +10863,7 @@ ISHMEM_HD inline int ishmemx_test_all_vector_work_group(T* ivars, size_t nelems,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_all_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10419,6 +10873,7 @@ ISHMEM_HD inline int ishmemx_test_all_vector_work_group(T* ivars, size_t nelems,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10431,6 +10886,7 @@ ISHMEM_HD inline size_t ishmemx_int_test_any_vector_work_group(int* ivars, size_
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10439,6 +10895,7 @@ ISHMEM_HD inline size_t ishmemx_int_test_any_vector_work_group(int* ivars, size_
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<int>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10451,6 +10908,7 @@ ISHMEM_HD inline size_t ishmemx_long_test_any_vector_work_group(long* ivars, siz
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10459,6 +10917,7 @@ ISHMEM_HD inline size_t ishmemx_long_test_any_vector_work_group(long* ivars, siz
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10471,6 +10930,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_test_any_vector_work_group(long long* i
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10479,6 +10939,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_test_any_vector_work_group(long long* i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<long long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10491,6 +10952,7 @@ ISHMEM_HD inline size_t ishmemx_uint_test_any_vector_work_group(unsigned int* iv
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10499,6 +10961,7 @@ ISHMEM_HD inline size_t ishmemx_uint_test_any_vector_work_group(unsigned int* iv
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<unsigned int>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10511,6 +10974,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_test_any_vector_work_group(unsigned long* 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10519,6 +10983,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_test_any_vector_work_group(unsigned long* 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<unsigned long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10531,6 +10996,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_test_any_vector_work_group(unsigned lo
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10539,6 +11005,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_test_any_vector_work_group(unsigned lo
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<unsigned long long>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10551,6 +11018,7 @@ ISHMEM_HD inline size_t ishmemx_int32_test_any_vector_work_group(int32_t* ivars,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10559,6 +11027,7 @@ ISHMEM_HD inline size_t ishmemx_int32_test_any_vector_work_group(int32_t* ivars,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<int32_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10571,6 +11040,7 @@ ISHMEM_HD inline size_t ishmemx_int64_test_any_vector_work_group(int64_t* ivars,
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10579,6 +11049,7 @@ ISHMEM_HD inline size_t ishmemx_int64_test_any_vector_work_group(int64_t* ivars,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<int64_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10591,6 +11062,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_test_any_vector_work_group(uint32_t* ivar
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10599,6 +11071,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_test_any_vector_work_group(uint32_t* ivar
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<uint32_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10611,6 +11084,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_test_any_vector_work_group(uint64_t* ivar
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10619,6 +11093,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_test_any_vector_work_group(uint64_t* ivar
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<uint64_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10631,6 +11106,7 @@ ISHMEM_HD inline size_t ishmemx_size_test_any_vector_work_group(size_t* ivars, s
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10639,6 +11115,7 @@ ISHMEM_HD inline size_t ishmemx_size_test_any_vector_work_group(size_t* ivars, s
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<size_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10651,6 +11128,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_test_any_vector_work_group(ptrdiff_t* iv
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10659,6 +11137,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_test_any_vector_work_group(ptrdiff_t* iv
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10672,6 +11151,7 @@ ISHMEM_HD inline size_t ishmemx_test_any_vector_work_group(T* ivars, size_t nele
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::dev::test_any_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10681,6 +11161,7 @@ ISHMEM_HD inline size_t ishmemx_test_any_vector_work_group(T* ivars, size_t nele
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any_work_group<T>(ivars, nelems, status, cmp, cmp_values, group);
@@ -10693,6 +11174,7 @@ ISHMEM_HD inline size_t ishmemx_int_test_some_vector_work_group(int* ivars, size
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10702,6 +11184,7 @@ ISHMEM_HD inline size_t ishmemx_int_test_some_vector_work_group(int* ivars, size
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10715,6 +11198,7 @@ ISHMEM_HD inline size_t ishmemx_long_test_some_vector_work_group(long* ivars, si
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10724,6 +11208,7 @@ ISHMEM_HD inline size_t ishmemx_long_test_some_vector_work_group(long* ivars, si
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10737,6 +11222,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_test_some_vector_work_group(long long* 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10746,6 +11232,7 @@ ISHMEM_HD inline size_t ishmemx_longlong_test_some_vector_work_group(long long* 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10759,6 +11246,7 @@ ISHMEM_HD inline size_t ishmemx_uint_test_some_vector_work_group(unsigned int* i
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10768,6 +11256,7 @@ ISHMEM_HD inline size_t ishmemx_uint_test_some_vector_work_group(unsigned int* i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10781,6 +11270,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_test_some_vector_work_group(unsigned long*
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10790,6 +11280,7 @@ ISHMEM_HD inline size_t ishmemx_ulong_test_some_vector_work_group(unsigned long*
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10803,6 +11294,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_test_some_vector_work_group(unsigned l
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10812,6 +11304,7 @@ ISHMEM_HD inline size_t ishmemx_ulonglong_test_some_vector_work_group(unsigned l
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10825,6 +11318,7 @@ ISHMEM_HD inline size_t ishmemx_int32_test_some_vector_work_group(int32_t* ivars
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10834,6 +11328,7 @@ ISHMEM_HD inline size_t ishmemx_int32_test_some_vector_work_group(int32_t* ivars
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10847,6 +11342,7 @@ ISHMEM_HD inline size_t ishmemx_int64_test_some_vector_work_group(int64_t* ivars
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10856,6 +11352,7 @@ ISHMEM_HD inline size_t ishmemx_int64_test_some_vector_work_group(int64_t* ivars
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10869,6 +11366,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_test_some_vector_work_group(uint32_t* iva
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10878,6 +11376,7 @@ ISHMEM_HD inline size_t ishmemx_uint32_test_some_vector_work_group(uint32_t* iva
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10891,6 +11390,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_test_some_vector_work_group(uint64_t* iva
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10900,6 +11400,7 @@ ISHMEM_HD inline size_t ishmemx_uint64_test_some_vector_work_group(uint64_t* iva
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10913,6 +11414,7 @@ ISHMEM_HD inline size_t ishmemx_size_test_some_vector_work_group(size_t* ivars, 
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10922,6 +11424,7 @@ ISHMEM_HD inline size_t ishmemx_size_test_some_vector_work_group(size_t* ivars, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10935,6 +11438,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_test_some_vector_work_group(ptrdiff_t* i
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10944,6 +11448,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_test_some_vector_work_group(ptrdiff_t* i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10958,6 +11463,7 @@ ISHMEM_HD inline size_t ishmemx_test_some_vector_work_group(T* ivars, size_t nel
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::dev::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::dev::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::dev::check_cmp(fn, cmp);
     ishmemi::dev::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10968,6 +11474,7 @@ ISHMEM_HD inline size_t ishmemx_test_some_vector_work_group(T* ivars, size_t nel
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(T));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -10980,12 +11487,14 @@ ISHMEM_HD inline uint64_t ishmemx_signal_wait_until_work_group(uint64_t* sig_add
     constexpr const char* fn = "ishmemx_signal_wait_until_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::dev::check_cmp(fn, cmp);
     return ishmemi::dev::signal_wait_until_work_group(sig_addr, cmp, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_signal_wait_until_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::signal_wait_until_work_group(sig_addr, cmp, cmp_value, group);
 #endif
@@ -10996,11 +11505,13 @@ ISHMEM_HD inline void ishmemx_int_wait_work_group(int* ivar, int cmp_value, cons
     constexpr const char* fn = "ishmemx_int_wait_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int));
     ishmemi::dev::wait_work_group<int>(ivar, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_int_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int));
     ishmemi::impl::wait_work_group<int>(ivar, cmp_value, group);
 #endif
 }
@@ -11010,11 +11521,13 @@ ISHMEM_HD inline void ishmemx_long_wait_work_group(long* ivar, long cmp_value, c
     constexpr const char* fn = "ishmemx_long_wait_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long));
     ishmemi::dev::wait_work_group<long>(ivar, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_long_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(long));
     ishmemi::impl::wait_work_group<long>(ivar, cmp_value, group);
 #endif
 }
@@ -11024,11 +11537,13 @@ ISHMEM_HD inline void ishmemx_longlong_wait_work_group(long long* ivar, long lon
     constexpr const char* fn = "ishmemx_longlong_wait_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(long long));
     ishmemi::dev::wait_work_group<long long>(ivar, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_longlong_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(long long));
     ishmemi::impl::wait_work_group<long long>(ivar, cmp_value, group);
 #endif
 }
@@ -11038,11 +11553,13 @@ ISHMEM_HD inline void ishmemx_uint_wait_work_group(unsigned int* ivar, unsigned 
     constexpr const char* fn = "ishmemx_uint_wait_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     ishmemi::dev::wait_work_group<unsigned int>(ivar, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_uint_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     ishmemi::impl::wait_work_group<unsigned int>(ivar, cmp_value, group);
 #endif
 }
@@ -11052,11 +11569,13 @@ ISHMEM_HD inline void ishmemx_ulong_wait_work_group(unsigned long* ivar, unsigne
     constexpr const char* fn = "ishmemx_ulong_wait_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     ishmemi::dev::wait_work_group<unsigned long>(ivar, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_ulong_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     ishmemi::impl::wait_work_group<unsigned long>(ivar, cmp_value, group);
 #endif
 }
@@ -11066,11 +11585,13 @@ ISHMEM_HD inline void ishmemx_ulonglong_wait_work_group(unsigned long long* ivar
     constexpr const char* fn = "ishmemx_ulonglong_wait_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     ishmemi::dev::wait_work_group<unsigned long long>(ivar, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_ulonglong_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     ishmemi::impl::wait_work_group<unsigned long long>(ivar, cmp_value, group);
 #endif
 }
@@ -11080,11 +11601,13 @@ ISHMEM_HD inline void ishmemx_int32_wait_work_group(int32_t* ivar, int32_t cmp_v
     constexpr const char* fn = "ishmemx_int32_wait_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     ishmemi::dev::wait_work_group<int32_t>(ivar, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_int32_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     ishmemi::impl::wait_work_group<int32_t>(ivar, cmp_value, group);
 #endif
 }
@@ -11094,11 +11617,13 @@ ISHMEM_HD inline void ishmemx_int64_wait_work_group(int64_t* ivar, int64_t cmp_v
     constexpr const char* fn = "ishmemx_int64_wait_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     ishmemi::dev::wait_work_group<int64_t>(ivar, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_int64_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     ishmemi::impl::wait_work_group<int64_t>(ivar, cmp_value, group);
 #endif
 }
@@ -11108,11 +11633,13 @@ ISHMEM_HD inline void ishmemx_uint32_wait_work_group(uint32_t* ivar, uint32_t cm
     constexpr const char* fn = "ishmemx_uint32_wait_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     ishmemi::dev::wait_work_group<uint32_t>(ivar, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_uint32_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     ishmemi::impl::wait_work_group<uint32_t>(ivar, cmp_value, group);
 #endif
 }
@@ -11122,11 +11649,13 @@ ISHMEM_HD inline void ishmemx_uint64_wait_work_group(uint64_t* ivar, uint64_t cm
     constexpr const char* fn = "ishmemx_uint64_wait_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     ishmemi::dev::wait_work_group<uint64_t>(ivar, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_uint64_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     ishmemi::impl::wait_work_group<uint64_t>(ivar, cmp_value, group);
 #endif
 }
@@ -11136,11 +11665,13 @@ ISHMEM_HD inline void ishmemx_size_wait_work_group(size_t* ivar, size_t cmp_valu
     constexpr const char* fn = "ishmemx_size_wait_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(size_t));
     ishmemi::dev::wait_work_group<size_t>(ivar, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_size_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(size_t));
     ishmemi::impl::wait_work_group<size_t>(ivar, cmp_value, group);
 #endif
 }
@@ -11150,11 +11681,13 @@ ISHMEM_HD inline void ishmemx_ptrdiff_wait_work_group(ptrdiff_t* ivar, ptrdiff_t
     constexpr const char* fn = "ishmemx_ptrdiff_wait_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     ishmemi::dev::wait_work_group<ptrdiff_t>(ivar, cmp_value, group);
 #else
     constexpr const char* fn = "ishmemx_ptrdiff_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     ishmemi::impl::wait_work_group<ptrdiff_t>(ivar, cmp_value, group);
 #endif
 }
@@ -11165,12 +11698,14 @@ ISHMEM_HD inline void ishmemx_wait(T* ivar, T cmp_value) {
     constexpr const char* fn = "ishmemx_wait";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(T));
     ishmemi::dev::wait<T>(ivar, cmp_value);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(T));
     ishmemi::impl::wait<T>(ivar, cmp_value);
 #endif
 }
@@ -11180,6 +11715,7 @@ inline ishmem::event ishmemx_wait_on_queue(T* ivar, T cmp_value, ishmem::queue& 
     constexpr const char* fn = "ishmemx_wait_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(T));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<T>(ivar, cmp_value); });
 }
 template <typename T, typename Group>
@@ -11189,12 +11725,14 @@ ISHMEM_HD inline void ishmemx_wait_work_group(T* ivar, T cmp_value, const Group&
     constexpr const char* fn = "ishmemx_wait_work_group";
     ishmemi::dev::check_init(fn);
     ishmemi::dev::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
+    ishmemi::dev::check_aligned(fn, "ivar", ivar, alignof(T));
     ishmemi::dev::wait_work_group<T>(ivar, cmp_value, group);
 #else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(T));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(T));
     ishmemi::impl::wait_work_group<T>(ivar, cmp_value, group);
 #endif
 }

@@ -7,6 +7,7 @@ float ishmem_float_atomic_fetch(float* source, int pe) {
     constexpr const char* fn = "ishmem_float_atomic_fetch";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(float));
+    ishmemi::check_aligned(fn, "source", source, alignof(float));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<float>(source, pe);
 }
@@ -15,6 +16,7 @@ double ishmem_double_atomic_fetch(double* source, int pe) {
     constexpr const char* fn = "ishmem_double_atomic_fetch";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(double));
+    ishmemi::check_aligned(fn, "source", source, alignof(double));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<double>(source, pe);
 }
@@ -23,6 +25,7 @@ int ishmem_int_atomic_fetch(int* source, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_fetch";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(int));
+    ishmemi::check_aligned(fn, "source", source, alignof(int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<int>(source, pe);
 }
@@ -31,6 +34,7 @@ long ishmem_long_atomic_fetch(long* source, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_fetch";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(long));
+    ishmemi::check_aligned(fn, "source", source, alignof(long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<long>(source, pe);
 }
@@ -39,6 +43,7 @@ long long ishmem_longlong_atomic_fetch(long long* source, int pe) {
     constexpr const char* fn = "ishmem_longlong_atomic_fetch";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(long long));
+    ishmemi::check_aligned(fn, "source", source, alignof(long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<long long>(source, pe);
 }
@@ -47,6 +52,7 @@ unsigned int ishmem_uint_atomic_fetch(unsigned int* source, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_fetch";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "source", source, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<unsigned int>(source, pe);
 }
@@ -55,6 +61,7 @@ unsigned long ishmem_ulong_atomic_fetch(unsigned long* source, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_fetch";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "source", source, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<unsigned long>(source, pe);
 }
@@ -63,6 +70,7 @@ unsigned long long ishmem_ulonglong_atomic_fetch(unsigned long long* source, int
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "source", source, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<unsigned long long>(source, pe);
 }
@@ -71,6 +79,7 @@ int32_t ishmem_int32_atomic_fetch(int32_t* source, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_fetch";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "source", source, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<int32_t>(source, pe);
 }
@@ -79,6 +88,7 @@ int64_t ishmem_int64_atomic_fetch(int64_t* source, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_fetch";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "source", source, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<int64_t>(source, pe);
 }
@@ -87,6 +97,7 @@ uint32_t ishmem_uint32_atomic_fetch(uint32_t* source, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_fetch";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "source", source, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<uint32_t>(source, pe);
 }
@@ -95,6 +106,7 @@ uint64_t ishmem_uint64_atomic_fetch(uint64_t* source, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_fetch";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "source", source, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<uint64_t>(source, pe);
 }
@@ -103,6 +115,7 @@ size_t ishmem_size_atomic_fetch(size_t* source, int pe) {
     constexpr const char* fn = "ishmem_size_atomic_fetch";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "source", source, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<size_t>(source, pe);
 }
@@ -111,6 +124,7 @@ ptrdiff_t ishmem_ptrdiff_atomic_fetch(ptrdiff_t* source, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "source", source, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch<ptrdiff_t>(source, pe);
 }
@@ -119,6 +133,7 @@ void ishmem_float_atomic_set(float* dest, float value, int pe) {
     constexpr const char* fn = "ishmem_float_atomic_set";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(float));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(float));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<float>(dest, value, pe);
 }
@@ -127,6 +142,7 @@ void ishmem_double_atomic_set(double* dest, double value, int pe) {
     constexpr const char* fn = "ishmem_double_atomic_set";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(double));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(double));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<double>(dest, value, pe);
 }
@@ -135,6 +151,7 @@ void ishmem_int_atomic_set(int* dest, int value, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_set";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<int>(dest, value, pe);
 }
@@ -143,6 +160,7 @@ void ishmem_long_atomic_set(long* dest, long value, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_set";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<long>(dest, value, pe);
 }
@@ -151,6 +169,7 @@ void ishmem_longlong_atomic_set(long long* dest, long long value, int pe) {
     constexpr const char* fn = "ishmem_longlong_atomic_set";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<long long>(dest, value, pe);
 }
@@ -159,6 +178,7 @@ void ishmem_uint_atomic_set(unsigned int* dest, unsigned int value, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_set";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<unsigned int>(dest, value, pe);
 }
@@ -167,6 +187,7 @@ void ishmem_ulong_atomic_set(unsigned long* dest, unsigned long value, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_set";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<unsigned long>(dest, value, pe);
 }
@@ -175,6 +196,7 @@ void ishmem_ulonglong_atomic_set(unsigned long long* dest, unsigned long long va
     constexpr const char* fn = "ishmem_ulonglong_atomic_set";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<unsigned long long>(dest, value, pe);
 }
@@ -183,6 +205,7 @@ void ishmem_int32_atomic_set(int32_t* dest, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_set";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<int32_t>(dest, value, pe);
 }
@@ -191,6 +214,7 @@ void ishmem_int64_atomic_set(int64_t* dest, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_set";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<int64_t>(dest, value, pe);
 }
@@ -199,6 +223,7 @@ void ishmem_uint32_atomic_set(uint32_t* dest, uint32_t value, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_set";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<uint32_t>(dest, value, pe);
 }
@@ -207,6 +232,7 @@ void ishmem_uint64_atomic_set(uint64_t* dest, uint64_t value, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_set";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<uint64_t>(dest, value, pe);
 }
@@ -215,6 +241,7 @@ void ishmem_size_atomic_set(size_t* dest, size_t value, int pe) {
     constexpr const char* fn = "ishmem_size_atomic_set";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<size_t>(dest, value, pe);
 }
@@ -223,6 +250,7 @@ void ishmem_ptrdiff_atomic_set(ptrdiff_t* dest, ptrdiff_t value, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_atomic_set";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_set<ptrdiff_t>(dest, value, pe);
 }
@@ -231,6 +259,7 @@ float ishmem_float_atomic_swap(float* dest, float value, int pe) {
     constexpr const char* fn = "ishmem_float_atomic_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(float));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(float));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<float>(dest, value, pe);
 }
@@ -239,6 +268,7 @@ double ishmem_double_atomic_swap(double* dest, double value, int pe) {
     constexpr const char* fn = "ishmem_double_atomic_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(double));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(double));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<double>(dest, value, pe);
 }
@@ -247,6 +277,7 @@ int ishmem_int_atomic_swap(int* dest, int value, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<int>(dest, value, pe);
 }
@@ -255,6 +286,7 @@ long ishmem_long_atomic_swap(long* dest, long value, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<long>(dest, value, pe);
 }
@@ -263,6 +295,7 @@ long long ishmem_longlong_atomic_swap(long long* dest, long long value, int pe) 
     constexpr const char* fn = "ishmem_longlong_atomic_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<long long>(dest, value, pe);
 }
@@ -271,6 +304,7 @@ unsigned int ishmem_uint_atomic_swap(unsigned int* dest, unsigned int value, int
     constexpr const char* fn = "ishmem_uint_atomic_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<unsigned int>(dest, value, pe);
 }
@@ -279,6 +313,7 @@ unsigned long ishmem_ulong_atomic_swap(unsigned long* dest, unsigned long value,
     constexpr const char* fn = "ishmem_ulong_atomic_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<unsigned long>(dest, value, pe);
 }
@@ -287,6 +322,7 @@ unsigned long long ishmem_ulonglong_atomic_swap(unsigned long long* dest, unsign
     constexpr const char* fn = "ishmem_ulonglong_atomic_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<unsigned long long>(dest, value, pe);
 }
@@ -295,6 +331,7 @@ int32_t ishmem_int32_atomic_swap(int32_t* dest, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<int32_t>(dest, value, pe);
 }
@@ -303,6 +340,7 @@ int64_t ishmem_int64_atomic_swap(int64_t* dest, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<int64_t>(dest, value, pe);
 }
@@ -311,6 +349,7 @@ uint32_t ishmem_uint32_atomic_swap(uint32_t* dest, uint32_t value, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<uint32_t>(dest, value, pe);
 }
@@ -319,6 +358,7 @@ uint64_t ishmem_uint64_atomic_swap(uint64_t* dest, uint64_t value, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<uint64_t>(dest, value, pe);
 }
@@ -327,6 +367,7 @@ size_t ishmem_size_atomic_swap(size_t* dest, size_t value, int pe) {
     constexpr const char* fn = "ishmem_size_atomic_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<size_t>(dest, value, pe);
 }
@@ -335,6 +376,7 @@ ptrdiff_t ishmem_ptrdiff_atomic_swap(ptrdiff_t* dest, ptrdiff_t value, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_atomic_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_swap<ptrdiff_t>(dest, value, pe);
 }
@@ -343,6 +385,7 @@ int ishmem_int_atomic_compare_swap(int* dest, int cond, int value, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_compare_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<int>(dest, cond, value, pe);
 }
@@ -351,6 +394,7 @@ long ishmem_long_atomic_compare_swap(long* dest, long cond, long value, int pe) 
     constexpr const char* fn = "ishmem_long_atomic_compare_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<long>(dest, cond, value, pe);
 }
@@ -359,6 +403,7 @@ long long ishmem_longlong_atomic_compare_swap(long long* dest, long long cond, l
     constexpr const char* fn = "ishmem_longlong_atomic_compare_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<long long>(dest, cond, value, pe);
 }
@@ -367,6 +412,7 @@ unsigned int ishmem_uint_atomic_compare_swap(unsigned int* dest, unsigned int co
     constexpr const char* fn = "ishmem_uint_atomic_compare_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<unsigned int>(dest, cond, value, pe);
 }
@@ -375,6 +421,7 @@ unsigned long ishmem_ulong_atomic_compare_swap(unsigned long* dest, unsigned lon
     constexpr const char* fn = "ishmem_ulong_atomic_compare_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<unsigned long>(dest, cond, value, pe);
 }
@@ -383,6 +430,7 @@ unsigned long long ishmem_ulonglong_atomic_compare_swap(unsigned long long* dest
     constexpr const char* fn = "ishmem_ulonglong_atomic_compare_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<unsigned long long>(dest, cond, value, pe);
 }
@@ -391,6 +439,7 @@ int32_t ishmem_int32_atomic_compare_swap(int32_t* dest, int32_t cond, int32_t va
     constexpr const char* fn = "ishmem_int32_atomic_compare_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<int32_t>(dest, cond, value, pe);
 }
@@ -399,6 +448,7 @@ int64_t ishmem_int64_atomic_compare_swap(int64_t* dest, int64_t cond, int64_t va
     constexpr const char* fn = "ishmem_int64_atomic_compare_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<int64_t>(dest, cond, value, pe);
 }
@@ -407,6 +457,7 @@ uint32_t ishmem_uint32_atomic_compare_swap(uint32_t* dest, uint32_t cond, uint32
     constexpr const char* fn = "ishmem_uint32_atomic_compare_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<uint32_t>(dest, cond, value, pe);
 }
@@ -415,6 +466,7 @@ uint64_t ishmem_uint64_atomic_compare_swap(uint64_t* dest, uint64_t cond, uint64
     constexpr const char* fn = "ishmem_uint64_atomic_compare_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<uint64_t>(dest, cond, value, pe);
 }
@@ -423,6 +475,7 @@ size_t ishmem_size_atomic_compare_swap(size_t* dest, size_t cond, size_t value, 
     constexpr const char* fn = "ishmem_size_atomic_compare_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<size_t>(dest, cond, value, pe);
 }
@@ -431,6 +484,7 @@ ptrdiff_t ishmem_ptrdiff_atomic_compare_swap(ptrdiff_t* dest, ptrdiff_t cond, pt
     constexpr const char* fn = "ishmem_ptrdiff_atomic_compare_swap";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_compare_swap<ptrdiff_t>(dest, cond, value, pe);
 }
@@ -439,6 +493,7 @@ int ishmem_int_atomic_fetch_inc(int* dest, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_fetch_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<int>(dest, pe);
 }
@@ -447,6 +502,7 @@ long ishmem_long_atomic_fetch_inc(long* dest, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_fetch_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<long>(dest, pe);
 }
@@ -455,6 +511,7 @@ long long ishmem_longlong_atomic_fetch_inc(long long* dest, int pe) {
     constexpr const char* fn = "ishmem_longlong_atomic_fetch_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<long long>(dest, pe);
 }
@@ -463,6 +520,7 @@ unsigned int ishmem_uint_atomic_fetch_inc(unsigned int* dest, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_fetch_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<unsigned int>(dest, pe);
 }
@@ -471,6 +529,7 @@ unsigned long ishmem_ulong_atomic_fetch_inc(unsigned long* dest, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<unsigned long>(dest, pe);
 }
@@ -479,6 +538,7 @@ unsigned long long ishmem_ulonglong_atomic_fetch_inc(unsigned long long* dest, i
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<unsigned long long>(dest, pe);
 }
@@ -487,6 +547,7 @@ int32_t ishmem_int32_atomic_fetch_inc(int32_t* dest, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_fetch_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<int32_t>(dest, pe);
 }
@@ -495,6 +556,7 @@ int64_t ishmem_int64_atomic_fetch_inc(int64_t* dest, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_fetch_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<int64_t>(dest, pe);
 }
@@ -503,6 +565,7 @@ uint32_t ishmem_uint32_atomic_fetch_inc(uint32_t* dest, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<uint32_t>(dest, pe);
 }
@@ -511,6 +574,7 @@ uint64_t ishmem_uint64_atomic_fetch_inc(uint64_t* dest, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<uint64_t>(dest, pe);
 }
@@ -519,6 +583,7 @@ size_t ishmem_size_atomic_fetch_inc(size_t* dest, int pe) {
     constexpr const char* fn = "ishmem_size_atomic_fetch_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<size_t>(dest, pe);
 }
@@ -527,6 +592,7 @@ ptrdiff_t ishmem_ptrdiff_atomic_fetch_inc(ptrdiff_t* dest, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_inc<ptrdiff_t>(dest, pe);
 }
@@ -535,6 +601,7 @@ void ishmem_int_atomic_inc(int* dest, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<int>(dest, pe);
 }
@@ -543,6 +610,7 @@ void ishmem_long_atomic_inc(long* dest, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<long>(dest, pe);
 }
@@ -551,6 +619,7 @@ void ishmem_longlong_atomic_inc(long long* dest, int pe) {
     constexpr const char* fn = "ishmem_longlong_atomic_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<long long>(dest, pe);
 }
@@ -559,6 +628,7 @@ void ishmem_uint_atomic_inc(unsigned int* dest, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<unsigned int>(dest, pe);
 }
@@ -567,6 +637,7 @@ void ishmem_ulong_atomic_inc(unsigned long* dest, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<unsigned long>(dest, pe);
 }
@@ -575,6 +646,7 @@ void ishmem_ulonglong_atomic_inc(unsigned long long* dest, int pe) {
     constexpr const char* fn = "ishmem_ulonglong_atomic_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<unsigned long long>(dest, pe);
 }
@@ -583,6 +655,7 @@ void ishmem_int32_atomic_inc(int32_t* dest, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<int32_t>(dest, pe);
 }
@@ -591,6 +664,7 @@ void ishmem_int64_atomic_inc(int64_t* dest, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<int64_t>(dest, pe);
 }
@@ -599,6 +673,7 @@ void ishmem_uint32_atomic_inc(uint32_t* dest, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<uint32_t>(dest, pe);
 }
@@ -607,6 +682,7 @@ void ishmem_uint64_atomic_inc(uint64_t* dest, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<uint64_t>(dest, pe);
 }
@@ -615,6 +691,7 @@ void ishmem_size_atomic_inc(size_t* dest, int pe) {
     constexpr const char* fn = "ishmem_size_atomic_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<size_t>(dest, pe);
 }
@@ -623,6 +700,7 @@ void ishmem_ptrdiff_atomic_inc(ptrdiff_t* dest, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_atomic_inc";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_inc<ptrdiff_t>(dest, pe);
 }
@@ -631,6 +709,7 @@ int ishmem_int_atomic_fetch_add(int* dest, int value, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_fetch_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<int>(dest, value, pe);
 }
@@ -639,6 +718,7 @@ long ishmem_long_atomic_fetch_add(long* dest, long value, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_fetch_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<long>(dest, value, pe);
 }
@@ -647,6 +727,7 @@ long long ishmem_longlong_atomic_fetch_add(long long* dest, long long value, int
     constexpr const char* fn = "ishmem_longlong_atomic_fetch_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<long long>(dest, value, pe);
 }
@@ -655,6 +736,7 @@ unsigned int ishmem_uint_atomic_fetch_add(unsigned int* dest, unsigned int value
     constexpr const char* fn = "ishmem_uint_atomic_fetch_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<unsigned int>(dest, value, pe);
 }
@@ -663,6 +745,7 @@ unsigned long ishmem_ulong_atomic_fetch_add(unsigned long* dest, unsigned long v
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<unsigned long>(dest, value, pe);
 }
@@ -671,6 +754,7 @@ unsigned long long ishmem_ulonglong_atomic_fetch_add(unsigned long long* dest, u
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<unsigned long long>(dest, value, pe);
 }
@@ -679,6 +763,7 @@ int32_t ishmem_int32_atomic_fetch_add(int32_t* dest, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_fetch_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<int32_t>(dest, value, pe);
 }
@@ -687,6 +772,7 @@ int64_t ishmem_int64_atomic_fetch_add(int64_t* dest, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_fetch_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<int64_t>(dest, value, pe);
 }
@@ -695,6 +781,7 @@ uint32_t ishmem_uint32_atomic_fetch_add(uint32_t* dest, uint32_t value, int pe) 
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<uint32_t>(dest, value, pe);
 }
@@ -703,6 +790,7 @@ uint64_t ishmem_uint64_atomic_fetch_add(uint64_t* dest, uint64_t value, int pe) 
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<uint64_t>(dest, value, pe);
 }
@@ -711,6 +799,7 @@ size_t ishmem_size_atomic_fetch_add(size_t* dest, size_t value, int pe) {
     constexpr const char* fn = "ishmem_size_atomic_fetch_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<size_t>(dest, value, pe);
 }
@@ -719,6 +808,7 @@ ptrdiff_t ishmem_ptrdiff_atomic_fetch_add(ptrdiff_t* dest, ptrdiff_t value, int 
     constexpr const char* fn = "ishmem_ptrdiff_atomic_fetch_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_add<ptrdiff_t>(dest, value, pe);
 }
@@ -727,6 +817,7 @@ void ishmem_int_atomic_add(int* dest, int value, int pe) {
     constexpr const char* fn = "ishmem_int_atomic_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<int>(dest, value, pe);
 }
@@ -735,6 +826,7 @@ void ishmem_long_atomic_add(long* dest, long value, int pe) {
     constexpr const char* fn = "ishmem_long_atomic_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<long>(dest, value, pe);
 }
@@ -743,6 +835,7 @@ void ishmem_longlong_atomic_add(long long* dest, long long value, int pe) {
     constexpr const char* fn = "ishmem_longlong_atomic_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<long long>(dest, value, pe);
 }
@@ -751,6 +844,7 @@ void ishmem_uint_atomic_add(unsigned int* dest, unsigned int value, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<unsigned int>(dest, value, pe);
 }
@@ -759,6 +853,7 @@ void ishmem_ulong_atomic_add(unsigned long* dest, unsigned long value, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<unsigned long>(dest, value, pe);
 }
@@ -767,6 +862,7 @@ void ishmem_ulonglong_atomic_add(unsigned long long* dest, unsigned long long va
     constexpr const char* fn = "ishmem_ulonglong_atomic_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<unsigned long long>(dest, value, pe);
 }
@@ -775,6 +871,7 @@ void ishmem_int32_atomic_add(int32_t* dest, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<int32_t>(dest, value, pe);
 }
@@ -783,6 +880,7 @@ void ishmem_int64_atomic_add(int64_t* dest, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<int64_t>(dest, value, pe);
 }
@@ -791,6 +889,7 @@ void ishmem_uint32_atomic_add(uint32_t* dest, uint32_t value, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<uint32_t>(dest, value, pe);
 }
@@ -799,6 +898,7 @@ void ishmem_uint64_atomic_add(uint64_t* dest, uint64_t value, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<uint64_t>(dest, value, pe);
 }
@@ -807,6 +907,7 @@ void ishmem_size_atomic_add(size_t* dest, size_t value, int pe) {
     constexpr const char* fn = "ishmem_size_atomic_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<size_t>(dest, value, pe);
 }
@@ -815,6 +916,7 @@ void ishmem_ptrdiff_atomic_add(ptrdiff_t* dest, ptrdiff_t value, int pe) {
     constexpr const char* fn = "ishmem_ptrdiff_atomic_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_add<ptrdiff_t>(dest, value, pe);
 }
@@ -823,6 +925,7 @@ unsigned int ishmem_uint_atomic_fetch_and(unsigned int* dest, unsigned int value
     constexpr const char* fn = "ishmem_uint_atomic_fetch_and";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<unsigned int>(dest, value, pe);
 }
@@ -831,6 +934,7 @@ unsigned long ishmem_ulong_atomic_fetch_and(unsigned long* dest, unsigned long v
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_and";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<unsigned long>(dest, value, pe);
 }
@@ -839,6 +943,7 @@ unsigned long long ishmem_ulonglong_atomic_fetch_and(unsigned long long* dest, u
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_and";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<unsigned long long>(dest, value, pe);
 }
@@ -847,6 +952,7 @@ int32_t ishmem_int32_atomic_fetch_and(int32_t* dest, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_fetch_and";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<int32_t>(dest, value, pe);
 }
@@ -855,6 +961,7 @@ int64_t ishmem_int64_atomic_fetch_and(int64_t* dest, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_fetch_and";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<int64_t>(dest, value, pe);
 }
@@ -863,6 +970,7 @@ uint32_t ishmem_uint32_atomic_fetch_and(uint32_t* dest, uint32_t value, int pe) 
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_and";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<uint32_t>(dest, value, pe);
 }
@@ -871,6 +979,7 @@ uint64_t ishmem_uint64_atomic_fetch_and(uint64_t* dest, uint64_t value, int pe) 
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_and";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_and<uint64_t>(dest, value, pe);
 }
@@ -879,6 +988,7 @@ void ishmem_uint_atomic_and(unsigned int* dest, unsigned int value, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_and";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<unsigned int>(dest, value, pe);
 }
@@ -887,6 +997,7 @@ void ishmem_ulong_atomic_and(unsigned long* dest, unsigned long value, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_and";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<unsigned long>(dest, value, pe);
 }
@@ -895,6 +1006,7 @@ void ishmem_ulonglong_atomic_and(unsigned long long* dest, unsigned long long va
     constexpr const char* fn = "ishmem_ulonglong_atomic_and";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<unsigned long long>(dest, value, pe);
 }
@@ -903,6 +1015,7 @@ void ishmem_int32_atomic_and(int32_t* dest, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_and";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<int32_t>(dest, value, pe);
 }
@@ -911,6 +1024,7 @@ void ishmem_int64_atomic_and(int64_t* dest, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_and";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<int64_t>(dest, value, pe);
 }
@@ -919,6 +1033,7 @@ void ishmem_uint32_atomic_and(uint32_t* dest, uint32_t value, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_and";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<uint32_t>(dest, value, pe);
 }
@@ -927,6 +1042,7 @@ void ishmem_uint64_atomic_and(uint64_t* dest, uint64_t value, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_and";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_and<uint64_t>(dest, value, pe);
 }
@@ -935,6 +1051,7 @@ unsigned int ishmem_uint_atomic_fetch_or(unsigned int* dest, unsigned int value,
     constexpr const char* fn = "ishmem_uint_atomic_fetch_or";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<unsigned int>(dest, value, pe);
 }
@@ -943,6 +1060,7 @@ unsigned long ishmem_ulong_atomic_fetch_or(unsigned long* dest, unsigned long va
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_or";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<unsigned long>(dest, value, pe);
 }
@@ -951,6 +1069,7 @@ unsigned long long ishmem_ulonglong_atomic_fetch_or(unsigned long long* dest, un
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_or";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<unsigned long long>(dest, value, pe);
 }
@@ -959,6 +1078,7 @@ int32_t ishmem_int32_atomic_fetch_or(int32_t* dest, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_fetch_or";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<int32_t>(dest, value, pe);
 }
@@ -967,6 +1087,7 @@ int64_t ishmem_int64_atomic_fetch_or(int64_t* dest, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_fetch_or";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<int64_t>(dest, value, pe);
 }
@@ -975,6 +1096,7 @@ uint32_t ishmem_uint32_atomic_fetch_or(uint32_t* dest, uint32_t value, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_or";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<uint32_t>(dest, value, pe);
 }
@@ -983,6 +1105,7 @@ uint64_t ishmem_uint64_atomic_fetch_or(uint64_t* dest, uint64_t value, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_or";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_or<uint64_t>(dest, value, pe);
 }
@@ -991,6 +1114,7 @@ void ishmem_uint_atomic_or(unsigned int* dest, unsigned int value, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_or";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<unsigned int>(dest, value, pe);
 }
@@ -999,6 +1123,7 @@ void ishmem_ulong_atomic_or(unsigned long* dest, unsigned long value, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_or";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<unsigned long>(dest, value, pe);
 }
@@ -1007,6 +1132,7 @@ void ishmem_ulonglong_atomic_or(unsigned long long* dest, unsigned long long val
     constexpr const char* fn = "ishmem_ulonglong_atomic_or";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<unsigned long long>(dest, value, pe);
 }
@@ -1015,6 +1141,7 @@ void ishmem_int32_atomic_or(int32_t* dest, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_or";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<int32_t>(dest, value, pe);
 }
@@ -1023,6 +1150,7 @@ void ishmem_int64_atomic_or(int64_t* dest, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_or";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<int64_t>(dest, value, pe);
 }
@@ -1031,6 +1159,7 @@ void ishmem_uint32_atomic_or(uint32_t* dest, uint32_t value, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_or";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<uint32_t>(dest, value, pe);
 }
@@ -1039,6 +1168,7 @@ void ishmem_uint64_atomic_or(uint64_t* dest, uint64_t value, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_or";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_or<uint64_t>(dest, value, pe);
 }
@@ -1047,6 +1177,7 @@ unsigned int ishmem_uint_atomic_fetch_xor(unsigned int* dest, unsigned int value
     constexpr const char* fn = "ishmem_uint_atomic_fetch_xor";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<unsigned int>(dest, value, pe);
 }
@@ -1055,6 +1186,7 @@ unsigned long ishmem_ulong_atomic_fetch_xor(unsigned long* dest, unsigned long v
     constexpr const char* fn = "ishmem_ulong_atomic_fetch_xor";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<unsigned long>(dest, value, pe);
 }
@@ -1063,6 +1195,7 @@ unsigned long long ishmem_ulonglong_atomic_fetch_xor(unsigned long long* dest, u
     constexpr const char* fn = "ishmem_ulonglong_atomic_fetch_xor";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<unsigned long long>(dest, value, pe);
 }
@@ -1071,6 +1204,7 @@ int32_t ishmem_int32_atomic_fetch_xor(int32_t* dest, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_fetch_xor";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<int32_t>(dest, value, pe);
 }
@@ -1079,6 +1213,7 @@ int64_t ishmem_int64_atomic_fetch_xor(int64_t* dest, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_fetch_xor";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<int64_t>(dest, value, pe);
 }
@@ -1087,6 +1222,7 @@ uint32_t ishmem_uint32_atomic_fetch_xor(uint32_t* dest, uint32_t value, int pe) 
     constexpr const char* fn = "ishmem_uint32_atomic_fetch_xor";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<uint32_t>(dest, value, pe);
 }
@@ -1095,6 +1231,7 @@ uint64_t ishmem_uint64_atomic_fetch_xor(uint64_t* dest, uint64_t value, int pe) 
     constexpr const char* fn = "ishmem_uint64_atomic_fetch_xor";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::atomic_fetch_xor<uint64_t>(dest, value, pe);
 }
@@ -1103,6 +1240,7 @@ void ishmem_uint_atomic_xor(unsigned int* dest, unsigned int value, int pe) {
     constexpr const char* fn = "ishmem_uint_atomic_xor";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<unsigned int>(dest, value, pe);
 }
@@ -1111,6 +1249,7 @@ void ishmem_ulong_atomic_xor(unsigned long* dest, unsigned long value, int pe) {
     constexpr const char* fn = "ishmem_ulong_atomic_xor";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<unsigned long>(dest, value, pe);
 }
@@ -1119,6 +1258,7 @@ void ishmem_ulonglong_atomic_xor(unsigned long long* dest, unsigned long long va
     constexpr const char* fn = "ishmem_ulonglong_atomic_xor";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<unsigned long long>(dest, value, pe);
 }
@@ -1127,6 +1267,7 @@ void ishmem_int32_atomic_xor(int32_t* dest, int32_t value, int pe) {
     constexpr const char* fn = "ishmem_int32_atomic_xor";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<int32_t>(dest, value, pe);
 }
@@ -1135,6 +1276,7 @@ void ishmem_int64_atomic_xor(int64_t* dest, int64_t value, int pe) {
     constexpr const char* fn = "ishmem_int64_atomic_xor";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<int64_t>(dest, value, pe);
 }
@@ -1143,6 +1285,7 @@ void ishmem_uint32_atomic_xor(uint32_t* dest, uint32_t value, int pe) {
     constexpr const char* fn = "ishmem_uint32_atomic_xor";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<uint32_t>(dest, value, pe);
 }
@@ -1151,6 +1294,7 @@ void ishmem_uint64_atomic_xor(uint64_t* dest, uint64_t value, int pe) {
     constexpr const char* fn = "ishmem_uint64_atomic_xor";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_xor<uint64_t>(dest, value, pe);
 }
@@ -1160,6 +1304,7 @@ void ishmem_float_atomic_fetch_nbi(float* fetch, float* source, int pe) {
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(float));
+    ishmemi::check_aligned(fn, "source", source, alignof(float));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<float>(fetch, source, pe);
 }
@@ -1169,6 +1314,7 @@ void ishmem_double_atomic_fetch_nbi(double* fetch, double* source, int pe) {
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(double));
+    ishmemi::check_aligned(fn, "source", source, alignof(double));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<double>(fetch, source, pe);
 }
@@ -1178,6 +1324,7 @@ void ishmem_int_atomic_fetch_nbi(int* fetch, int* source, int pe) {
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(int));
+    ishmemi::check_aligned(fn, "source", source, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<int>(fetch, source, pe);
 }
@@ -1187,6 +1334,7 @@ void ishmem_long_atomic_fetch_nbi(long* fetch, long* source, int pe) {
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(long));
+    ishmemi::check_aligned(fn, "source", source, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<long>(fetch, source, pe);
 }
@@ -1196,6 +1344,7 @@ void ishmem_longlong_atomic_fetch_nbi(long long* fetch, long long* source, int p
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(long long));
+    ishmemi::check_aligned(fn, "source", source, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<long long>(fetch, source, pe);
 }
@@ -1205,6 +1354,7 @@ void ishmem_uint_atomic_fetch_nbi(unsigned int* fetch, unsigned int* source, int
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "source", source, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<unsigned int>(fetch, source, pe);
 }
@@ -1214,6 +1364,7 @@ void ishmem_ulong_atomic_fetch_nbi(unsigned long* fetch, unsigned long* source, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "source", source, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<unsigned long>(fetch, source, pe);
 }
@@ -1223,6 +1374,7 @@ void ishmem_ulonglong_atomic_fetch_nbi(unsigned long long* fetch, unsigned long 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "source", source, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<unsigned long long>(fetch, source, pe);
 }
@@ -1232,6 +1384,7 @@ void ishmem_int32_atomic_fetch_nbi(int32_t* fetch, int32_t* source, int pe) {
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "source", source, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<int32_t>(fetch, source, pe);
 }
@@ -1241,6 +1394,7 @@ void ishmem_int64_atomic_fetch_nbi(int64_t* fetch, int64_t* source, int pe) {
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "source", source, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<int64_t>(fetch, source, pe);
 }
@@ -1250,6 +1404,7 @@ void ishmem_uint32_atomic_fetch_nbi(uint32_t* fetch, uint32_t* source, int pe) {
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "source", source, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<uint32_t>(fetch, source, pe);
 }
@@ -1259,6 +1414,7 @@ void ishmem_uint64_atomic_fetch_nbi(uint64_t* fetch, uint64_t* source, int pe) {
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "source", source, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<uint64_t>(fetch, source, pe);
 }
@@ -1268,6 +1424,7 @@ void ishmem_size_atomic_fetch_nbi(size_t* fetch, size_t* source, int pe) {
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "source", source, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<size_t>(fetch, source, pe);
 }
@@ -1277,6 +1434,7 @@ void ishmem_ptrdiff_atomic_fetch_nbi(ptrdiff_t* fetch, ptrdiff_t* source, int pe
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "source", source, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "source", source, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_nbi<ptrdiff_t>(fetch, source, pe);
 }
@@ -1286,6 +1444,7 @@ void ishmem_float_atomic_swap_nbi(float* fetch, float* dest, float value, int pe
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(float));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(float));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<float>(fetch, dest, value, pe);
 }
@@ -1295,6 +1454,7 @@ void ishmem_double_atomic_swap_nbi(double* fetch, double* dest, double value, in
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(double));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(double));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<double>(fetch, dest, value, pe);
 }
@@ -1304,6 +1464,7 @@ void ishmem_int_atomic_swap_nbi(int* fetch, int* dest, int value, int pe) {
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<int>(fetch, dest, value, pe);
 }
@@ -1313,6 +1474,7 @@ void ishmem_long_atomic_swap_nbi(long* fetch, long* dest, long value, int pe) {
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<long>(fetch, dest, value, pe);
 }
@@ -1322,6 +1484,7 @@ void ishmem_longlong_atomic_swap_nbi(long long* fetch, long long* dest, long lon
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<long long>(fetch, dest, value, pe);
 }
@@ -1331,6 +1494,7 @@ void ishmem_uint_atomic_swap_nbi(unsigned int* fetch, unsigned int* dest, unsign
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<unsigned int>(fetch, dest, value, pe);
 }
@@ -1340,6 +1504,7 @@ void ishmem_ulong_atomic_swap_nbi(unsigned long* fetch, unsigned long* dest, uns
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<unsigned long>(fetch, dest, value, pe);
 }
@@ -1349,6 +1514,7 @@ void ishmem_ulonglong_atomic_swap_nbi(unsigned long long* fetch, unsigned long l
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<unsigned long long>(fetch, dest, value, pe);
 }
@@ -1358,6 +1524,7 @@ void ishmem_int32_atomic_swap_nbi(int32_t* fetch, int32_t* dest, int32_t value, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<int32_t>(fetch, dest, value, pe);
 }
@@ -1367,6 +1534,7 @@ void ishmem_int64_atomic_swap_nbi(int64_t* fetch, int64_t* dest, int64_t value, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<int64_t>(fetch, dest, value, pe);
 }
@@ -1376,6 +1544,7 @@ void ishmem_uint32_atomic_swap_nbi(uint32_t* fetch, uint32_t* dest, uint32_t val
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<uint32_t>(fetch, dest, value, pe);
 }
@@ -1385,6 +1554,7 @@ void ishmem_uint64_atomic_swap_nbi(uint64_t* fetch, uint64_t* dest, uint64_t val
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<uint64_t>(fetch, dest, value, pe);
 }
@@ -1394,6 +1564,7 @@ void ishmem_size_atomic_swap_nbi(size_t* fetch, size_t* dest, size_t value, int 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<size_t>(fetch, dest, value, pe);
 }
@@ -1403,6 +1574,7 @@ void ishmem_ptrdiff_atomic_swap_nbi(ptrdiff_t* fetch, ptrdiff_t* dest, ptrdiff_t
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_swap_nbi<ptrdiff_t>(fetch, dest, value, pe);
 }
@@ -1412,6 +1584,7 @@ void ishmem_int_atomic_compare_swap_nbi(int* fetch, int* dest, int cond, int val
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<int>(fetch, dest, cond, value, pe);
 }
@@ -1421,6 +1594,7 @@ void ishmem_long_atomic_compare_swap_nbi(long* fetch, long* dest, long cond, lon
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<long>(fetch, dest, cond, value, pe);
 }
@@ -1430,6 +1604,7 @@ void ishmem_longlong_atomic_compare_swap_nbi(long long* fetch, long long* dest, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<long long>(fetch, dest, cond, value, pe);
 }
@@ -1439,6 +1614,7 @@ void ishmem_uint_atomic_compare_swap_nbi(unsigned int* fetch, unsigned int* dest
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<unsigned int>(fetch, dest, cond, value, pe);
 }
@@ -1448,6 +1624,7 @@ void ishmem_ulong_atomic_compare_swap_nbi(unsigned long* fetch, unsigned long* d
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<unsigned long>(fetch, dest, cond, value, pe);
 }
@@ -1457,6 +1634,7 @@ void ishmem_ulonglong_atomic_compare_swap_nbi(unsigned long long* fetch, unsigne
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<unsigned long long>(fetch, dest, cond, value, pe);
 }
@@ -1466,6 +1644,7 @@ void ishmem_int32_atomic_compare_swap_nbi(int32_t* fetch, int32_t* dest, int32_t
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<int32_t>(fetch, dest, cond, value, pe);
 }
@@ -1475,6 +1654,7 @@ void ishmem_int64_atomic_compare_swap_nbi(int64_t* fetch, int64_t* dest, int64_t
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<int64_t>(fetch, dest, cond, value, pe);
 }
@@ -1484,6 +1664,7 @@ void ishmem_uint32_atomic_compare_swap_nbi(uint32_t* fetch, uint32_t* dest, uint
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<uint32_t>(fetch, dest, cond, value, pe);
 }
@@ -1493,6 +1674,7 @@ void ishmem_uint64_atomic_compare_swap_nbi(uint64_t* fetch, uint64_t* dest, uint
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<uint64_t>(fetch, dest, cond, value, pe);
 }
@@ -1502,6 +1684,7 @@ void ishmem_size_atomic_compare_swap_nbi(size_t* fetch, size_t* dest, size_t con
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<size_t>(fetch, dest, cond, value, pe);
 }
@@ -1511,6 +1694,7 @@ void ishmem_ptrdiff_atomic_compare_swap_nbi(ptrdiff_t* fetch, ptrdiff_t* dest, p
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_compare_swap_nbi<ptrdiff_t>(fetch, dest, cond, value, pe);
 }
@@ -1520,6 +1704,7 @@ void ishmem_int_atomic_fetch_inc_nbi(int* fetch, int* dest, int pe) {
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<int>(fetch, dest, pe);
 }
@@ -1529,6 +1714,7 @@ void ishmem_long_atomic_fetch_inc_nbi(long* fetch, long* dest, int pe) {
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<long>(fetch, dest, pe);
 }
@@ -1538,6 +1724,7 @@ void ishmem_longlong_atomic_fetch_inc_nbi(long long* fetch, long long* dest, int
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<long long>(fetch, dest, pe);
 }
@@ -1547,6 +1734,7 @@ void ishmem_uint_atomic_fetch_inc_nbi(unsigned int* fetch, unsigned int* dest, i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<unsigned int>(fetch, dest, pe);
 }
@@ -1556,6 +1744,7 @@ void ishmem_ulong_atomic_fetch_inc_nbi(unsigned long* fetch, unsigned long* dest
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<unsigned long>(fetch, dest, pe);
 }
@@ -1565,6 +1754,7 @@ void ishmem_ulonglong_atomic_fetch_inc_nbi(unsigned long long* fetch, unsigned l
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<unsigned long long>(fetch, dest, pe);
 }
@@ -1574,6 +1764,7 @@ void ishmem_int32_atomic_fetch_inc_nbi(int32_t* fetch, int32_t* dest, int pe) {
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<int32_t>(fetch, dest, pe);
 }
@@ -1583,6 +1774,7 @@ void ishmem_int64_atomic_fetch_inc_nbi(int64_t* fetch, int64_t* dest, int pe) {
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<int64_t>(fetch, dest, pe);
 }
@@ -1592,6 +1784,7 @@ void ishmem_uint32_atomic_fetch_inc_nbi(uint32_t* fetch, uint32_t* dest, int pe)
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<uint32_t>(fetch, dest, pe);
 }
@@ -1601,6 +1794,7 @@ void ishmem_uint64_atomic_fetch_inc_nbi(uint64_t* fetch, uint64_t* dest, int pe)
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<uint64_t>(fetch, dest, pe);
 }
@@ -1610,6 +1804,7 @@ void ishmem_size_atomic_fetch_inc_nbi(size_t* fetch, size_t* dest, int pe) {
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<size_t>(fetch, dest, pe);
 }
@@ -1619,6 +1814,7 @@ void ishmem_ptrdiff_atomic_fetch_inc_nbi(ptrdiff_t* fetch, ptrdiff_t* dest, int 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_inc_nbi<ptrdiff_t>(fetch, dest, pe);
 }
@@ -1628,6 +1824,7 @@ void ishmem_int_atomic_fetch_add_nbi(int* fetch, int* dest, int value, int pe) {
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<int>(fetch, dest, value, pe);
 }
@@ -1637,6 +1834,7 @@ void ishmem_long_atomic_fetch_add_nbi(long* fetch, long* dest, long value, int p
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<long>(fetch, dest, value, pe);
 }
@@ -1646,6 +1844,7 @@ void ishmem_longlong_atomic_fetch_add_nbi(long long* fetch, long long* dest, lon
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<long long>(fetch, dest, value, pe);
 }
@@ -1655,6 +1854,7 @@ void ishmem_uint_atomic_fetch_add_nbi(unsigned int* fetch, unsigned int* dest, u
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<unsigned int>(fetch, dest, value, pe);
 }
@@ -1664,6 +1864,7 @@ void ishmem_ulong_atomic_fetch_add_nbi(unsigned long* fetch, unsigned long* dest
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<unsigned long>(fetch, dest, value, pe);
 }
@@ -1673,6 +1874,7 @@ void ishmem_ulonglong_atomic_fetch_add_nbi(unsigned long long* fetch, unsigned l
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<unsigned long long>(fetch, dest, value, pe);
 }
@@ -1682,6 +1884,7 @@ void ishmem_int32_atomic_fetch_add_nbi(int32_t* fetch, int32_t* dest, int32_t va
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<int32_t>(fetch, dest, value, pe);
 }
@@ -1691,6 +1894,7 @@ void ishmem_int64_atomic_fetch_add_nbi(int64_t* fetch, int64_t* dest, int64_t va
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<int64_t>(fetch, dest, value, pe);
 }
@@ -1700,6 +1904,7 @@ void ishmem_uint32_atomic_fetch_add_nbi(uint32_t* fetch, uint32_t* dest, uint32_
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<uint32_t>(fetch, dest, value, pe);
 }
@@ -1709,6 +1914,7 @@ void ishmem_uint64_atomic_fetch_add_nbi(uint64_t* fetch, uint64_t* dest, uint64_
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<uint64_t>(fetch, dest, value, pe);
 }
@@ -1718,6 +1924,7 @@ void ishmem_size_atomic_fetch_add_nbi(size_t* fetch, size_t* dest, size_t value,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(size_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<size_t>(fetch, dest, value, pe);
 }
@@ -1727,6 +1934,7 @@ void ishmem_ptrdiff_atomic_fetch_add_nbi(ptrdiff_t* fetch, ptrdiff_t* dest, ptrd
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_add_nbi<ptrdiff_t>(fetch, dest, value, pe);
 }
@@ -1736,6 +1944,7 @@ void ishmem_uint_atomic_fetch_and_nbi(unsigned int* fetch, unsigned int* dest, u
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<unsigned int>(fetch, dest, value, pe);
 }
@@ -1745,6 +1954,7 @@ void ishmem_ulong_atomic_fetch_and_nbi(unsigned long* fetch, unsigned long* dest
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<unsigned long>(fetch, dest, value, pe);
 }
@@ -1754,6 +1964,7 @@ void ishmem_ulonglong_atomic_fetch_and_nbi(unsigned long long* fetch, unsigned l
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<unsigned long long>(fetch, dest, value, pe);
 }
@@ -1763,6 +1974,7 @@ void ishmem_int32_atomic_fetch_and_nbi(int32_t* fetch, int32_t* dest, int32_t va
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<int32_t>(fetch, dest, value, pe);
 }
@@ -1772,6 +1984,7 @@ void ishmem_int64_atomic_fetch_and_nbi(int64_t* fetch, int64_t* dest, int64_t va
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<int64_t>(fetch, dest, value, pe);
 }
@@ -1781,6 +1994,7 @@ void ishmem_uint32_atomic_fetch_and_nbi(uint32_t* fetch, uint32_t* dest, uint32_
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<uint32_t>(fetch, dest, value, pe);
 }
@@ -1790,6 +2004,7 @@ void ishmem_uint64_atomic_fetch_and_nbi(uint64_t* fetch, uint64_t* dest, uint64_
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_and_nbi<uint64_t>(fetch, dest, value, pe);
 }
@@ -1799,6 +2014,7 @@ void ishmem_uint_atomic_fetch_or_nbi(unsigned int* fetch, unsigned int* dest, un
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<unsigned int>(fetch, dest, value, pe);
 }
@@ -1808,6 +2024,7 @@ void ishmem_ulong_atomic_fetch_or_nbi(unsigned long* fetch, unsigned long* dest,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<unsigned long>(fetch, dest, value, pe);
 }
@@ -1817,6 +2034,7 @@ void ishmem_ulonglong_atomic_fetch_or_nbi(unsigned long long* fetch, unsigned lo
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<unsigned long long>(fetch, dest, value, pe);
 }
@@ -1826,6 +2044,7 @@ void ishmem_int32_atomic_fetch_or_nbi(int32_t* fetch, int32_t* dest, int32_t val
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<int32_t>(fetch, dest, value, pe);
 }
@@ -1835,6 +2054,7 @@ void ishmem_int64_atomic_fetch_or_nbi(int64_t* fetch, int64_t* dest, int64_t val
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<int64_t>(fetch, dest, value, pe);
 }
@@ -1844,6 +2064,7 @@ void ishmem_uint32_atomic_fetch_or_nbi(uint32_t* fetch, uint32_t* dest, uint32_t
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<uint32_t>(fetch, dest, value, pe);
 }
@@ -1853,6 +2074,7 @@ void ishmem_uint64_atomic_fetch_or_nbi(uint64_t* fetch, uint64_t* dest, uint64_t
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_or_nbi<uint64_t>(fetch, dest, value, pe);
 }
@@ -1862,6 +2084,7 @@ void ishmem_uint_atomic_fetch_xor_nbi(unsigned int* fetch, unsigned int* dest, u
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned int));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<unsigned int>(fetch, dest, value, pe);
 }
@@ -1871,6 +2094,7 @@ void ishmem_ulong_atomic_fetch_xor_nbi(unsigned long* fetch, unsigned long* dest
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<unsigned long>(fetch, dest, value, pe);
 }
@@ -1880,6 +2104,7 @@ void ishmem_ulonglong_atomic_fetch_xor_nbi(unsigned long long* fetch, unsigned l
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(unsigned long long));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<unsigned long long>(fetch, dest, value, pe);
 }
@@ -1889,6 +2114,7 @@ void ishmem_int32_atomic_fetch_xor_nbi(int32_t* fetch, int32_t* dest, int32_t va
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<int32_t>(fetch, dest, value, pe);
 }
@@ -1898,6 +2124,7 @@ void ishmem_int64_atomic_fetch_xor_nbi(int64_t* fetch, int64_t* dest, int64_t va
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(int64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<int64_t>(fetch, dest, value, pe);
 }
@@ -1907,6 +2134,7 @@ void ishmem_uint32_atomic_fetch_xor_nbi(uint32_t* fetch, uint32_t* dest, uint32_
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint32_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<uint32_t>(fetch, dest, value, pe);
 }
@@ -1916,6 +2144,7 @@ void ishmem_uint64_atomic_fetch_xor_nbi(uint64_t* fetch, uint64_t* dest, uint64_
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "fetch", fetch, 1);
     ishmemi::check_symmetric(fn, "dest", dest, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "dest", dest, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::atomic_fetch_xor_nbi<uint64_t>(fetch, dest, value, pe);
 }

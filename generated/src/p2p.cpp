@@ -7,6 +7,7 @@ void ishmem_int_wait_until(int* ivar, int cmp, int cmp_value) {
     constexpr const char* fn = "ishmem_int_wait_until";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<int>(ivar, cmp, cmp_value);
 }
@@ -15,6 +16,7 @@ ishmem::event ishmemx_int_wait_until_on_queue(int* ivar, int cmp, int cmp_value,
     constexpr const char* fn = "ishmemx_int_wait_until_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<int>(ivar, cmp, cmp_value); });
 }
@@ -23,6 +25,7 @@ void ishmem_long_wait_until(long* ivar, int cmp, long cmp_value) {
     constexpr const char* fn = "ishmem_long_wait_until";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<long>(ivar, cmp, cmp_value);
 }
@@ -31,6 +34,7 @@ ishmem::event ishmemx_long_wait_until_on_queue(long* ivar, int cmp, long cmp_val
     constexpr const char* fn = "ishmemx_long_wait_until_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<long>(ivar, cmp, cmp_value); });
 }
@@ -39,6 +43,7 @@ void ishmem_longlong_wait_until(long long* ivar, int cmp, long long cmp_value) {
     constexpr const char* fn = "ishmem_longlong_wait_until";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<long long>(ivar, cmp, cmp_value);
 }
@@ -47,6 +52,7 @@ ishmem::event ishmemx_longlong_wait_until_on_queue(long long* ivar, int cmp, lon
     constexpr const char* fn = "ishmemx_longlong_wait_until_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<long long>(ivar, cmp, cmp_value); });
 }
@@ -55,6 +61,7 @@ void ishmem_uint_wait_until(unsigned int* ivar, int cmp, unsigned int cmp_value)
     constexpr const char* fn = "ishmem_uint_wait_until";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<unsigned int>(ivar, cmp, cmp_value);
 }
@@ -63,6 +70,7 @@ ishmem::event ishmemx_uint_wait_until_on_queue(unsigned int* ivar, int cmp, unsi
     constexpr const char* fn = "ishmemx_uint_wait_until_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<unsigned int>(ivar, cmp, cmp_value); });
 }
@@ -71,6 +79,7 @@ void ishmem_ulong_wait_until(unsigned long* ivar, int cmp, unsigned long cmp_val
     constexpr const char* fn = "ishmem_ulong_wait_until";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<unsigned long>(ivar, cmp, cmp_value);
 }
@@ -79,6 +88,7 @@ ishmem::event ishmemx_ulong_wait_until_on_queue(unsigned long* ivar, int cmp, un
     constexpr const char* fn = "ishmemx_ulong_wait_until_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<unsigned long>(ivar, cmp, cmp_value); });
 }
@@ -87,6 +97,7 @@ void ishmem_ulonglong_wait_until(unsigned long long* ivar, int cmp, unsigned lon
     constexpr const char* fn = "ishmem_ulonglong_wait_until";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<unsigned long long>(ivar, cmp, cmp_value);
 }
@@ -95,6 +106,7 @@ ishmem::event ishmemx_ulonglong_wait_until_on_queue(unsigned long long* ivar, in
     constexpr const char* fn = "ishmemx_ulonglong_wait_until_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<unsigned long long>(ivar, cmp, cmp_value); });
 }
@@ -103,6 +115,7 @@ void ishmem_int32_wait_until(int32_t* ivar, int cmp, int32_t cmp_value) {
     constexpr const char* fn = "ishmem_int32_wait_until";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<int32_t>(ivar, cmp, cmp_value);
 }
@@ -111,6 +124,7 @@ ishmem::event ishmemx_int32_wait_until_on_queue(int32_t* ivar, int cmp, int32_t 
     constexpr const char* fn = "ishmemx_int32_wait_until_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<int32_t>(ivar, cmp, cmp_value); });
 }
@@ -119,6 +133,7 @@ void ishmem_int64_wait_until(int64_t* ivar, int cmp, int64_t cmp_value) {
     constexpr const char* fn = "ishmem_int64_wait_until";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<int64_t>(ivar, cmp, cmp_value);
 }
@@ -127,6 +142,7 @@ ishmem::event ishmemx_int64_wait_until_on_queue(int64_t* ivar, int cmp, int64_t 
     constexpr const char* fn = "ishmemx_int64_wait_until_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<int64_t>(ivar, cmp, cmp_value); });
 }
@@ -135,6 +151,7 @@ void ishmem_uint32_wait_until(uint32_t* ivar, int cmp, uint32_t cmp_value) {
     constexpr const char* fn = "ishmem_uint32_wait_until";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<uint32_t>(ivar, cmp, cmp_value);
 }
@@ -143,6 +160,7 @@ ishmem::event ishmemx_uint32_wait_until_on_queue(uint32_t* ivar, int cmp, uint32
     constexpr const char* fn = "ishmemx_uint32_wait_until_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<uint32_t>(ivar, cmp, cmp_value); });
 }
@@ -151,6 +169,7 @@ void ishmem_uint64_wait_until(uint64_t* ivar, int cmp, uint64_t cmp_value) {
     constexpr const char* fn = "ishmem_uint64_wait_until";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<uint64_t>(ivar, cmp, cmp_value);
 }
@@ -159,6 +178,7 @@ ishmem::event ishmemx_uint64_wait_until_on_queue(uint64_t* ivar, int cmp, uint64
     constexpr const char* fn = "ishmemx_uint64_wait_until_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<uint64_t>(ivar, cmp, cmp_value); });
 }
@@ -167,6 +187,7 @@ void ishmem_size_wait_until(size_t* ivar, int cmp, size_t cmp_value) {
     constexpr const char* fn = "ishmem_size_wait_until";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<size_t>(ivar, cmp, cmp_value);
 }
@@ -175,6 +196,7 @@ ishmem::event ishmemx_size_wait_until_on_queue(size_t* ivar, int cmp, size_t cmp
     constexpr const char* fn = "ishmemx_size_wait_until_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<size_t>(ivar, cmp, cmp_value); });
 }
@@ -183,6 +205,7 @@ void ishmem_ptrdiff_wait_until(ptrdiff_t* ivar, int cmp, ptrdiff_t cmp_value) {
     constexpr const char* fn = "ishmem_ptrdiff_wait_until";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until<ptrdiff_t>(ivar, cmp, cmp_value);
 }
@@ -191,6 +214,7 @@ ishmem::event ishmemx_ptrdiff_wait_until_on_queue(ptrdiff_t* ivar, int cmp, ptrd
     constexpr const char* fn = "ishmemx_ptrdiff_wait_until_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<ptrdiff_t>(ivar, cmp, cmp_value); });
 }
@@ -200,6 +224,7 @@ void ishmem_int_wait_until_all(int* ivars, size_t nelems, const int* status, int
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -209,6 +234,7 @@ ishmem::event ishmemx_int_wait_until_all_on_queue(int* ivars, size_t nelems, con
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<int>(ivars, nelems, status, cmp, cmp_value); });
 }
@@ -218,6 +244,7 @@ void ishmem_long_wait_until_all(long* ivars, size_t nelems, const int* status, i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -227,6 +254,7 @@ ishmem::event ishmemx_long_wait_until_all_on_queue(long* ivars, size_t nelems, c
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<long>(ivars, nelems, status, cmp, cmp_value); });
 }
@@ -236,6 +264,7 @@ void ishmem_longlong_wait_until_all(long long* ivars, size_t nelems, const int* 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -245,6 +274,7 @@ ishmem::event ishmemx_longlong_wait_until_all_on_queue(long long* ivars, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<long long>(ivars, nelems, status, cmp, cmp_value); });
 }
@@ -254,6 +284,7 @@ void ishmem_uint_wait_until_all(unsigned int* ivars, size_t nelems, const int* s
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<unsigned int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -263,6 +294,7 @@ ishmem::event ishmemx_uint_wait_until_all_on_queue(unsigned int* ivars, size_t n
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<unsigned int>(ivars, nelems, status, cmp, cmp_value); });
 }
@@ -272,6 +304,7 @@ void ishmem_ulong_wait_until_all(unsigned long* ivars, size_t nelems, const int*
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<unsigned long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -281,6 +314,7 @@ ishmem::event ishmemx_ulong_wait_until_all_on_queue(unsigned long* ivars, size_t
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<unsigned long>(ivars, nelems, status, cmp, cmp_value); });
 }
@@ -290,6 +324,7 @@ void ishmem_ulonglong_wait_until_all(unsigned long long* ivars, size_t nelems, c
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -299,6 +334,7 @@ ishmem::event ishmemx_ulonglong_wait_until_all_on_queue(unsigned long long* ivar
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<unsigned long long>(ivars, nelems, status, cmp, cmp_value); });
 }
@@ -308,6 +344,7 @@ void ishmem_int32_wait_until_all(int32_t* ivars, size_t nelems, const int* statu
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<int32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -317,6 +354,7 @@ ishmem::event ishmemx_int32_wait_until_all_on_queue(int32_t* ivars, size_t nelem
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<int32_t>(ivars, nelems, status, cmp, cmp_value); });
 }
@@ -326,6 +364,7 @@ void ishmem_int64_wait_until_all(int64_t* ivars, size_t nelems, const int* statu
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<int64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -335,6 +374,7 @@ ishmem::event ishmemx_int64_wait_until_all_on_queue(int64_t* ivars, size_t nelem
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<int64_t>(ivars, nelems, status, cmp, cmp_value); });
 }
@@ -344,6 +384,7 @@ void ishmem_uint32_wait_until_all(uint32_t* ivars, size_t nelems, const int* sta
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<uint32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -353,6 +394,7 @@ ishmem::event ishmemx_uint32_wait_until_all_on_queue(uint32_t* ivars, size_t nel
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<uint32_t>(ivars, nelems, status, cmp, cmp_value); });
 }
@@ -362,6 +404,7 @@ void ishmem_uint64_wait_until_all(uint64_t* ivars, size_t nelems, const int* sta
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<uint64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -371,6 +414,7 @@ ishmem::event ishmemx_uint64_wait_until_all_on_queue(uint64_t* ivars, size_t nel
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<uint64_t>(ivars, nelems, status, cmp, cmp_value); });
 }
@@ -380,6 +424,7 @@ void ishmem_size_wait_until_all(size_t* ivars, size_t nelems, const int* status,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<size_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -389,6 +434,7 @@ ishmem::event ishmemx_size_wait_until_all_on_queue(size_t* ivars, size_t nelems,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<size_t>(ivars, nelems, status, cmp, cmp_value); });
 }
@@ -398,6 +444,7 @@ void ishmem_ptrdiff_wait_until_all(ptrdiff_t* ivars, size_t nelems, const int* s
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::impl::wait_until_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -407,6 +454,7 @@ ishmem::event ishmemx_ptrdiff_wait_until_all_on_queue(ptrdiff_t* ivars, size_t n
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value); });
 }
@@ -416,6 +464,7 @@ size_t ishmem_int_wait_until_any(int* ivars, size_t nelems, const int* status, i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -425,6 +474,7 @@ ishmem::event ishmemx_int_wait_until_any_on_queue(int* ivars, size_t nelems, con
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<int>(ivars, nelems, status, cmp, cmp_value); });
@@ -435,6 +485,7 @@ size_t ishmem_long_wait_until_any(long* ivars, size_t nelems, const int* status,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -444,6 +495,7 @@ ishmem::event ishmemx_long_wait_until_any_on_queue(long* ivars, size_t nelems, c
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<long>(ivars, nelems, status, cmp, cmp_value); });
@@ -454,6 +506,7 @@ size_t ishmem_longlong_wait_until_any(long long* ivars, size_t nelems, const int
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -463,6 +516,7 @@ ishmem::event ishmemx_longlong_wait_until_any_on_queue(long long* ivars, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<long long>(ivars, nelems, status, cmp, cmp_value); });
@@ -473,6 +527,7 @@ size_t ishmem_uint_wait_until_any(unsigned int* ivars, size_t nelems, const int*
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<unsigned int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -482,6 +537,7 @@ ishmem::event ishmemx_uint_wait_until_any_on_queue(unsigned int* ivars, size_t n
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<unsigned int>(ivars, nelems, status, cmp, cmp_value); });
@@ -492,6 +548,7 @@ size_t ishmem_ulong_wait_until_any(unsigned long* ivars, size_t nelems, const in
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<unsigned long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -501,6 +558,7 @@ ishmem::event ishmemx_ulong_wait_until_any_on_queue(unsigned long* ivars, size_t
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<unsigned long>(ivars, nelems, status, cmp, cmp_value); });
@@ -511,6 +569,7 @@ size_t ishmem_ulonglong_wait_until_any(unsigned long long* ivars, size_t nelems,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -520,6 +579,7 @@ ishmem::event ishmemx_ulonglong_wait_until_any_on_queue(unsigned long long* ivar
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<unsigned long long>(ivars, nelems, status, cmp, cmp_value); });
@@ -530,6 +590,7 @@ size_t ishmem_int32_wait_until_any(int32_t* ivars, size_t nelems, const int* sta
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<int32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -539,6 +600,7 @@ ishmem::event ishmemx_int32_wait_until_any_on_queue(int32_t* ivars, size_t nelem
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<int32_t>(ivars, nelems, status, cmp, cmp_value); });
@@ -549,6 +611,7 @@ size_t ishmem_int64_wait_until_any(int64_t* ivars, size_t nelems, const int* sta
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<int64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -558,6 +621,7 @@ ishmem::event ishmemx_int64_wait_until_any_on_queue(int64_t* ivars, size_t nelem
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<int64_t>(ivars, nelems, status, cmp, cmp_value); });
@@ -568,6 +632,7 @@ size_t ishmem_uint32_wait_until_any(uint32_t* ivars, size_t nelems, const int* s
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<uint32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -577,6 +642,7 @@ ishmem::event ishmemx_uint32_wait_until_any_on_queue(uint32_t* ivars, size_t nel
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<uint32_t>(ivars, nelems, status, cmp, cmp_value); });
@@ -587,6 +653,7 @@ size_t ishmem_uint64_wait_until_any(uint64_t* ivars, size_t nelems, const int* s
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<uint64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -596,6 +663,7 @@ ishmem::event ishmemx_uint64_wait_until_any_on_queue(uint64_t* ivars, size_t nel
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<uint64_t>(ivars, nelems, status, cmp, cmp_value); });
@@ -606,6 +674,7 @@ size_t ishmem_size_wait_until_any(size_t* ivars, size_t nelems, const int* statu
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<size_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -615,6 +684,7 @@ ishmem::event ishmemx_size_wait_until_any_on_queue(size_t* ivars, size_t nelems,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<size_t>(ivars, nelems, status, cmp, cmp_value); });
@@ -625,6 +695,7 @@ size_t ishmem_ptrdiff_wait_until_any(ptrdiff_t* ivars, size_t nelems, const int*
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -634,6 +705,7 @@ ishmem::event ishmemx_ptrdiff_wait_until_any_on_queue(ptrdiff_t* ivars, size_t n
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value); });
@@ -644,6 +716,7 @@ size_t ishmem_int_wait_until_some(int* ivars, size_t nelems, size_t* indices, co
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some<int>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -654,6 +727,7 @@ ishmem::event ishmemx_int_wait_until_some_on_queue(int* ivars, size_t nelems, si
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -665,6 +739,7 @@ size_t ishmem_long_wait_until_some(long* ivars, size_t nelems, size_t* indices, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some<long>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -675,6 +750,7 @@ ishmem::event ishmemx_long_wait_until_some_on_queue(long* ivars, size_t nelems, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -686,6 +762,7 @@ size_t ishmem_longlong_wait_until_some(long long* ivars, size_t nelems, size_t* 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some<long long>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -696,6 +773,7 @@ ishmem::event ishmemx_longlong_wait_until_some_on_queue(long long* ivars, size_t
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -707,6 +785,7 @@ size_t ishmem_uint_wait_until_some(unsigned int* ivars, size_t nelems, size_t* i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some<unsigned int>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -717,6 +796,7 @@ ishmem::event ishmemx_uint_wait_until_some_on_queue(unsigned int* ivars, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -728,6 +808,7 @@ size_t ishmem_ulong_wait_until_some(unsigned long* ivars, size_t nelems, size_t*
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some<unsigned long>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -738,6 +819,7 @@ ishmem::event ishmemx_ulong_wait_until_some_on_queue(unsigned long* ivars, size_
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -749,6 +831,7 @@ size_t ishmem_ulonglong_wait_until_some(unsigned long long* ivars, size_t nelems
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -759,6 +842,7 @@ ishmem::event ishmemx_ulonglong_wait_until_some_on_queue(unsigned long long* iva
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -770,6 +854,7 @@ size_t ishmem_int32_wait_until_some(int32_t* ivars, size_t nelems, size_t* indic
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some<int32_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -780,6 +865,7 @@ ishmem::event ishmemx_int32_wait_until_some_on_queue(int32_t* ivars, size_t nele
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -791,6 +877,7 @@ size_t ishmem_int64_wait_until_some(int64_t* ivars, size_t nelems, size_t* indic
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some<int64_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -801,6 +888,7 @@ ishmem::event ishmemx_int64_wait_until_some_on_queue(int64_t* ivars, size_t nele
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -812,6 +900,7 @@ size_t ishmem_uint32_wait_until_some(uint32_t* ivars, size_t nelems, size_t* ind
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some<uint32_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -822,6 +911,7 @@ ishmem::event ishmemx_uint32_wait_until_some_on_queue(uint32_t* ivars, size_t ne
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -833,6 +923,7 @@ size_t ishmem_uint64_wait_until_some(uint64_t* ivars, size_t nelems, size_t* ind
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some<uint64_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -843,6 +934,7 @@ ishmem::event ishmemx_uint64_wait_until_some_on_queue(uint64_t* ivars, size_t ne
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -854,6 +946,7 @@ size_t ishmem_size_wait_until_some(size_t* ivars, size_t nelems, size_t* indices
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some<size_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -864,6 +957,7 @@ ishmem::event ishmemx_size_wait_until_some_on_queue(size_t* ivars, size_t nelems
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -875,6 +969,7 @@ size_t ishmem_ptrdiff_wait_until_some(ptrdiff_t* ivars, size_t nelems, size_t* i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::wait_until_some<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -885,6 +980,7 @@ ishmem::event ishmemx_ptrdiff_wait_until_some_on_queue(ptrdiff_t* ivars, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -896,6 +992,7 @@ void ishmem_int_wait_until_all_vector(int* ivars, size_t nelems, const int* stat
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all<int>(ivars, nelems, status, cmp, cmp_values);
@@ -906,6 +1003,7 @@ ishmem::event ishmemx_int_wait_until_all_vector_on_queue(int* ivars, size_t nele
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<int>(ivars, nelems, status, cmp, cmp_values); });
@@ -916,6 +1014,7 @@ void ishmem_long_wait_until_all_vector(long* ivars, size_t nelems, const int* st
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all<long>(ivars, nelems, status, cmp, cmp_values);
@@ -926,6 +1025,7 @@ ishmem::event ishmemx_long_wait_until_all_vector_on_queue(long* ivars, size_t ne
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<long>(ivars, nelems, status, cmp, cmp_values); });
@@ -936,6 +1036,7 @@ void ishmem_longlong_wait_until_all_vector(long long* ivars, size_t nelems, cons
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all<long long>(ivars, nelems, status, cmp, cmp_values);
@@ -946,6 +1047,7 @@ ishmem::event ishmemx_longlong_wait_until_all_vector_on_queue(long long* ivars, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<long long>(ivars, nelems, status, cmp, cmp_values); });
@@ -956,6 +1058,7 @@ void ishmem_uint_wait_until_all_vector(unsigned int* ivars, size_t nelems, const
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all<unsigned int>(ivars, nelems, status, cmp, cmp_values);
@@ -966,6 +1069,7 @@ ishmem::event ishmemx_uint_wait_until_all_vector_on_queue(unsigned int* ivars, s
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<unsigned int>(ivars, nelems, status, cmp, cmp_values); });
@@ -976,6 +1080,7 @@ void ishmem_ulong_wait_until_all_vector(unsigned long* ivars, size_t nelems, con
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all<unsigned long>(ivars, nelems, status, cmp, cmp_values);
@@ -986,6 +1091,7 @@ ishmem::event ishmemx_ulong_wait_until_all_vector_on_queue(unsigned long* ivars,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<unsigned long>(ivars, nelems, status, cmp, cmp_values); });
@@ -996,6 +1102,7 @@ void ishmem_ulonglong_wait_until_all_vector(unsigned long long* ivars, size_t ne
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
@@ -1006,6 +1113,7 @@ ishmem::event ishmemx_ulonglong_wait_until_all_vector_on_queue(unsigned long lon
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<unsigned long long>(ivars, nelems, status, cmp, cmp_values); });
@@ -1016,6 +1124,7 @@ void ishmem_int32_wait_until_all_vector(int32_t* ivars, size_t nelems, const int
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all<int32_t>(ivars, nelems, status, cmp, cmp_values);
@@ -1026,6 +1135,7 @@ ishmem::event ishmemx_int32_wait_until_all_vector_on_queue(int32_t* ivars, size_
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<int32_t>(ivars, nelems, status, cmp, cmp_values); });
@@ -1036,6 +1146,7 @@ void ishmem_int64_wait_until_all_vector(int64_t* ivars, size_t nelems, const int
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all<int64_t>(ivars, nelems, status, cmp, cmp_values);
@@ -1046,6 +1157,7 @@ ishmem::event ishmemx_int64_wait_until_all_vector_on_queue(int64_t* ivars, size_
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<int64_t>(ivars, nelems, status, cmp, cmp_values); });
@@ -1056,6 +1168,7 @@ void ishmem_uint32_wait_until_all_vector(uint32_t* ivars, size_t nelems, const i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all<uint32_t>(ivars, nelems, status, cmp, cmp_values);
@@ -1066,6 +1179,7 @@ ishmem::event ishmemx_uint32_wait_until_all_vector_on_queue(uint32_t* ivars, siz
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<uint32_t>(ivars, nelems, status, cmp, cmp_values); });
@@ -1076,6 +1190,7 @@ void ishmem_uint64_wait_until_all_vector(uint64_t* ivars, size_t nelems, const i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all<uint64_t>(ivars, nelems, status, cmp, cmp_values);
@@ -1086,6 +1201,7 @@ ishmem::event ishmemx_uint64_wait_until_all_vector_on_queue(uint64_t* ivars, siz
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<uint64_t>(ivars, nelems, status, cmp, cmp_values); });
@@ -1096,6 +1212,7 @@ void ishmem_size_wait_until_all_vector(size_t* ivars, size_t nelems, const int* 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all<size_t>(ivars, nelems, status, cmp, cmp_values);
@@ -1106,6 +1223,7 @@ ishmem::event ishmemx_size_wait_until_all_vector_on_queue(size_t* ivars, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<size_t>(ivars, nelems, status, cmp, cmp_values); });
@@ -1116,6 +1234,7 @@ void ishmem_ptrdiff_wait_until_all_vector(ptrdiff_t* ivars, size_t nelems, const
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::impl::wait_until_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
@@ -1126,6 +1245,7 @@ ishmem::event ishmemx_ptrdiff_wait_until_all_vector_on_queue(ptrdiff_t* ivars, s
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values); });
@@ -1136,6 +1256,7 @@ size_t ishmem_int_wait_until_any_vector(int* ivars, size_t nelems, const int* st
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any<int>(ivars, nelems, status, cmp, cmp_values);
@@ -1146,6 +1267,7 @@ ishmem::event ishmemx_int_wait_until_any_vector_on_queue(int* ivars, size_t nele
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1157,6 +1279,7 @@ size_t ishmem_long_wait_until_any_vector(long* ivars, size_t nelems, const int* 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any<long>(ivars, nelems, status, cmp, cmp_values);
@@ -1167,6 +1290,7 @@ ishmem::event ishmemx_long_wait_until_any_vector_on_queue(long* ivars, size_t ne
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1178,6 +1302,7 @@ size_t ishmem_longlong_wait_until_any_vector(long long* ivars, size_t nelems, co
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any<long long>(ivars, nelems, status, cmp, cmp_values);
@@ -1188,6 +1313,7 @@ ishmem::event ishmemx_longlong_wait_until_any_vector_on_queue(long long* ivars, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1199,6 +1325,7 @@ size_t ishmem_uint_wait_until_any_vector(unsigned int* ivars, size_t nelems, con
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any<unsigned int>(ivars, nelems, status, cmp, cmp_values);
@@ -1209,6 +1336,7 @@ ishmem::event ishmemx_uint_wait_until_any_vector_on_queue(unsigned int* ivars, s
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1220,6 +1348,7 @@ size_t ishmem_ulong_wait_until_any_vector(unsigned long* ivars, size_t nelems, c
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any<unsigned long>(ivars, nelems, status, cmp, cmp_values);
@@ -1230,6 +1359,7 @@ ishmem::event ishmemx_ulong_wait_until_any_vector_on_queue(unsigned long* ivars,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1241,6 +1371,7 @@ size_t ishmem_ulonglong_wait_until_any_vector(unsigned long long* ivars, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
@@ -1251,6 +1382,7 @@ ishmem::event ishmemx_ulonglong_wait_until_any_vector_on_queue(unsigned long lon
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1262,6 +1394,7 @@ size_t ishmem_int32_wait_until_any_vector(int32_t* ivars, size_t nelems, const i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any<int32_t>(ivars, nelems, status, cmp, cmp_values);
@@ -1272,6 +1405,7 @@ ishmem::event ishmemx_int32_wait_until_any_vector_on_queue(int32_t* ivars, size_
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1283,6 +1417,7 @@ size_t ishmem_int64_wait_until_any_vector(int64_t* ivars, size_t nelems, const i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any<int64_t>(ivars, nelems, status, cmp, cmp_values);
@@ -1293,6 +1428,7 @@ ishmem::event ishmemx_int64_wait_until_any_vector_on_queue(int64_t* ivars, size_
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1304,6 +1440,7 @@ size_t ishmem_uint32_wait_until_any_vector(uint32_t* ivars, size_t nelems, const
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any<uint32_t>(ivars, nelems, status, cmp, cmp_values);
@@ -1314,6 +1451,7 @@ ishmem::event ishmemx_uint32_wait_until_any_vector_on_queue(uint32_t* ivars, siz
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1325,6 +1463,7 @@ size_t ishmem_uint64_wait_until_any_vector(uint64_t* ivars, size_t nelems, const
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any<uint64_t>(ivars, nelems, status, cmp, cmp_values);
@@ -1335,6 +1474,7 @@ ishmem::event ishmemx_uint64_wait_until_any_vector_on_queue(uint64_t* ivars, siz
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1346,6 +1486,7 @@ size_t ishmem_size_wait_until_any_vector(size_t* ivars, size_t nelems, const int
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any<size_t>(ivars, nelems, status, cmp, cmp_values);
@@ -1356,6 +1497,7 @@ ishmem::event ishmemx_size_wait_until_any_vector_on_queue(size_t* ivars, size_t 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1367,6 +1509,7 @@ size_t ishmem_ptrdiff_wait_until_any_vector(ptrdiff_t* ivars, size_t nelems, con
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::wait_until_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
@@ -1377,6 +1520,7 @@ ishmem::event ishmemx_ptrdiff_wait_until_any_vector_on_queue(ptrdiff_t* ivars, s
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
@@ -1388,6 +1532,7 @@ size_t ishmem_int_wait_until_some_vector(int* ivars, size_t nelems, size_t* indi
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1399,6 +1544,7 @@ ishmem::event ishmemx_int_wait_until_some_vector_on_queue(int* ivars, size_t nel
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1411,6 +1557,7 @@ size_t ishmem_long_wait_until_some_vector(long* ivars, size_t nelems, size_t* in
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1422,6 +1569,7 @@ ishmem::event ishmemx_long_wait_until_some_vector_on_queue(long* ivars, size_t n
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1434,6 +1582,7 @@ size_t ishmem_longlong_wait_until_some_vector(long long* ivars, size_t nelems, s
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1445,6 +1594,7 @@ ishmem::event ishmemx_longlong_wait_until_some_vector_on_queue(long long* ivars,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1457,6 +1607,7 @@ size_t ishmem_uint_wait_until_some_vector(unsigned int* ivars, size_t nelems, si
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1468,6 +1619,7 @@ ishmem::event ishmemx_uint_wait_until_some_vector_on_queue(unsigned int* ivars, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1480,6 +1632,7 @@ size_t ishmem_ulong_wait_until_some_vector(unsigned long* ivars, size_t nelems, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1491,6 +1644,7 @@ ishmem::event ishmemx_ulong_wait_until_some_vector_on_queue(unsigned long* ivars
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1503,6 +1657,7 @@ size_t ishmem_ulonglong_wait_until_some_vector(unsigned long long* ivars, size_t
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1514,6 +1669,7 @@ ishmem::event ishmemx_ulonglong_wait_until_some_vector_on_queue(unsigned long lo
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1526,6 +1682,7 @@ size_t ishmem_int32_wait_until_some_vector(int32_t* ivars, size_t nelems, size_t
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1537,6 +1694,7 @@ ishmem::event ishmemx_int32_wait_until_some_vector_on_queue(int32_t* ivars, size
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1549,6 +1707,7 @@ size_t ishmem_int64_wait_until_some_vector(int64_t* ivars, size_t nelems, size_t
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1560,6 +1719,7 @@ ishmem::event ishmemx_int64_wait_until_some_vector_on_queue(int64_t* ivars, size
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1572,6 +1732,7 @@ size_t ishmem_uint32_wait_until_some_vector(uint32_t* ivars, size_t nelems, size
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1583,6 +1744,7 @@ ishmem::event ishmemx_uint32_wait_until_some_vector_on_queue(uint32_t* ivars, si
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1595,6 +1757,7 @@ size_t ishmem_uint64_wait_until_some_vector(uint64_t* ivars, size_t nelems, size
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1606,6 +1769,7 @@ ishmem::event ishmemx_uint64_wait_until_some_vector_on_queue(uint64_t* ivars, si
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1618,6 +1782,7 @@ size_t ishmem_size_wait_until_some_vector(size_t* ivars, size_t nelems, size_t* 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1629,6 +1794,7 @@ ishmem::event ishmemx_size_wait_until_some_vector_on_queue(size_t* ivars, size_t
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1641,6 +1807,7 @@ size_t ishmem_ptrdiff_wait_until_some_vector(ptrdiff_t* ivars, size_t nelems, si
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1652,6 +1819,7 @@ ishmem::event ishmemx_ptrdiff_wait_until_some_vector_on_queue(ptrdiff_t* ivars, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -1663,6 +1831,7 @@ int ishmem_int_test(int* ivar, int cmp, int cmp_value) {
     constexpr const char* fn = "ishmem_int_test";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<int>(ivar, cmp, cmp_value);
 }
@@ -1671,6 +1840,7 @@ int ishmem_long_test(long* ivar, int cmp, long cmp_value) {
     constexpr const char* fn = "ishmem_long_test";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<long>(ivar, cmp, cmp_value);
 }
@@ -1679,6 +1849,7 @@ int ishmem_longlong_test(long long* ivar, int cmp, long long cmp_value) {
     constexpr const char* fn = "ishmem_longlong_test";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<long long>(ivar, cmp, cmp_value);
 }
@@ -1687,6 +1858,7 @@ int ishmem_uint_test(unsigned int* ivar, int cmp, unsigned int cmp_value) {
     constexpr const char* fn = "ishmem_uint_test";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<unsigned int>(ivar, cmp, cmp_value);
 }
@@ -1695,6 +1867,7 @@ int ishmem_ulong_test(unsigned long* ivar, int cmp, unsigned long cmp_value) {
     constexpr const char* fn = "ishmem_ulong_test";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<unsigned long>(ivar, cmp, cmp_value);
 }
@@ -1703,6 +1876,7 @@ int ishmem_ulonglong_test(unsigned long long* ivar, int cmp, unsigned long long 
     constexpr const char* fn = "ishmem_ulonglong_test";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<unsigned long long>(ivar, cmp, cmp_value);
 }
@@ -1711,6 +1885,7 @@ int ishmem_int32_test(int32_t* ivar, int cmp, int32_t cmp_value) {
     constexpr const char* fn = "ishmem_int32_test";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<int32_t>(ivar, cmp, cmp_value);
 }
@@ -1719,6 +1894,7 @@ int ishmem_int64_test(int64_t* ivar, int cmp, int64_t cmp_value) {
     constexpr const char* fn = "ishmem_int64_test";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<int64_t>(ivar, cmp, cmp_value);
 }
@@ -1727,6 +1903,7 @@ int ishmem_uint32_test(uint32_t* ivar, int cmp, uint32_t cmp_value) {
     constexpr const char* fn = "ishmem_uint32_test";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<uint32_t>(ivar, cmp, cmp_value);
 }
@@ -1735,6 +1912,7 @@ int ishmem_uint64_test(uint64_t* ivar, int cmp, uint64_t cmp_value) {
     constexpr const char* fn = "ishmem_uint64_test";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<uint64_t>(ivar, cmp, cmp_value);
 }
@@ -1743,6 +1921,7 @@ int ishmem_size_test(size_t* ivar, int cmp, size_t cmp_value) {
     constexpr const char* fn = "ishmem_size_test";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<size_t>(ivar, cmp, cmp_value);
 }
@@ -1751,6 +1930,7 @@ int ishmem_ptrdiff_test(ptrdiff_t* ivar, int cmp, ptrdiff_t cmp_value) {
     constexpr const char* fn = "ishmem_ptrdiff_test";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test<ptrdiff_t>(ivar, cmp, cmp_value);
 }
@@ -1760,6 +1940,7 @@ int ishmem_int_test_all(int* ivars, size_t nelems, const int* status, int cmp, i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1769,6 +1950,7 @@ int ishmem_long_test_all(long* ivars, size_t nelems, const int* status, int cmp,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1778,6 +1960,7 @@ int ishmem_longlong_test_all(long long* ivars, size_t nelems, const int* status,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1787,6 +1970,7 @@ int ishmem_uint_test_all(unsigned int* ivars, size_t nelems, const int* status, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<unsigned int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1796,6 +1980,7 @@ int ishmem_ulong_test_all(unsigned long* ivars, size_t nelems, const int* status
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<unsigned long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1805,6 +1990,7 @@ int ishmem_ulonglong_test_all(unsigned long long* ivars, size_t nelems, const in
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1814,6 +2000,7 @@ int ishmem_int32_test_all(int32_t* ivars, size_t nelems, const int* status, int 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<int32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1823,6 +2010,7 @@ int ishmem_int64_test_all(int64_t* ivars, size_t nelems, const int* status, int 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<int64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1832,6 +2020,7 @@ int ishmem_uint32_test_all(uint32_t* ivars, size_t nelems, const int* status, in
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<uint32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1841,6 +2030,7 @@ int ishmem_uint64_test_all(uint64_t* ivars, size_t nelems, const int* status, in
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<uint64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1850,6 +2040,7 @@ int ishmem_size_test_all(size_t* ivars, size_t nelems, const int* status, int cm
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<size_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1859,6 +2050,7 @@ int ishmem_ptrdiff_test_all(ptrdiff_t* ivars, size_t nelems, const int* status, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1868,6 +2060,7 @@ size_t ishmem_int_test_any(int* ivars, size_t nelems, const int* status, int cmp
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1877,6 +2070,7 @@ size_t ishmem_long_test_any(long* ivars, size_t nelems, const int* status, int c
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1886,6 +2080,7 @@ size_t ishmem_longlong_test_any(long long* ivars, size_t nelems, const int* stat
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1895,6 +2090,7 @@ size_t ishmem_uint_test_any(unsigned int* ivars, size_t nelems, const int* statu
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<unsigned int>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1904,6 +2100,7 @@ size_t ishmem_ulong_test_any(unsigned long* ivars, size_t nelems, const int* sta
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<unsigned long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1913,6 +2110,7 @@ size_t ishmem_ulonglong_test_any(unsigned long long* ivars, size_t nelems, const
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<unsigned long long>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1922,6 +2120,7 @@ size_t ishmem_int32_test_any(int32_t* ivars, size_t nelems, const int* status, i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<int32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1931,6 +2130,7 @@ size_t ishmem_int64_test_any(int64_t* ivars, size_t nelems, const int* status, i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<int64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1940,6 +2140,7 @@ size_t ishmem_uint32_test_any(uint32_t* ivars, size_t nelems, const int* status,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<uint32_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1949,6 +2150,7 @@ size_t ishmem_uint64_test_any(uint64_t* ivars, size_t nelems, const int* status,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<uint64_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1958,6 +2160,7 @@ size_t ishmem_size_test_any(size_t* ivars, size_t nelems, const int* status, int
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<size_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1967,6 +2170,7 @@ size_t ishmem_ptrdiff_test_any(ptrdiff_t* ivars, size_t nelems, const int* statu
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_value);
 }
@@ -1976,6 +2180,7 @@ size_t ishmem_int_test_some(int* ivars, size_t nelems, size_t* indices, const in
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some<int>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -1986,6 +2191,7 @@ size_t ishmem_long_test_some(long* ivars, size_t nelems, size_t* indices, const 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some<long>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -1996,6 +2202,7 @@ size_t ishmem_longlong_test_some(long long* ivars, size_t nelems, size_t* indice
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some<long long>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -2006,6 +2213,7 @@ size_t ishmem_uint_test_some(unsigned int* ivars, size_t nelems, size_t* indices
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some<unsigned int>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -2016,6 +2224,7 @@ size_t ishmem_ulong_test_some(unsigned long* ivars, size_t nelems, size_t* indic
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some<unsigned long>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -2026,6 +2235,7 @@ size_t ishmem_ulonglong_test_some(unsigned long long* ivars, size_t nelems, size
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some<unsigned long long>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -2036,6 +2246,7 @@ size_t ishmem_int32_test_some(int32_t* ivars, size_t nelems, size_t* indices, co
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some<int32_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -2046,6 +2257,7 @@ size_t ishmem_int64_test_some(int64_t* ivars, size_t nelems, size_t* indices, co
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some<int64_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -2056,6 +2268,7 @@ size_t ishmem_uint32_test_some(uint32_t* ivars, size_t nelems, size_t* indices, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some<uint32_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -2066,6 +2279,7 @@ size_t ishmem_uint64_test_some(uint64_t* ivars, size_t nelems, size_t* indices, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some<uint64_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -2076,6 +2290,7 @@ size_t ishmem_size_test_some(size_t* ivars, size_t nelems, size_t* indices, cons
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some<size_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -2086,6 +2301,7 @@ size_t ishmem_ptrdiff_test_some(ptrdiff_t* ivars, size_t nelems, size_t* indices
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::test_some<ptrdiff_t>(ivars, nelems, indices, status, cmp, cmp_value);
@@ -2096,6 +2312,7 @@ int ishmem_int_test_all_vector(int* ivars, size_t nelems, const int* status, int
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all<int>(ivars, nelems, status, cmp, cmp_values);
@@ -2106,6 +2323,7 @@ int ishmem_long_test_all_vector(long* ivars, size_t nelems, const int* status, i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all<long>(ivars, nelems, status, cmp, cmp_values);
@@ -2116,6 +2334,7 @@ int ishmem_longlong_test_all_vector(long long* ivars, size_t nelems, const int* 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all<long long>(ivars, nelems, status, cmp, cmp_values);
@@ -2126,6 +2345,7 @@ int ishmem_uint_test_all_vector(unsigned int* ivars, size_t nelems, const int* s
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all<unsigned int>(ivars, nelems, status, cmp, cmp_values);
@@ -2136,6 +2356,7 @@ int ishmem_ulong_test_all_vector(unsigned long* ivars, size_t nelems, const int*
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all<unsigned long>(ivars, nelems, status, cmp, cmp_values);
@@ -2146,6 +2367,7 @@ int ishmem_ulonglong_test_all_vector(unsigned long long* ivars, size_t nelems, c
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
@@ -2156,6 +2378,7 @@ int ishmem_int32_test_all_vector(int32_t* ivars, size_t nelems, const int* statu
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all<int32_t>(ivars, nelems, status, cmp, cmp_values);
@@ -2166,6 +2389,7 @@ int ishmem_int64_test_all_vector(int64_t* ivars, size_t nelems, const int* statu
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all<int64_t>(ivars, nelems, status, cmp, cmp_values);
@@ -2176,6 +2400,7 @@ int ishmem_uint32_test_all_vector(uint32_t* ivars, size_t nelems, const int* sta
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all<uint32_t>(ivars, nelems, status, cmp, cmp_values);
@@ -2186,6 +2411,7 @@ int ishmem_uint64_test_all_vector(uint64_t* ivars, size_t nelems, const int* sta
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all<uint64_t>(ivars, nelems, status, cmp, cmp_values);
@@ -2196,6 +2422,7 @@ int ishmem_size_test_all_vector(size_t* ivars, size_t nelems, const int* status,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all<size_t>(ivars, nelems, status, cmp, cmp_values);
@@ -2206,6 +2433,7 @@ int ishmem_ptrdiff_test_all_vector(ptrdiff_t* ivars, size_t nelems, const int* s
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_all<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
@@ -2216,6 +2444,7 @@ size_t ishmem_int_test_any_vector(int* ivars, size_t nelems, const int* status, 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any<int>(ivars, nelems, status, cmp, cmp_values);
@@ -2226,6 +2455,7 @@ size_t ishmem_long_test_any_vector(long* ivars, size_t nelems, const int* status
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any<long>(ivars, nelems, status, cmp, cmp_values);
@@ -2236,6 +2466,7 @@ size_t ishmem_longlong_test_any_vector(long long* ivars, size_t nelems, const in
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any<long long>(ivars, nelems, status, cmp, cmp_values);
@@ -2246,6 +2477,7 @@ size_t ishmem_uint_test_any_vector(unsigned int* ivars, size_t nelems, const int
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any<unsigned int>(ivars, nelems, status, cmp, cmp_values);
@@ -2256,6 +2488,7 @@ size_t ishmem_ulong_test_any_vector(unsigned long* ivars, size_t nelems, const i
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any<unsigned long>(ivars, nelems, status, cmp, cmp_values);
@@ -2266,6 +2499,7 @@ size_t ishmem_ulonglong_test_any_vector(unsigned long long* ivars, size_t nelems
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any<unsigned long long>(ivars, nelems, status, cmp, cmp_values);
@@ -2276,6 +2510,7 @@ size_t ishmem_int32_test_any_vector(int32_t* ivars, size_t nelems, const int* st
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any<int32_t>(ivars, nelems, status, cmp, cmp_values);
@@ -2286,6 +2521,7 @@ size_t ishmem_int64_test_any_vector(int64_t* ivars, size_t nelems, const int* st
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any<int64_t>(ivars, nelems, status, cmp, cmp_values);
@@ -2296,6 +2532,7 @@ size_t ishmem_uint32_test_any_vector(uint32_t* ivars, size_t nelems, const int* 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any<uint32_t>(ivars, nelems, status, cmp, cmp_values);
@@ -2306,6 +2543,7 @@ size_t ishmem_uint64_test_any_vector(uint64_t* ivars, size_t nelems, const int* 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any<uint64_t>(ivars, nelems, status, cmp, cmp_values);
@@ -2316,6 +2554,7 @@ size_t ishmem_size_test_any_vector(size_t* ivars, size_t nelems, const int* stat
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any<size_t>(ivars, nelems, status, cmp, cmp_values);
@@ -2326,6 +2565,7 @@ size_t ishmem_ptrdiff_test_any_vector(ptrdiff_t* ivars, size_t nelems, const int
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
     return ishmemi::impl::test_any<ptrdiff_t>(ivars, nelems, status, cmp, cmp_values);
@@ -2336,6 +2576,7 @@ size_t ishmem_int_test_some_vector(int* ivars, size_t nelems, size_t* indices, c
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2347,6 +2588,7 @@ size_t ishmem_long_test_some_vector(long* ivars, size_t nelems, size_t* indices,
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2358,6 +2600,7 @@ size_t ishmem_longlong_test_some_vector(long long* ivars, size_t nelems, size_t*
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2369,6 +2612,7 @@ size_t ishmem_uint_test_some_vector(unsigned int* ivars, size_t nelems, size_t* 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned int));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2380,6 +2624,7 @@ size_t ishmem_ulong_test_some_vector(unsigned long* ivars, size_t nelems, size_t
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2391,6 +2636,7 @@ size_t ishmem_ulonglong_test_some_vector(unsigned long long* ivars, size_t nelem
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(unsigned long long));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2402,6 +2648,7 @@ size_t ishmem_int32_test_some_vector(int32_t* ivars, size_t nelems, size_t* indi
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2413,6 +2660,7 @@ size_t ishmem_int64_test_some_vector(int64_t* ivars, size_t nelems, size_t* indi
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(int64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2424,6 +2672,7 @@ size_t ishmem_uint32_test_some_vector(uint32_t* ivars, size_t nelems, size_t* in
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint32_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2435,6 +2684,7 @@ size_t ishmem_uint64_test_some_vector(uint64_t* ivars, size_t nelems, size_t* in
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(uint64_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2446,6 +2696,7 @@ size_t ishmem_size_test_some_vector(size_t* ivars, size_t nelems, size_t* indice
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(size_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2457,6 +2708,7 @@ size_t ishmem_ptrdiff_test_some_vector(ptrdiff_t* ivars, size_t nelems, size_t* 
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ivars", ivars, nelems);
     ishmemi::check_symmetric(fn, "ivars", ivars, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivars", ivars, alignof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "indices", indices, nelems);
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "cmp_values", cmp_values, nelems);
@@ -2467,6 +2719,7 @@ uint64_t ishmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_valu
     constexpr const char* fn = "ishmem_signal_wait_until";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     return ishmemi::impl::signal_wait_until(sig_addr, cmp, cmp_value);
 }
@@ -2475,6 +2728,7 @@ ishmem::event ishmemx_signal_wait_until_on_queue(uint64_t* sig_addr, int cmp, ui
     constexpr const char* fn = "ishmemx_signal_wait_until_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_cmp(fn, cmp);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::signal_wait_until(sig_addr, cmp, cmp_value); });
@@ -2484,6 +2738,7 @@ void ishmemx_int_wait(int* ivar, int cmp_value) {
     constexpr const char* fn = "ishmemx_int_wait";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int));
     ishmemi::impl::wait<int>(ivar, cmp_value);
 }
 
@@ -2491,6 +2746,7 @@ ishmem::event ishmemx_int_wait_on_queue(int* ivar, int cmp_value, ishmem::queue&
     constexpr const char* fn = "ishmemx_int_wait_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<int>(ivar, cmp_value); });
 }
 
@@ -2498,6 +2754,7 @@ void ishmemx_long_wait(long* ivar, long cmp_value) {
     constexpr const char* fn = "ishmemx_long_wait";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(long));
     ishmemi::impl::wait<long>(ivar, cmp_value);
 }
 
@@ -2505,6 +2762,7 @@ ishmem::event ishmemx_long_wait_on_queue(long* ivar, long cmp_value, ishmem::que
     constexpr const char* fn = "ishmemx_long_wait_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(long));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<long>(ivar, cmp_value); });
 }
 
@@ -2512,6 +2770,7 @@ void ishmemx_longlong_wait(long long* ivar, long long cmp_value) {
     constexpr const char* fn = "ishmemx_longlong_wait";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(long long));
     ishmemi::impl::wait<long long>(ivar, cmp_value);
 }
 
@@ -2519,6 +2778,7 @@ ishmem::event ishmemx_longlong_wait_on_queue(long long* ivar, long long cmp_valu
     constexpr const char* fn = "ishmemx_longlong_wait_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(long long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(long long));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<long long>(ivar, cmp_value); });
 }
 
@@ -2526,6 +2786,7 @@ void ishmemx_uint_wait(unsigned int* ivar, unsigned int cmp_value) {
     constexpr const char* fn = "ishmemx_uint_wait";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     ishmemi::impl::wait<unsigned int>(ivar, cmp_value);
 }
 
@@ -2533,6 +2794,7 @@ ishmem::event ishmemx_uint_wait_on_queue(unsigned int* ivar, unsigned int cmp_va
     constexpr const char* fn = "ishmemx_uint_wait_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned int));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned int));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<unsigned int>(ivar, cmp_value); });
 }
 
@@ -2540,6 +2802,7 @@ void ishmemx_ulong_wait(unsigned long* ivar, unsigned long cmp_value) {
     constexpr const char* fn = "ishmemx_ulong_wait";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     ishmemi::impl::wait<unsigned long>(ivar, cmp_value);
 }
 
@@ -2547,6 +2810,7 @@ ishmem::event ishmemx_ulong_wait_on_queue(unsigned long* ivar, unsigned long cmp
     constexpr const char* fn = "ishmemx_ulong_wait_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<unsigned long>(ivar, cmp_value); });
 }
 
@@ -2554,6 +2818,7 @@ void ishmemx_ulonglong_wait(unsigned long long* ivar, unsigned long long cmp_val
     constexpr const char* fn = "ishmemx_ulonglong_wait";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     ishmemi::impl::wait<unsigned long long>(ivar, cmp_value);
 }
 
@@ -2561,6 +2826,7 @@ ishmem::event ishmemx_ulonglong_wait_on_queue(unsigned long long* ivar, unsigned
     constexpr const char* fn = "ishmemx_ulonglong_wait_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(unsigned long long));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(unsigned long long));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<unsigned long long>(ivar, cmp_value); });
 }
 
@@ -2568,6 +2834,7 @@ void ishmemx_int32_wait(int32_t* ivar, int32_t cmp_value) {
     constexpr const char* fn = "ishmemx_int32_wait";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     ishmemi::impl::wait<int32_t>(ivar, cmp_value);
 }
 
@@ -2575,6 +2842,7 @@ ishmem::event ishmemx_int32_wait_on_queue(int32_t* ivar, int32_t cmp_value, ishm
     constexpr const char* fn = "ishmemx_int32_wait_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int32_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int32_t));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<int32_t>(ivar, cmp_value); });
 }
 
@@ -2582,6 +2850,7 @@ void ishmemx_int64_wait(int64_t* ivar, int64_t cmp_value) {
     constexpr const char* fn = "ishmemx_int64_wait";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     ishmemi::impl::wait<int64_t>(ivar, cmp_value);
 }
 
@@ -2589,6 +2858,7 @@ ishmem::event ishmemx_int64_wait_on_queue(int64_t* ivar, int64_t cmp_value, ishm
     constexpr const char* fn = "ishmemx_int64_wait_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(int64_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(int64_t));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<int64_t>(ivar, cmp_value); });
 }
 
@@ -2596,6 +2866,7 @@ void ishmemx_uint32_wait(uint32_t* ivar, uint32_t cmp_value) {
     constexpr const char* fn = "ishmemx_uint32_wait";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     ishmemi::impl::wait<uint32_t>(ivar, cmp_value);
 }
 
@@ -2603,6 +2874,7 @@ ishmem::event ishmemx_uint32_wait_on_queue(uint32_t* ivar, uint32_t cmp_value, i
     constexpr const char* fn = "ishmemx_uint32_wait_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint32_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint32_t));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<uint32_t>(ivar, cmp_value); });
 }
 
@@ -2610,6 +2882,7 @@ void ishmemx_uint64_wait(uint64_t* ivar, uint64_t cmp_value) {
     constexpr const char* fn = "ishmemx_uint64_wait";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     ishmemi::impl::wait<uint64_t>(ivar, cmp_value);
 }
 
@@ -2617,6 +2890,7 @@ ishmem::event ishmemx_uint64_wait_on_queue(uint64_t* ivar, uint64_t cmp_value, i
     constexpr const char* fn = "ishmemx_uint64_wait_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(uint64_t));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<uint64_t>(ivar, cmp_value); });
 }
 
@@ -2624,6 +2898,7 @@ void ishmemx_size_wait(size_t* ivar, size_t cmp_value) {
     constexpr const char* fn = "ishmemx_size_wait";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(size_t));
     ishmemi::impl::wait<size_t>(ivar, cmp_value);
 }
 
@@ -2631,6 +2906,7 @@ ishmem::event ishmemx_size_wait_on_queue(size_t* ivar, size_t cmp_value, ishmem:
     constexpr const char* fn = "ishmemx_size_wait_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(size_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(size_t));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<size_t>(ivar, cmp_value); });
 }
 
@@ -2638,6 +2914,7 @@ void ishmemx_ptrdiff_wait(ptrdiff_t* ivar, ptrdiff_t cmp_value) {
     constexpr const char* fn = "ishmemx_ptrdiff_wait";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     ishmemi::impl::wait<ptrdiff_t>(ivar, cmp_value);
 }
 
@@ -2645,5 +2922,6 @@ ishmem::event ishmemx_ptrdiff_wait_on_queue(ptrdiff_t* ivar, ptrdiff_t cmp_value
     constexpr const char* fn = "ishmemx_ptrdiff_wait_on_queue";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "ivar", ivar, (1) * sizeof(ptrdiff_t));
+    ishmemi::check_aligned(fn, "ivar", ivar, alignof(ptrdiff_t));
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<ptrdiff_t>(ivar, cmp_value); });
 }

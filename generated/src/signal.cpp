@@ -9,6 +9,7 @@ void ishmem_float_put_signal(float* dest, const float* source, size_t nelems, ui
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<float>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -20,6 +21,7 @@ ishmem::event ishmemx_float_put_signal_on_queue(float* dest, const float* source
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<float>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -31,6 +33,7 @@ void ishmem_double_put_signal(double* dest, const double* source, size_t nelems,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<double>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -42,6 +45,7 @@ ishmem::event ishmemx_double_put_signal_on_queue(double* dest, const double* sou
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<double>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -53,6 +57,7 @@ void ishmem_char_put_signal(char* dest, const char* source, size_t nelems, uint6
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -64,6 +69,7 @@ ishmem::event ishmemx_char_put_signal_on_queue(char* dest, const char* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<char>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -75,6 +81,7 @@ void ishmem_schar_put_signal(signed char* dest, const signed char* source, size_
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -86,6 +93,7 @@ ishmem::event ishmemx_schar_put_signal_on_queue(signed char* dest, const signed 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -97,6 +105,7 @@ void ishmem_short_put_signal(short* dest, const short* source, size_t nelems, ui
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<short>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -108,6 +117,7 @@ ishmem::event ishmemx_short_put_signal_on_queue(short* dest, const short* source
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<short>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -119,6 +129,7 @@ void ishmem_int_put_signal(int* dest, const int* source, size_t nelems, uint64_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<int>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -130,6 +141,7 @@ ishmem::event ishmemx_int_put_signal_on_queue(int* dest, const int* source, size
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<int>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -141,6 +153,7 @@ void ishmem_long_put_signal(long* dest, const long* source, size_t nelems, uint6
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -152,6 +165,7 @@ ishmem::event ishmemx_long_put_signal_on_queue(long* dest, const long* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<long>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -163,6 +177,7 @@ void ishmem_longlong_put_signal(long long* dest, const long long* source, size_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -174,6 +189,7 @@ ishmem::event ishmemx_longlong_put_signal_on_queue(long long* dest, const long l
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -185,6 +201,7 @@ void ishmem_uchar_put_signal(unsigned char* dest, const unsigned char* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -196,6 +213,7 @@ ishmem::event ishmemx_uchar_put_signal_on_queue(unsigned char* dest, const unsig
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -207,6 +225,7 @@ void ishmem_ushort_put_signal(unsigned short* dest, const unsigned short* source
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -218,6 +237,7 @@ ishmem::event ishmemx_ushort_put_signal_on_queue(unsigned short* dest, const uns
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -229,6 +249,7 @@ void ishmem_uint_put_signal(unsigned int* dest, const unsigned int* source, size
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -240,6 +261,7 @@ ishmem::event ishmemx_uint_put_signal_on_queue(unsigned int* dest, const unsigne
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -251,6 +273,7 @@ void ishmem_ulong_put_signal(unsigned long* dest, const unsigned long* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -262,6 +285,7 @@ ishmem::event ishmemx_ulong_put_signal_on_queue(unsigned long* dest, const unsig
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -273,6 +297,7 @@ void ishmem_ulonglong_put_signal(unsigned long long* dest, const unsigned long l
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -284,6 +309,7 @@ ishmem::event ishmemx_ulonglong_put_signal_on_queue(unsigned long long* dest, co
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -295,6 +321,7 @@ void ishmem_int8_put_signal(int8_t* dest, const int8_t* source, size_t nelems, u
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -306,6 +333,7 @@ ishmem::event ishmemx_int8_put_signal_on_queue(int8_t* dest, const int8_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -317,6 +345,7 @@ void ishmem_int16_put_signal(int16_t* dest, const int16_t* source, size_t nelems
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -328,6 +357,7 @@ ishmem::event ishmemx_int16_put_signal_on_queue(int16_t* dest, const int16_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -339,6 +369,7 @@ void ishmem_int32_put_signal(int32_t* dest, const int32_t* source, size_t nelems
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -350,6 +381,7 @@ ishmem::event ishmemx_int32_put_signal_on_queue(int32_t* dest, const int32_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -361,6 +393,7 @@ void ishmem_int64_put_signal(int64_t* dest, const int64_t* source, size_t nelems
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -372,6 +405,7 @@ ishmem::event ishmemx_int64_put_signal_on_queue(int64_t* dest, const int64_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -383,6 +417,7 @@ void ishmem_uint8_put_signal(uint8_t* dest, const uint8_t* source, size_t nelems
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -394,6 +429,7 @@ ishmem::event ishmemx_uint8_put_signal_on_queue(uint8_t* dest, const uint8_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -405,6 +441,7 @@ void ishmem_uint16_put_signal(uint16_t* dest, const uint16_t* source, size_t nel
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -416,6 +453,7 @@ ishmem::event ishmemx_uint16_put_signal_on_queue(uint16_t* dest, const uint16_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -427,6 +465,7 @@ void ishmem_uint32_put_signal(uint32_t* dest, const uint32_t* source, size_t nel
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -438,6 +477,7 @@ ishmem::event ishmemx_uint32_put_signal_on_queue(uint32_t* dest, const uint32_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -449,6 +489,7 @@ void ishmem_uint64_put_signal(uint64_t* dest, const uint64_t* source, size_t nel
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -460,6 +501,7 @@ ishmem::event ishmemx_uint64_put_signal_on_queue(uint64_t* dest, const uint64_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -471,6 +513,7 @@ void ishmem_size_put_signal(size_t* dest, const size_t* source, size_t nelems, u
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -482,6 +525,7 @@ ishmem::event ishmemx_size_put_signal_on_queue(size_t* dest, const size_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -493,6 +537,7 @@ void ishmem_ptrdiff_put_signal(ptrdiff_t* dest, const ptrdiff_t* source, size_t 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -504,6 +549,7 @@ ishmem::event ishmemx_ptrdiff_put_signal_on_queue(ptrdiff_t* dest, const ptrdiff
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -515,6 +561,7 @@ void ishmem_put8_signal(void* dest, const void* source, size_t nelems, uint64_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -526,6 +573,7 @@ ishmem::event ishmemx_put8_signal_on_queue(void* dest, const void* source, size_
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe); });
@@ -537,6 +585,7 @@ void ishmem_put16_signal(void* dest, const void* source, size_t nelems, uint64_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -548,6 +597,7 @@ ishmem::event ishmemx_put16_signal_on_queue(void* dest, const void* source, size
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe); });
@@ -559,6 +609,7 @@ void ishmem_put32_signal(void* dest, const void* source, size_t nelems, uint64_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -570,6 +621,7 @@ ishmem::event ishmemx_put32_signal_on_queue(void* dest, const void* source, size
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe); });
@@ -581,6 +633,7 @@ void ishmem_put64_signal(void* dest, const void* source, size_t nelems, uint64_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -592,6 +645,7 @@ ishmem::event ishmemx_put64_signal_on_queue(void* dest, const void* source, size
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe); });
@@ -603,6 +657,7 @@ void ishmem_put128_signal(void* dest, const void* source, size_t nelems, uint64_
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -614,6 +669,7 @@ ishmem::event ishmemx_put128_signal_on_queue(void* dest, const void* source, siz
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe); });
@@ -625,6 +681,7 @@ void ishmem_putmem_signal(void* dest, const void* source, size_t nelems, uint64_
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -636,6 +693,7 @@ ishmem::event ishmemx_putmem_signal_on_queue(void* dest, const void* source, siz
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe); });
@@ -647,6 +705,7 @@ void ishmem_float_put_signal_nbi(float* dest, const float* source, size_t nelems
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<float>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -658,6 +717,7 @@ ishmem::event ishmemx_float_put_signal_nbi_on_queue(float* dest, const float* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<float>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -669,6 +729,7 @@ void ishmem_double_put_signal_nbi(double* dest, const double* source, size_t nel
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<double>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -680,6 +741,7 @@ ishmem::event ishmemx_double_put_signal_nbi_on_queue(double* dest, const double*
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<double>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -691,6 +753,7 @@ void ishmem_char_put_signal_nbi(char* dest, const char* source, size_t nelems, u
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -702,6 +765,7 @@ ishmem::event ishmemx_char_put_signal_nbi_on_queue(char* dest, const char* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<char>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -713,6 +777,7 @@ void ishmem_schar_put_signal_nbi(signed char* dest, const signed char* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -724,6 +789,7 @@ ishmem::event ishmemx_schar_put_signal_nbi_on_queue(signed char* dest, const sig
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -735,6 +801,7 @@ void ishmem_short_put_signal_nbi(short* dest, const short* source, size_t nelems
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<short>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -746,6 +813,7 @@ ishmem::event ishmemx_short_put_signal_nbi_on_queue(short* dest, const short* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<short>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -757,6 +825,7 @@ void ishmem_int_put_signal_nbi(int* dest, const int* source, size_t nelems, uint
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<int>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -768,6 +837,7 @@ ishmem::event ishmemx_int_put_signal_nbi_on_queue(int* dest, const int* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<int>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -779,6 +849,7 @@ void ishmem_long_put_signal_nbi(long* dest, const long* source, size_t nelems, u
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -790,6 +861,7 @@ ishmem::event ishmemx_long_put_signal_nbi_on_queue(long* dest, const long* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<long>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -801,6 +873,7 @@ void ishmem_longlong_put_signal_nbi(long long* dest, const long long* source, si
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -812,6 +885,7 @@ ishmem::event ishmemx_longlong_put_signal_nbi_on_queue(long long* dest, const lo
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -823,6 +897,7 @@ void ishmem_uchar_put_signal_nbi(unsigned char* dest, const unsigned char* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -834,6 +909,7 @@ ishmem::event ishmemx_uchar_put_signal_nbi_on_queue(unsigned char* dest, const u
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -845,6 +921,7 @@ void ishmem_ushort_put_signal_nbi(unsigned short* dest, const unsigned short* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -856,6 +933,7 @@ ishmem::event ishmemx_ushort_put_signal_nbi_on_queue(unsigned short* dest, const
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -867,6 +945,7 @@ void ishmem_uint_put_signal_nbi(unsigned int* dest, const unsigned int* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -878,6 +957,7 @@ ishmem::event ishmemx_uint_put_signal_nbi_on_queue(unsigned int* dest, const uns
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -889,6 +969,7 @@ void ishmem_ulong_put_signal_nbi(unsigned long* dest, const unsigned long* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -900,6 +981,7 @@ ishmem::event ishmemx_ulong_put_signal_nbi_on_queue(unsigned long* dest, const u
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -911,6 +993,7 @@ void ishmem_ulonglong_put_signal_nbi(unsigned long long* dest, const unsigned lo
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -922,6 +1005,7 @@ ishmem::event ishmemx_ulonglong_put_signal_nbi_on_queue(unsigned long long* dest
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -933,6 +1017,7 @@ void ishmem_int8_put_signal_nbi(int8_t* dest, const int8_t* source, size_t nelem
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -944,6 +1029,7 @@ ishmem::event ishmemx_int8_put_signal_nbi_on_queue(int8_t* dest, const int8_t* s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -955,6 +1041,7 @@ void ishmem_int16_put_signal_nbi(int16_t* dest, const int16_t* source, size_t ne
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -966,6 +1053,7 @@ ishmem::event ishmemx_int16_put_signal_nbi_on_queue(int16_t* dest, const int16_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -977,6 +1065,7 @@ void ishmem_int32_put_signal_nbi(int32_t* dest, const int32_t* source, size_t ne
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -988,6 +1077,7 @@ ishmem::event ishmemx_int32_put_signal_nbi_on_queue(int32_t* dest, const int32_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -999,6 +1089,7 @@ void ishmem_int64_put_signal_nbi(int64_t* dest, const int64_t* source, size_t ne
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -1010,6 +1101,7 @@ ishmem::event ishmemx_int64_put_signal_nbi_on_queue(int64_t* dest, const int64_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -1021,6 +1113,7 @@ void ishmem_uint8_put_signal_nbi(uint8_t* dest, const uint8_t* source, size_t ne
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -1032,6 +1125,7 @@ ishmem::event ishmemx_uint8_put_signal_nbi_on_queue(uint8_t* dest, const uint8_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -1043,6 +1137,7 @@ void ishmem_uint16_put_signal_nbi(uint16_t* dest, const uint16_t* source, size_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -1054,6 +1149,7 @@ ishmem::event ishmemx_uint16_put_signal_nbi_on_queue(uint16_t* dest, const uint1
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -1065,6 +1161,7 @@ void ishmem_uint32_put_signal_nbi(uint32_t* dest, const uint32_t* source, size_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -1076,6 +1173,7 @@ ishmem::event ishmemx_uint32_put_signal_nbi_on_queue(uint32_t* dest, const uint3
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -1087,6 +1185,7 @@ void ishmem_uint64_put_signal_nbi(uint64_t* dest, const uint64_t* source, size_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -1098,6 +1197,7 @@ ishmem::event ishmemx_uint64_put_signal_nbi_on_queue(uint64_t* dest, const uint6
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -1109,6 +1209,7 @@ void ishmem_size_put_signal_nbi(size_t* dest, const size_t* source, size_t nelem
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -1120,6 +1221,7 @@ ishmem::event ishmemx_size_put_signal_nbi_on_queue(size_t* dest, const size_t* s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -1131,6 +1233,7 @@ void ishmem_ptrdiff_put_signal_nbi(ptrdiff_t* dest, const ptrdiff_t* source, siz
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe);
@@ -1142,6 +1245,7 @@ ishmem::event ishmemx_ptrdiff_put_signal_nbi_on_queue(ptrdiff_t* dest, const ptr
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
@@ -1153,6 +1257,7 @@ void ishmem_put8_signal_nbi(void* dest, const void* source, size_t nelems, uint6
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -1164,6 +1269,7 @@ ishmem::event ishmemx_put8_signal_nbi_on_queue(void* dest, const void* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe); });
@@ -1175,6 +1281,7 @@ void ishmem_put16_signal_nbi(void* dest, const void* source, size_t nelems, uint
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -1186,6 +1293,7 @@ ishmem::event ishmemx_put16_signal_nbi_on_queue(void* dest, const void* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe); });
@@ -1197,6 +1305,7 @@ void ishmem_put32_signal_nbi(void* dest, const void* source, size_t nelems, uint
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -1208,6 +1317,7 @@ ishmem::event ishmemx_put32_signal_nbi_on_queue(void* dest, const void* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe); });
@@ -1219,6 +1329,7 @@ void ishmem_put64_signal_nbi(void* dest, const void* source, size_t nelems, uint
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -1230,6 +1341,7 @@ ishmem::event ishmemx_put64_signal_nbi_on_queue(void* dest, const void* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe); });
@@ -1241,6 +1353,7 @@ void ishmem_put128_signal_nbi(void* dest, const void* source, size_t nelems, uin
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -1252,6 +1365,7 @@ ishmem::event ishmemx_put128_signal_nbi_on_queue(void* dest, const void* source,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe); });
@@ -1263,6 +1377,7 @@ void ishmem_putmem_signal_nbi(void* dest, const void* source, size_t nelems, uin
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::put_signal_nbi<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe);
@@ -1274,6 +1389,7 @@ ishmem::event ishmemx_putmem_signal_nbi_on_queue(void* dest, const void* source,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe); });
@@ -1283,6 +1399,7 @@ uint64_t ishmem_signal_fetch(uint64_t* sig_addr) {
     constexpr const char* fn = "ishmem_signal_fetch";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     return ishmemi::impl::signal_fetch(sig_addr);
 }
 
@@ -1290,6 +1407,7 @@ void ishmemx_signal_add(uint64_t* sig_addr, uint64_t signal, int pe) {
     constexpr const char* fn = "ishmemx_signal_add";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::signal_add(sig_addr, signal, pe);
 }
@@ -1298,6 +1416,7 @@ void ishmemx_signal_set(uint64_t* sig_addr, uint64_t signal, int pe) {
     constexpr const char* fn = "ishmemx_signal_set";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "sig_addr", sig_addr, (1) * sizeof(uint64_t));
+    ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_pe(fn, pe);
     ishmemi::impl::signal_set(sig_addr, signal, pe);
 }

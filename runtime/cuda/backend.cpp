@@ -51,6 +51,9 @@ std::thread* watcher = nullptr;  // never destroyed while running: a program may
         case err_cmp: fail_cmp(routine, static_cast<int>(m.a));
         case err_positive: fail_positive(routine, m.param, m.a);
         case err_power_of_two: fail_power_of_two(routine, m.param, static_cast<size_t>(m.a));
+        case err_aligned:
+            fail_aligned(routine, m.param, reinterpret_cast<const void*>(static_cast<uintptr_t>(m.a)),
+                         static_cast<size_t>(m.b));
         default: fatal(routine, "device-side error %d", m.code);
     }
 }
@@ -225,8 +228,9 @@ void gpu_backend_stop() {
     {
         std::lock_guard<std::mutex> lock(setters_mutex);
         running = false;
-        published = device_state{};  // device entry points called after finalize report "before init"
+        published = device_state{};  // device entry points called after finalize report it
         published.device = this_device;
+        published.finalized = 1;
         for (device_state_setter set : setters) set(&published);
     }
     // Every kernel has ended, so every print it made is in the ring: the watcher prints them and ends.

@@ -50,7 +50,7 @@ void debug(const char* routine, const char* fmt, ...) {
 }
 
 void fail_init(const char* routine) {
-    fatal(routine, "called before ishmem_init");
+    fatal(routine, state.finalized ? "called after ishmem_finalize" : "called before ishmem_init");
 }
 
 void fail_pe(const char* routine, int pe) {
@@ -89,6 +89,10 @@ void fail_power_of_two(const char* routine, const char* param, size_t v) {
 
 void fail_positive(const char* routine, const char* param, long long v) {
     fatal(routine, "%s is %lld; it must be positive", param, v);
+}
+
+void fail_aligned(const char* routine, const char* param, const void* addr, size_t align) {
+    fatal(routine, "%s (%p) is not aligned to %zu bytes, as an atomic on its element type needs", param, addr, align);
 }
 
 }  // namespace ishmemi

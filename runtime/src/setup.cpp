@@ -22,7 +22,7 @@
 
 namespace ishmemi {
 
-state_t state = {false, -1, 0, nullptr, 0, nullptr, backend_kind::host, nullptr};
+state_t state = {false, -1, 0, nullptr, 0, nullptr, backend_kind::host, nullptr, false};
 
 namespace {
 
@@ -86,6 +86,7 @@ void initialize(ishmemx_attr_t* attr, const char* routine) {
     static bool exit_hook = (atexit(mark_exited), true);
     (void)exit_hook;
     state.initialized = true;
+    state.finalized = false;
     debug(routine, "%d PEs, bootstrap %s, backend %s, symmetric heap %zu bytes at %p (ISHMEM_SYMMETRIC_SIZE=%s)", state.n_pes,
           kind, state.backend == backend_kind::cuda ? "cuda" : "host", state.heap_size, static_cast<void*>(state.heap_base), config.symmetric_text);
 }
@@ -122,12 +123,14 @@ void query_thread(int* provided) {
 
 void finalize() {
     if (!state.initialized) {
-        warn("ishmem_finalize", "ishmem is not initialized; this call is ignored");
+        warn("ishmem_finalize", state.finalized ? "ishmem is already finalized; this call is ignored"
+                                                : "ishmem is not initialized; this call is ignored");
         return;
     }
     barrier_all();
     set_my_status(pe_finalized);
     state.initialized = false;
+    state.finalized = true;
     teams_fini();
     if (state.backend == backend_kind::cuda) gpu_backend_stop();
     heap_destroy();

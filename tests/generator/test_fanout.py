@@ -108,3 +108,20 @@ def test_every_entry_point_with_a_pattern_has_a_test(api):
             assert ep.tests, ep.name
             if ep.form == "generic":
                 assert len(ep.tests) == len(ep.family.table.types)
+
+
+def test_atomic_and_wait_targets_are_checked_for_alignment(api):
+    """Every element an atomic or a wait touches is checked for alignment (it faults on a GPU)."""
+    targets = {"amo": ("dest", "source"), "signal": ("sig_addr",), "p2p": ("ivar", "ivars", "sig_addr")}
+    missing, seen = [], 0
+    for ch in api.chapters:
+        for fam in ch.families:
+            for p in fam.params:
+                if p.name in targets.get(ch.name, ()) and not (ch.name == "signal" and p.name == "dest"):
+                    seen += 1
+                    if "aligned" not in [c.kind for c in p.checks]:
+                        missing.append(f"{fam.name}.{p.name}")
+    assert seen > 30 and not missing
+    aligned = [ep for ep in api.entry_points if any("check_aligned" in line for line in ep.body)]
+    assert "ishmemi::check_aligned(fn, \"dest\", dest, alignof(int));" in next(
+        ep for ep in aligned if ep.name == "ishmem_int_atomic_fetch_add").body

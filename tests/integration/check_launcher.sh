@@ -34,6 +34,8 @@ expect "bad argument stops the job" 1 "ishmem: PE 0: ishmem_int_p: PE 1 is out o
 expect "bad argument on 4 PEs" 1 "ishmem: PE [0-3]: ishmem_int_p: PE 4 is out of range \[0, 4\)" -- "$ishmrun" -n 4 "$faulty" bad_pe
 no_leftovers "bad argument on 4 PEs"
 expect "use before init" 1 "ishmem: PE \?: ishmem_malloc: .*before ishmem_init" -- "$faulty" before_init
+expect "use after finalize" 1 "ishmem: PE [01]: ishmem_malloc: called after ishmem_finalize" -- "$ishmrun" -n 2 "$faulty" after_finalize
+no_leftovers "use after finalize"
 ISHMEM_SYMMETRIC_SIZE=12Q expect "malformed heap size" 1 "ishmem_init: .*ISHMEM_SYMMETRIC_SIZE.*12Q" -- "$ishmrun" -n 2 "$faulty" ok
 ISHMEM_SYMMETRIC_SIZE=64M expect "heap size with suffix" 0 "" -- "$ishmrun" -n 2 "$faulty" ok
 ISHMEM_NO_SUCH_VARIABLE=1 expect "unknown variable warned" 0 "ISHMEM_NO_SUCH_VARIABLE" -- "$ishmrun" -n 2 "$faulty" ok

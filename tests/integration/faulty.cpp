@@ -5,6 +5,7 @@
 //   faulty hang                every PE sleeps forever (for Ctrl-C forwarding)
 //   faulty before_init         calls ishmem_malloc before ishmem_init
 //   faulty bad_pe              ishmem_int_p to PE n_pes
+//   faulty after_finalize      calls ishmem_malloc after ishmem_finalize
 #include <ishmem.h>
 
 #include <csignal>
@@ -40,5 +41,6 @@ int main(int argc, char** argv) {
     }
     ishmem_barrier_all();
     ishmem_finalize();
+    if (std::strcmp(mode, "after_finalize") == 0) ishmem_malloc(64);
     return 0;
 }

@@ -48,7 +48,8 @@ __device__ __noinline__ inline void fail(int code, const char* routine, const ch
                                          long long c) {
     ishmemi::cuda::error_mailbox* mb = dstate.mailbox;
     if (mb == nullptr) {
-        printf("ishmem: PE ?: %s: called before ishmem_init (device code)\n", routine);
+        printf("ishmem: PE ?: %s: called %s (device code)\n", routine,
+               dstate.finalized ? "after ishmem_finalize" : "before ishmem_init");
         __trap();
     }
     if (atomicCAS(&mb->state, 0u, 1u) == 0u) {
@@ -118,6 +119,14 @@ __device__ inline void check_power_of_two(const char* fn, const char* param, siz
 #if ISHMEM_DEVICE_CHECKS
     if (__builtin_expect(v == 0 || (v & (v - 1)) != 0, 0))
         fail(ishmemi::cuda::err_power_of_two, fn, param, static_cast<long long>(v), 0, 0);
+#endif
+}
+// A mask test: see ishmemi::check_aligned. A misaligned atomic would fault the kernel without a word.
+__device__ inline void check_aligned(const char* fn, const char* param, const void* addr, size_t align) {
+#if ISHMEM_DEVICE_CHECKS
+    if (__builtin_expect((reinterpret_cast<uintptr_t>(addr) & (align - 1)) != 0, 0))
+        fail(ishmemi::cuda::err_aligned, fn, param, static_cast<long long>(reinterpret_cast<uintptr_t>(addr)),
+             static_cast<long long>(align), 0);
 #endif
 }
 

@@ -35,6 +35,7 @@ enum device_error : int {
     err_cmp,            // a: cmp
     err_positive,       // a: value, param
     err_power_of_two,   // a: value, param
+    err_aligned,        // a: address, b: alignment, param
 };
 
 // ishmemx_print from device code: messages go to the host through a ring in mapped pinned host
@@ -72,6 +73,7 @@ struct device_state {
     unsigned long long* any_starts;  // 64 start indices of the _any scans (GPU memory)
     print_ring* prints;              // host-mapped; null before init and after finalize
     unsigned long long* print_tickets;  // the next print ticket (GPU memory)
+    int finalized;                   // set by ishmem_finalize: a later call says "after ishmem_finalize"
 };
 
 using device_state_setter = void (*)(const device_state*);

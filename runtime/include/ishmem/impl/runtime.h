@@ -27,6 +27,7 @@ struct state_t {
     char** peer_base;  // peer_base[pe]: my mapping of PE pe's heap (nullptr if unreachable)
     backend_kind backend;
     char** internal_peer;  // internal_peer[pe]: PE pe's internal region (host memory on every backend)
+    bool finalized;        // ishmem_finalize has run (and no ishmem_init since): errors say "after finalize"
 };
 extern ISHMEM_API state_t state;
 
@@ -56,43 +57,54 @@ ISHMEM_API void warn(const char* routine, const char* fmt, ...) __attribute__((f
 [[noreturn, gnu::cold]] ISHMEM_API void fail_cmp(const char* routine, int cmp);
 [[noreturn, gnu::cold]] ISHMEM_API void fail_power_of_two(const char* routine, const char* param, size_t v);
 [[noreturn, gnu::cold]] ISHMEM_API void fail_positive(const char* routine, const char* param, long long v);
+[[noreturn, gnu::cold]] ISHMEM_API void fail_aligned(const char* routine, const char* param, const void* addr,
+                                                     size_t align);
 
 // ---- checks: an inline branch on the fast path --------------------------------------------------
+// Always inlined: in a file of many stubs GCC's inline budget otherwise turns them into calls, which
+// costs more than the checks themselves.
 
-inline void check_init(const char* routine) {
+[[gnu::always_inline]] inline void check_init(const char* routine) {
     if (__builtin_expect(!state.initialized, 0)) fail_init(routine);
 }
 
-inline void check_pe(const char* routine, int pe) {
+[[gnu::always_inline]] inline void check_pe(const char* routine, int pe) {
     if (__builtin_expect(static_cast<unsigned>(pe) >= static_cast<unsigned>(state.n_pes), 0)) fail_pe(routine, pe);
 }
 
 // [addr, addr + bytes) must lie in the user heap; with bytes == 0 only addr in [base, base + size],
 // or a null addr (an empty range, e.g. an empty wait set, may be passed as null).
-inline void check_symmetric(const char* routine, const char* param, const void* addr, size_t bytes) {
+[[gnu::always_inline]] inline void check_symmetric(const char* routine, const char* param, const void* addr, size_t bytes) {
     uintptr_t off = reinterpret_cast<uintptr_t>(addr) - reinterpret_cast<uintptr_t>(state.heap_base);
     if (__builtin_expect(off > state.heap_size || bytes > state.heap_size - off, 0))
         if (bytes != 0 || addr != nullptr) fail_symmetric(routine, param, addr, bytes);
 }
 
-inline void check_nonnull(const char* routine, const char* param, const void* p, size_t count) {
+[[gnu::always_inline]] inline void check_nonnull(const char* routine, const char* param, const void* p, size_t count) {
     if (__builtin_expect(p == nullptr && count > 0, 0)) fail_nonnull(routine, param, count);
 }
 
-inline void check_sig_op(const char* routine, int sig_op) {
+[[gnu::always_inline]] inline void check_sig_op(const char* routine, int sig_op) {
     if (__builtin_expect(sig_op != ISHMEM_SIGNAL_SET && sig_op != ISHMEM_SIGNAL_ADD, 0)) fail_sig_op(routine, sig_op);
 }
 
-inline void check_cmp(const char* routine, int cmp) {
+[[gnu::always_inline]] inline void check_cmp(const char* routine, int cmp) {
     if (__builtin_expect(cmp < ISHMEM_CMP_EQ || cmp > ISHMEM_CMP_LE, 0)) fail_cmp(routine, cmp);
 }
 
-inline void check_power_of_two(const char* routine, const char* param, size_t v) {
+[[gnu::always_inline]] inline void check_power_of_two(const char* routine, const char* param, size_t v) {
     if (__builtin_expect(v == 0 || (v & (v - 1)) != 0, 0)) fail_power_of_two(routine, param, v);
 }
 
+// Atomics and waits need their element at its natural alignment: a misaligned one works on the CPU
+// but faults on a GPU. A mask test; null passes (an empty wait set may be null).
+[[gnu::always_inline]] inline void check_aligned(const char* routine, const char* param, const void* addr, size_t align) {
+    if (__builtin_expect((reinterpret_cast<uintptr_t>(addr) & (align - 1)) != 0, 0))
+        fail_aligned(routine, param, addr, align);
+}
+
 // Strides of iput/iget/ibput/ibget are counted in elements and must be at least 1.
-inline void check_positive(const char* routine, const char* param, ptrdiff_t v) {
+[[gnu::always_inline]] inline void check_positive(const char* routine, const char* param, ptrdiff_t v) {
     if (__builtin_expect(v <= 0, 0)) fail_positive(routine, param, v);
 }
 
