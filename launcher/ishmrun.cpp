@@ -26,6 +26,7 @@
 
 #include "boot_protocol.h"
 #include "config_vars.h"
+#include "fd_passing.h"
 
 #ifndef ISHMEM_VERSION
 #define ISHMEM_VERSION "unknown"
@@ -488,16 +489,10 @@ class job {
         msghdr msg{};
         msg.msg_iov = &iov;
         msg.msg_iovlen = 1;
-        std::vector<char> control;
+        std::vector<cmsghdr> control;  // cmsghdr elements: aligned as the header must be
         if (nfds) {
-            control.resize(CMSG_SPACE(sizeof(int) * nfds));
-            msg.msg_control = control.data();
-            msg.msg_controllen = control.size();
-            cmsghdr* c = CMSG_FIRSTHDR(&msg);
-            c->cmsg_level = SOL_SOCKET;
-            c->cmsg_type = SCM_RIGHTS;
-            c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
-            memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
+            control.resize((ishmemi::fd_control_bytes(nfds) + sizeof(cmsghdr) - 1) / sizeof(cmsghdr));
+            ishmemi::attach_fds(msg, control.data(), fds, nfds);
         }
         while (sendmsg(pes_[pe].sock, &msg, MSG_NOSIGNAL) < 0) {
             if (errno == EINTR) continue;

@@ -42,6 +42,7 @@
 
 #include "ishmem/impl/bootstrap.h"
 #include "ishmem/impl/runtime.h"
+#include "fd_passing.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -89,24 +90,18 @@ sockaddr_un socket_address(uint64_t nonce, int pe, socklen_t* len) {
 
 // Sends (my PE, my descriptor) over a connected socket.
 bool send_fd(int sock, int32_t pe, int fd) {
-    char control[CMSG_SPACE(sizeof(int))] = {};
+    alignas(cmsghdr) char control[fd_control_bytes(1)] = {};
     iovec iov{&pe, sizeof pe};
     msghdr m{};
     m.msg_iov = &iov;
     m.msg_iovlen = 1;
-    m.msg_control = control;
-    m.msg_controllen = sizeof control;
-    cmsghdr* c = CMSG_FIRSTHDR(&m);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    attach_fds(m, control, &fd, 1);
     return sendmsg(sock, &m, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof pe);
 }
 
 // Receives (sender's PE, descriptor); the descriptor is -1 when none came.
 bool recv_fd(int sock, int32_t* pe, int* fd) {
-    char control[CMSG_SPACE(sizeof(int))] = {};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
     iovec iov{pe, sizeof *pe};
     msghdr m{};
     m.msg_iov = &iov;

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "boot_protocol.h"
+#include "fd_passing.h"
 #include "bootstrap_select.h"
 #include "ishmem/impl/runtime.h"
 
@@ -84,16 +85,8 @@ class launcher_bootstrap final : public bootstrap {
         msghdr msg{};
         msg.msg_iov = &iov;
         msg.msg_iovlen = 1;
-        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))];
-        if (fd >= 0) {
-            msg.msg_control = control;
-            msg.msg_controllen = sizeof control;
-            cmsghdr* c = CMSG_FIRSTHDR(&msg);
-            c->cmsg_level = SOL_SOCKET;
-            c->cmsg_type = SCM_RIGHTS;
-            c->cmsg_len = CMSG_LEN(sizeof(int));
-            memcpy(CMSG_DATA(c), &fd, sizeof fd);
-        }
+        alignas(cmsghdr) char control[fd_control_bytes(1)];
+        if (fd >= 0) attach_fds(msg, control, &fd, 1);
         while (sendmsg(fd_, &msg, MSG_NOSIGNAL) < 0)
             if (errno != EINTR) lost("send", errno);
     }

@@ -95,6 +95,9 @@ template <class R, class F> __global__ void warp_kernel(F f, R* out) {
     run_and_store<R>(f, tile, out, tile.thread_rank());
 }
 
+// The result slots as an array of R (char for void: the kernels then store nothing).
+template <class R> auto* slots() { return static_cast<std::conditional_t<std::is_void_v<R>, char, R>*>(result_slots()); }
+
 // Waits for the kernel; returns thread 0's value after checking that all nthreads returned it.
 template <class R> R finish(const char* what, unsigned nthreads) {
     GPU_LAUNCHED(what);
@@ -114,21 +117,21 @@ template <class R> R finish(const char* what, unsigned nthreads) {
 // f() runs on one GPU thread; returns its value.
 template <class R, class F> R on_thread(F f) {
     use_pe_device();
-    detail::thread_kernel<R><<<1, 1, 0, test_stream()>>>(f, static_cast<std::conditional_t<std::is_void_v<R>, char, R>*>(detail::result_slots()));
+    detail::thread_kernel<R><<<1, 1, 0, test_stream()>>>(f, detail::slots<R>());
     return detail::finish<R>("a kernel of one thread", 1);
 }
 
 // f(group) runs on every thread of one thread block; returns their common value.
 template <class R, class F> R on_block(F f) {
     use_pe_device();
-    detail::block_kernel<R><<<1, block_threads, 0, test_stream()>>>(f, static_cast<std::conditional_t<std::is_void_v<R>, char, R>*>(detail::result_slots()));
+    detail::block_kernel<R><<<1, block_threads, 0, test_stream()>>>(f, detail::slots<R>());
     return detail::finish<R>("a kernel of one thread block", block_threads);
 }
 
 // f(tile) runs on every thread of one warp tile; returns their common value.
 template <class R, class F> R on_warp(F f) {
     use_pe_device();
-    detail::warp_kernel<R><<<1, warp_threads, 0, test_stream()>>>(f, static_cast<std::conditional_t<std::is_void_v<R>, char, R>*>(detail::result_slots()));
+    detail::warp_kernel<R><<<1, warp_threads, 0, test_stream()>>>(f, detail::slots<R>());
     return detail::finish<R>("a kernel of one warp tile", warp_threads);
 }
 
