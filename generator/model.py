@@ -70,11 +70,17 @@ class Family:
     work_group_returns: str = ""     # the _work_group form's return type when it differs from the base's
     cuda: bool = False               # device-callable and run by the CUDA backend: device definitions emitted
     symbol: str = ""                 # the routine's name after the prefix; families sharing one are C++ overloads
+    on_stream: bool = False          # _on_queue core is impl::<impl>_on_queue(q, deps, ...): native on a CUDA stream
 
     @property
     def routine(self) -> str:
         """The base form's name, e.g. ishmem_put or ishmemx_print."""
         return f"{self.prefix}_{self.symbol or self.name}"
+
+    @property
+    def nondeduced_params(self) -> tuple[str, ...]:
+        """The element-type parameters passed by value: the generic template does not deduce T from them."""
+        return tuple(p.name for p in self.params if p.type == "TYPE") if self.generic else ()
 
     @property
     def heading(self) -> str:
@@ -229,6 +235,8 @@ def _families(raw: RawSpec, tables: dict[str, TypeTable], groups: dict[str, "Mac
             for flag in ("sized", "mem", "generic"):
                 if f.get(flag) and table is None:
                     errors.append(f"{where}: '{flag}' needs a type table")
+            if f.get("generic") and not any(p.type.endswith("TYPE*") for p in params):
+                errors.append(f"{where}: 'generic' needs a TYPE* parameter (the template deduces T from pointers only)")
             fetch_out = f.get("fetch_out")
             if fetch_out and fetch_out not in names:
                 errors.append(f"{where}: fetch_out names unknown parameter '{fetch_out}'")
@@ -245,7 +253,7 @@ def _families(raw: RawSpec, tables: dict[str, TypeTable], groups: dict[str, "Mac
                 impl=f.get("impl", f["name"]), test=f["test"], file=rel, line=f.line,
                 team=f.get("team", False), work_group_returns=f.get("work_group_returns", ""),
                 cuda="device" in callable_ and f.get("cuda", ch.get("cuda", True)),
-                symbol=f.get("symbol", f["name"]))
+                symbol=f.get("symbol", f["name"]), on_stream=f.get("on_stream", False))
             if fam.name in seen_names:
                 errors.append(f"{where}: duplicate family, first defined at {seen_names[fam.name]}")
             seen_names[fam.name] = f"{rel}:{f.line}"
@@ -327,6 +335,14 @@ class _Form:
     ctype: str      # what TYPE becomes in the signature
     elem: str       # the element type of the core template
     void_ptrs: bool # TYPE* is spelled void* in the signature
+    value_ctype: str = ""  # what a by-value TYPE parameter becomes, when it differs from ctype
+
+
+# A generic template deduces T from its pointer parameters only. A value of the element type (the
+# comparison value of a wait, the operand of an AMO, the value of a p) is a non-deduced context, so
+# that ishmem_wait_until(&long_var, ISHMEM_CMP_EQ, 0) converts 0 to long instead of failing to
+# deduce T as both long and int. The reference pages keep the shorter `T value` and say so.
+NONDEDUCED_T = "std::type_identity_t<T>"
 
 
 def _forms(fam: Family, sizes) -> list[_Form]:
@@ -338,7 +354,7 @@ def _forms(fam: Family, sizes) -> list[_Form]:
     if fam.mem:
         forms.append(_Form("mem", "mem", "void", "uint8_t", True))
     if fam.generic:
-        forms.append(_Form("generic", "", "T", "T", False))
+        forms.append(_Form("generic", "", "T", "T", False, value_ctype=NONDEDUCED_T))
     return forms
 
 
@@ -359,6 +375,13 @@ def _subst(ctype: str, form: _Form, target: str) -> str:
     if target == "sig" and form.void_ptrs:
         return ctype.replace("TYPE", "void")
     return ctype.replace("TYPE", form.elem if target == "elem" else form.ctype)
+
+
+def _param_sig(p: Param, form: _Form) -> str:
+    """A parameter's type in the signature."""
+    if p.type == "TYPE" and form.value_ctype:
+        return form.value_ctype
+    return _subst(p.type, form, "sig")
 
 
 def _pointee(p: Param, form: _Form) -> str:
@@ -475,7 +498,7 @@ def expand_family(fam: Family, sizes) -> list[EntryPoint]:
 def _entry_point(fam: Family, form: _Form, variant: str, team_form: bool = False) -> EntryPoint:
     name = _name(fam, form, variant)
     base_ret = _subst(fam.returns, form, "sig")
-    params = [f"{_subst(p.type, form, 'sig')} {p.name}" for p in fam.params]
+    params = [f"{_param_sig(p, form)} {p.name}" for p in fam.params]
     if team_form:
         params.insert(0, "ishmem_team_t team")
     ret = base_ret
@@ -513,7 +536,14 @@ def _entry_point(fam: Family, form: _Form, variant: str, team_form: bool = False
             # The status reaches the caller through ret, in order with the queue's other work.
             failed = "*ret = -1;" if base_ret != "void" else ""
             body.append(f"if (!({' && '.join(soft)})) return ishmemi::impl::enqueue(q, deps, [=] {{ {failed} }});")
-        body.append(f"return ishmemi::impl::enqueue(q, deps, [=] {{ {inner} }});")
+        if fam.on_stream:
+            if soft or base_ret != "void":
+                raise ValueError(f"{name}: on_stream families return void and have no soft checks")
+            fn_q = f"{fam.impl}_on_queue"
+            targs = f"<{form.elem}>" if form.elem else ""
+            body.append(f"return ishmemi::impl::{fn_q}{targs}({', '.join(['q', 'deps'] + _core_args(fam, form))});")
+        else:
+            body.append(f"return ishmemi::impl::enqueue(q, deps, [=] {{ {inner} }});")
     else:
         params.append("const Group& group")
         params_def = list(params)

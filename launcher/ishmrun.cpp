@@ -1,6 +1,7 @@
 // ishmrun: starts N processes (PEs) of one program on this node and serves their bootstrap requests
 // (allgather, barrier, fd exchange; see runtime/src/boot_protocol.h). When a PE fails, it names the
-// PE and the cause, stops the others and exits nonzero.
+// PE and the cause, stops the others and exits nonzero. When a PE calls ishmem_global_exit(status), it
+// names the PE, stops the others and exits with status.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -84,6 +85,8 @@ void print_help() {
         "\n"
         "Exit status: 0 when every PE exits with 0. When a PE exits with another status or is killed by a\n"
         "signal, ishmrun names it, stops the other PEs (SIGTERM, then SIGKILL after 2 s) and exits with 1.\n"
+        "When a PE calls ishmem_global_exit(status), ishmrun names it, stops the other PEs the same way and\n"
+        "exits with status.\n"
         "SIGINT, SIGTERM and SIGHUP are passed on to the PEs (ishmrun then exits with 128 + the signal).\n"
         "Usage errors exit with 2. Standard input goes to PE 0 when it is not a terminal; the other PEs read\n"
         "/dev/null.\n"
@@ -92,6 +95,7 @@ void print_help() {
         "  ISHMEMI_PE         the PE number\n"
         "  ISHMEMI_NPES       the number of PEs\n"
         "  ISHMEMI_BOOT_FD    the socket to ishmrun used by ishmem_init\n"
+        "  ISHMEMI_LAUNCHER_PID  ishmrun's pid, which ishmem_global_exit signals\n"
         "\n"
         "Environment read by the ishmem library in each PE (passed on unchanged):\n");
     for (const config_var& v : config_vars) printf("  %-22s (default %s)\n      %s\n", v.name, v.default_value, v.doc);
@@ -218,7 +222,7 @@ class job {
 
     void setup_signals() {
         sigemptyset(&handled_);
-        for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaddset(&handled_, s);
+        for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, boot_global_exit_signal}) sigaddset(&handled_, s);
         sigprocmask(SIG_BLOCK, &handled_, &saved_mask_);
         sigfd_ = signalfd(-1, &handled_, SFD_CLOEXEC | SFD_NONBLOCK);
         if (sigfd_ < 0) {
@@ -284,6 +288,7 @@ class job {
         setenv("ISHMEMI_PE", std::to_string(pe).c_str(), 1);
         setenv("ISHMEMI_NPES", std::to_string(opt_.n).c_str(), 1);
         setenv("ISHMEMI_BOOT_FD", std::to_string(sock).c_str(), 1);
+        setenv("ISHMEMI_LAUNCHER_PID", std::to_string(launcher).c_str(), 1);
         execv(path_.c_str(), opt_.argv.data());
         fprintf(stderr, "ishmrun: PE %d: cannot execute '%s': %s\n", pe, path_.c_str(), strerror(errno));
         _exit(127);
@@ -335,6 +340,10 @@ class job {
         while (read(sigfd_, &si, sizeof si) == sizeof si) {
             int sig = static_cast<int>(si.ssi_signo);
             if (sig == SIGCHLD) continue;  // reaped below
+            if (sig == boot_global_exit_signal && si.ssi_code == SI_QUEUE) {
+                on_global_exit(si.ssi_int, static_cast<pid_t>(si.ssi_pid));
+                continue;
+            }
             if (!stopping_) say("received signal %d (%s); passing it on to the PEs", sig, strsignal(sig));
             signal_job(sig);
             if (!stopping_) {
@@ -345,6 +354,18 @@ class job {
             }
         }
         reap();
+    }
+
+    // A PE called ishmem_global_exit (boot_protocol.h): not a failure, the end of the job with status.
+    void on_global_exit(int value, pid_t sender) {
+        const int pe = boot_global_exit_pe(value), status = boot_global_exit_status(value);
+        if (value < 0 || pe >= opt_.n) {
+            say("ignoring a malformed global-exit signal from pid %d", static_cast<int>(sender));
+            return;
+        }
+        if (stopping_) return;  // the job already ends; its first cause has been named
+        say("PE %d (pid %d) called ishmem_global_exit(%d); stopping the job", pe, static_cast<int>(sender), status);
+        fail_and_stop(status);
     }
 
     // ---- bootstrap service ------------------------------------------------------------------
@@ -557,9 +578,11 @@ class job {
                 say("poll failed: %s", strerror(errno));
                 fail_and_stop();
             }
+            // Signals first, whether poll reported them or not: a PE queues its global-exit signal
+            // before its connection closes, and that closing is then the end of the job, not a failure.
+            on_signals();
             for (size_t i = 1; rc > 0 && i < fds.size(); ++i)
                 if (fds[i].revents && !stopping_ && pes_[owner[i]].sock >= 0) on_readable(owner[i]);
-            if (rc > 0 && fds[0].revents) on_signals();
             check_deadlines();
         }
         close(sigfd_);

@@ -10,11 +10,12 @@
 #   --no-build         reuse build-gpu as it is (no configure, no build)
 #   --build-only       configure and build, run nothing
 #   --quick            build only what the GPU tests need (ishmem_gpu_tests, gpu_count, device_error,
-#                      ishmrun); the default selection then leaves out the host suite
+#                      ishmrun, gpu_mpi_ring); the default selection then leaves out the host suite
 #   --no-host-suite    the default selection without ishmem_tests on the CUDA backend
 #   -h, --help         this text
 # Default selection (no REGEX given): the GPU tests (ishmem_gpu_tests_np<K> for each K of
-# ISHMEM_GPU_TEST_COUNTS that this machine's GPU count allows, and gpu_device_error_line), then
+# ISHMEM_GPU_TEST_COUNTS that this machine's GPU count allows, gpu_device_error_line and
+# gpu_mpirun_ring), then
 # ishmem_tests_np1 and _np2 with ISHMEM_BACKEND=cuda (as far as there are GPUs for them).
 #
 # Environment:
@@ -118,7 +119,11 @@ configure_and_build() {
     -DCMAKE_CUDA20_EXTENSION_COMPILE_OPTION=-std=c++20 ${prefix:+"$prefix"} || return 1
   if [ $quick = 1 ]; then
     say "build (quick: the GPU test targets) with $jobs jobs"
-    cmake --build "$build" -j"$jobs" --target ishmem_gpu_tests gpu_count device_error ishmrun || return 1
+    local targets=(ishmem_gpu_tests gpu_count device_error ishmrun)
+    # The mpirun ring exists when the MPI bootstrap is built.
+    # (grep reads the whole list: with -q it would stop early, and pipefail would see cmake's SIGPIPE.)
+    if cmake --build "$build" --target help 2>/dev/null | grep -c ' gpu_mpi_ring$' >/dev/null; then targets+=(gpu_mpi_ring); fi
+    cmake --build "$build" -j"$jobs" --target "${targets[@]}" || return 1
   else
     say "build with $jobs jobs"
     cmake --build "$build" -j"$jobs" || return 1
@@ -226,7 +231,7 @@ main() {
     # With no GPU at all, np1 still runs, to show the skip.
     [ -z "$counts" ] && not=${not/ ishmem_gpu_tests_np1/}
     [ -n "$not" ] && echo "not selected, more PEs than GPUs:$not"
-    selections+=("plain"$'\t'"^(ishmem_gpu_tests_np(${counts:-1})|gpu_device_error_line)\$")
+    selections+=("plain"$'\t'"^(ishmem_gpu_tests_np(${counts:-1})|gpu_device_error_line|gpu_mpirun_ring)\$")
     if [ $host_suite = 1 ] && [ "$gpus" -ge 1 ]; then
       hc=1
       [ "$gpus" -ge 2 ] && hc="1|2"

@@ -3,6 +3,7 @@
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
+#include <type_traits>
 #include <vector>
 
 #include "ishmem/generated/constants.h"
@@ -16,6 +17,7 @@ ISHMEM_API void ishmem_init();
 ISHMEM_API int ishmem_init_thread(int requested, int* provided);
 ISHMEM_API void ishmem_query_thread(int* provided);
 ISHMEM_API void ishmem_finalize();
+ISHMEM_API void ishmem_global_exit(int status);
 #if defined(__CUDA_ARCH__)
 ISHMEM_HD inline int ishmem_my_pe() {
     constexpr const char* fn = "ishmem_my_pe";
@@ -2182,7 +2184,7 @@ ISHMEM_HD inline void ishmem_iget(T* dest, const T* source, ptrdiff_t dst, ptrdi
 #endif
 }
 template <typename T>
-ISHMEM_HD inline void ishmem_p(T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_p(T* dest, std::type_identity_t<T> value, int pe) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_p: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmem_p";
@@ -4430,7 +4432,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch(T* source, int pe) {
 #endif
 }
 template <typename T>
-ISHMEM_HD inline void ishmem_atomic_set(T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_set(T* dest, std::type_identity_t<T> value, int pe) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_extended_amo>, "ishmem_atomic_set: T is not one of the extended_amo types");
     constexpr const char* fn = "ishmem_atomic_set";
@@ -4450,7 +4452,7 @@ ISHMEM_HD inline void ishmem_atomic_set(T* dest, T value, int pe) {
 #endif
 }
 template <typename T>
-ISHMEM_HD inline T ishmem_atomic_swap(T* dest, T value, int pe) {
+ISHMEM_HD inline T ishmem_atomic_swap(T* dest, std::type_identity_t<T> value, int pe) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_extended_amo>, "ishmem_atomic_swap: T is not one of the extended_amo types");
     constexpr const char* fn = "ishmem_atomic_swap";
@@ -4470,7 +4472,7 @@ ISHMEM_HD inline T ishmem_atomic_swap(T* dest, T value, int pe) {
 #endif
 }
 template <typename T>
-ISHMEM_HD inline T ishmem_atomic_compare_swap(T* dest, T cond, T value, int pe) {
+ISHMEM_HD inline T ishmem_atomic_compare_swap(T* dest, std::type_identity_t<T> cond, std::type_identity_t<T> value, int pe) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_atomic_compare_swap: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_atomic_compare_swap";
@@ -4530,7 +4532,7 @@ ISHMEM_HD inline void ishmem_atomic_inc(T* dest, int pe) {
 #endif
 }
 template <typename T>
-ISHMEM_HD inline T ishmem_atomic_fetch_add(T* dest, T value, int pe) {
+ISHMEM_HD inline T ishmem_atomic_fetch_add(T* dest, std::type_identity_t<T> value, int pe) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_atomic_fetch_add: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_atomic_fetch_add";
@@ -4550,7 +4552,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch_add(T* dest, T value, int pe) {
 #endif
 }
 template <typename T>
-ISHMEM_HD inline void ishmem_atomic_add(T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_add(T* dest, std::type_identity_t<T> value, int pe) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_atomic_add: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_atomic_add";
@@ -4570,7 +4572,7 @@ ISHMEM_HD inline void ishmem_atomic_add(T* dest, T value, int pe) {
 #endif
 }
 template <typename T>
-ISHMEM_HD inline T ishmem_atomic_fetch_and(T* dest, T value, int pe) {
+ISHMEM_HD inline T ishmem_atomic_fetch_and(T* dest, std::type_identity_t<T> value, int pe) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_fetch_and: T is not one of the bitwise_amo types");
     constexpr const char* fn = "ishmem_atomic_fetch_and";
@@ -4590,7 +4592,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch_and(T* dest, T value, int pe) {
 #endif
 }
 template <typename T>
-ISHMEM_HD inline void ishmem_atomic_and(T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_and(T* dest, std::type_identity_t<T> value, int pe) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_and: T is not one of the bitwise_amo types");
     constexpr const char* fn = "ishmem_atomic_and";
@@ -4610,7 +4612,7 @@ ISHMEM_HD inline void ishmem_atomic_and(T* dest, T value, int pe) {
 #endif
 }
 template <typename T>
-ISHMEM_HD inline T ishmem_atomic_fetch_or(T* dest, T value, int pe) {
+ISHMEM_HD inline T ishmem_atomic_fetch_or(T* dest, std::type_identity_t<T> value, int pe) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_fetch_or: T is not one of the bitwise_amo types");
     constexpr const char* fn = "ishmem_atomic_fetch_or";
@@ -4630,7 +4632,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch_or(T* dest, T value, int pe) {
 #endif
 }
 template <typename T>
-ISHMEM_HD inline void ishmem_atomic_or(T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_or(T* dest, std::type_identity_t<T> value, int pe) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_or: T is not one of the bitwise_amo types");
     constexpr const char* fn = "ishmem_atomic_or";
@@ -4650,7 +4652,7 @@ ISHMEM_HD inline void ishmem_atomic_or(T* dest, T value, int pe) {
 #endif
 }
 template <typename T>
-ISHMEM_HD inline T ishmem_atomic_fetch_xor(T* dest, T value, int pe) {
+ISHMEM_HD inline T ishmem_atomic_fetch_xor(T* dest, std::type_identity_t<T> value, int pe) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_fetch_xor: T is not one of the bitwise_amo types");
     constexpr const char* fn = "ishmem_atomic_fetch_xor";
@@ -4670,7 +4672,7 @@ ISHMEM_HD inline T ishmem_atomic_fetch_xor(T* dest, T value, int pe) {
 #endif
 }
 template <typename T>
-ISHMEM_HD inline void ishmem_atomic_xor(T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_xor(T* dest, std::type_identity_t<T> value, int pe) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_xor: T is not one of the bitwise_amo types");
     constexpr const char* fn = "ishmem_atomic_xor";
@@ -4712,7 +4714,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_nbi(T* fetch, T* source, int pe) {
 #endif
 }
 template <typename T>
-ISHMEM_HD inline void ishmem_atomic_swap_nbi(T* fetch, T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_swap_nbi(T* fetch, T* dest, std::type_identity_t<T> value, int pe) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_extended_amo>, "ishmem_atomic_swap_nbi: T is not one of the extended_amo types");
     constexpr const char* fn = "ishmem_atomic_swap_nbi";
@@ -4734,7 +4736,7 @@ ISHMEM_HD inline void ishmem_atomic_swap_nbi(T* fetch, T* dest, T value, int pe)
 #endif
 }
 template <typename T>
-ISHMEM_HD inline void ishmem_atomic_compare_swap_nbi(T* fetch, T* dest, T cond, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_compare_swap_nbi(T* fetch, T* dest, std::type_identity_t<T> cond, std::type_identity_t<T> value, int pe) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_atomic_compare_swap_nbi: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_atomic_compare_swap_nbi";
@@ -4778,7 +4780,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_inc_nbi(T* fetch, T* dest, int pe) {
 #endif
 }
 template <typename T>
-ISHMEM_HD inline void ishmem_atomic_fetch_add_nbi(T* fetch, T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_fetch_add_nbi(T* fetch, T* dest, std::type_identity_t<T> value, int pe) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_atomic_fetch_add_nbi: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_atomic_fetch_add_nbi";
@@ -4800,7 +4802,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_add_nbi(T* fetch, T* dest, T value, in
 #endif
 }
 template <typename T>
-ISHMEM_HD inline void ishmem_atomic_fetch_and_nbi(T* fetch, T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_fetch_and_nbi(T* fetch, T* dest, std::type_identity_t<T> value, int pe) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_fetch_and_nbi: T is not one of the bitwise_amo types");
     constexpr const char* fn = "ishmem_atomic_fetch_and_nbi";
@@ -4822,7 +4824,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_and_nbi(T* fetch, T* dest, T value, in
 #endif
 }
 template <typename T>
-ISHMEM_HD inline void ishmem_atomic_fetch_or_nbi(T* fetch, T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_fetch_or_nbi(T* fetch, T* dest, std::type_identity_t<T> value, int pe) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_fetch_or_nbi: T is not one of the bitwise_amo types");
     constexpr const char* fn = "ishmem_atomic_fetch_or_nbi";
@@ -4844,7 +4846,7 @@ ISHMEM_HD inline void ishmem_atomic_fetch_or_nbi(T* fetch, T* dest, T value, int
 #endif
 }
 template <typename T>
-ISHMEM_HD inline void ishmem_atomic_fetch_xor_nbi(T* fetch, T* dest, T value, int pe) {
+ISHMEM_HD inline void ishmem_atomic_fetch_xor_nbi(T* fetch, T* dest, std::type_identity_t<T> value, int pe) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_bitwise_amo>, "ishmem_atomic_fetch_xor_nbi: T is not one of the bitwise_amo types");
     constexpr const char* fn = "ishmem_atomic_fetch_xor_nbi";
@@ -7437,7 +7439,7 @@ ISHMEM_API ISHMEM_HD uint64_t ishmem_signal_wait_until(uint64_t* sig_addr, int c
 #endif
 
 template <typename T>
-ISHMEM_HD inline void ishmem_wait_until(T* ivar, int cmp, T cmp_value) {
+ISHMEM_HD inline void ishmem_wait_until(T* ivar, int cmp, std::type_identity_t<T> cmp_value) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_wait_until: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_wait_until";
@@ -7457,7 +7459,7 @@ ISHMEM_HD inline void ishmem_wait_until(T* ivar, int cmp, T cmp_value) {
 #endif
 }
 template <typename T>
-ISHMEM_HD inline void ishmem_wait_until_all(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value) {
+ISHMEM_HD inline void ishmem_wait_until_all(T* ivars, size_t nelems, const int* status, int cmp, std::type_identity_t<T> cmp_value) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_wait_until_all: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_wait_until_all";
@@ -7479,7 +7481,7 @@ ISHMEM_HD inline void ishmem_wait_until_all(T* ivars, size_t nelems, const int* 
 #endif
 }
 template <typename T>
-ISHMEM_HD inline size_t ishmem_wait_until_any(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value) {
+ISHMEM_HD inline size_t ishmem_wait_until_any(T* ivars, size_t nelems, const int* status, int cmp, std::type_identity_t<T> cmp_value) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_wait_until_any: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_wait_until_any";
@@ -7501,7 +7503,7 @@ ISHMEM_HD inline size_t ishmem_wait_until_any(T* ivars, size_t nelems, const int
 #endif
 }
 template <typename T>
-ISHMEM_HD inline size_t ishmem_wait_until_some(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, T cmp_value) {
+ISHMEM_HD inline size_t ishmem_wait_until_some(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, std::type_identity_t<T> cmp_value) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_wait_until_some: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_wait_until_some";
@@ -7599,7 +7601,7 @@ ISHMEM_HD inline size_t ishmem_wait_until_some_vector(T* ivars, size_t nelems, s
 #endif
 }
 template <typename T>
-ISHMEM_HD inline int ishmem_test(T* ivar, int cmp, T cmp_value) {
+ISHMEM_HD inline int ishmem_test(T* ivar, int cmp, std::type_identity_t<T> cmp_value) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_test: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_test";
@@ -7619,7 +7621,7 @@ ISHMEM_HD inline int ishmem_test(T* ivar, int cmp, T cmp_value) {
 #endif
 }
 template <typename T>
-ISHMEM_HD inline int ishmem_test_all(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value) {
+ISHMEM_HD inline int ishmem_test_all(T* ivars, size_t nelems, const int* status, int cmp, std::type_identity_t<T> cmp_value) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_test_all: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_test_all";
@@ -7641,7 +7643,7 @@ ISHMEM_HD inline int ishmem_test_all(T* ivars, size_t nelems, const int* status,
 #endif
 }
 template <typename T>
-ISHMEM_HD inline size_t ishmem_test_any(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value) {
+ISHMEM_HD inline size_t ishmem_test_any(T* ivars, size_t nelems, const int* status, int cmp, std::type_identity_t<T> cmp_value) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_test_any: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_test_any";
@@ -7663,7 +7665,7 @@ ISHMEM_HD inline size_t ishmem_test_any(T* ivars, size_t nelems, const int* stat
 #endif
 }
 template <typename T>
-ISHMEM_HD inline size_t ishmem_test_some(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, T cmp_value) {
+ISHMEM_HD inline size_t ishmem_test_some(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, std::type_identity_t<T> cmp_value) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmem_test_some: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmem_test_some";
@@ -7762,19 +7764,34 @@ ISHMEM_HD inline size_t ishmem_test_some_vector(T* ivars, size_t nelems, size_t*
 }
 
 /* Teams */
-ISHMEM_API int ishmem_team_my_pe(ishmem_team_t team);
-ISHMEM_API int ishmem_team_n_pes(ishmem_team_t team);
-ISHMEM_API int ishmem_team_translate_pe(ishmem_team_t src_team, int src_pe, ishmem_team_t dest_team);
 ISHMEM_API int ishmem_team_get_config(ishmem_team_t team, long config_mask, ishmem_team_config_t* config);
 ISHMEM_API int ishmem_team_split_strided(ishmem_team_t parent_team, int start, int stride, int size, const ishmem_team_config_t* config, long config_mask, ishmem_team_t* new_team);
 ISHMEM_API int ishmem_team_split_2d(ishmem_team_t parent_team, int xrange, const ishmem_team_config_t* xaxis_config, long xaxis_mask, ishmem_team_t* xaxis_team, const ishmem_team_config_t* yaxis_config, long yaxis_mask, ishmem_team_t* yaxis_team);
 ISHMEM_API void ishmem_team_destroy(ishmem_team_t team);
+#if defined(__CUDA_ARCH__)
+ISHMEM_HD inline int ishmem_team_my_pe(ishmem_team_t team) {
+    constexpr const char* fn = "ishmem_team_my_pe";
+    ishmemi::dev::check_init(fn);
+    return ishmemi::dev::team_my_pe(team);
+}
+ISHMEM_HD inline int ishmem_team_n_pes(ishmem_team_t team) {
+    constexpr const char* fn = "ishmem_team_n_pes";
+    ishmemi::dev::check_init(fn);
+    return ishmemi::dev::team_n_pes(team);
+}
+ISHMEM_HD inline int ishmem_team_translate_pe(ishmem_team_t src_team, int src_pe, ishmem_team_t dest_team) {
+    constexpr const char* fn = "ishmem_team_translate_pe";
+    ishmemi::dev::check_init(fn);
+    return ishmemi::dev::team_translate_pe(src_team, src_pe, dest_team);
+}
+#else
+ISHMEM_API ISHMEM_HD int ishmem_team_my_pe(ishmem_team_t team);
+ISHMEM_API ISHMEM_HD int ishmem_team_n_pes(ishmem_team_t team);
+ISHMEM_API ISHMEM_HD int ishmem_team_translate_pe(ishmem_team_t src_team, int src_pe, ishmem_team_t dest_team);
+#endif
 
 
 /* Collective synchronization */
-ISHMEM_API void ishmem_barrier_all();
-ISHMEM_API void ishmem_sync_all();
-ISHMEM_API int ishmem_team_sync(ishmem_team_t team);
 ISHMEM_API int ishmem_float_alltoall(float* dest, const float* source, size_t nelems);
 ISHMEM_API int ishmem_float_alltoall(ishmem_team_t team, float* dest, const float* source, size_t nelems);
 ISHMEM_API int ishmem_double_alltoall(double* dest, const double* source, size_t nelems);
@@ -8327,6 +8344,28 @@ ISHMEM_API int ishmem_float_sum_exscan(float* dest, const float* source, size_t 
 ISHMEM_API int ishmem_float_sum_exscan(ishmem_team_t team, float* dest, const float* source, size_t nelems);
 ISHMEM_API int ishmem_double_sum_exscan(double* dest, const double* source, size_t nelems);
 ISHMEM_API int ishmem_double_sum_exscan(ishmem_team_t team, double* dest, const double* source, size_t nelems);
+#if defined(__CUDA_ARCH__)
+ISHMEM_HD inline void ishmem_barrier_all() {
+    constexpr const char* fn = "ishmem_barrier_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::barrier_all();
+}
+ISHMEM_HD inline void ishmem_sync_all() {
+    constexpr const char* fn = "ishmem_sync_all";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::sync_all();
+}
+ISHMEM_HD inline int ishmem_team_sync(ishmem_team_t team) {
+    constexpr const char* fn = "ishmem_team_sync";
+    ishmemi::dev::check_init(fn);
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::team_sync(team);
+}
+#else
+ISHMEM_API ISHMEM_HD void ishmem_barrier_all();
+ISHMEM_API ISHMEM_HD void ishmem_sync_all();
+ISHMEM_API ISHMEM_HD int ishmem_team_sync(ishmem_team_t team);
+#endif
 
 template <typename T>
 inline int ishmem_alltoall(T* dest, const T* source, size_t nelems) {

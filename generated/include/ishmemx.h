@@ -3,6 +3,7 @@
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
+#include <type_traits>
 #include <vector>
 
 #include "ishmem.h"
@@ -1407,7 +1408,7 @@ inline ishmem::event ishmemx_put_on_queue(T* dest, const T* source, size_t nelem
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<T>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<T>(q, deps, dest, source, nelems, pe);
 }
 template <typename T, typename Group>
 ISHMEM_HD inline void ishmemx_put_work_group(T* dest, const T* source, size_t nelems, int pe, const Group& group) {
@@ -1959,7 +1960,7 @@ inline ishmem::event ishmemx_get_on_queue(T* dest, const T* source, size_t nelem
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<T>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<T>(q, deps, dest, source, nelems, pe);
 }
 template <typename T, typename Group>
 ISHMEM_HD inline void ishmemx_get_work_group(T* dest, const T* source, size_t nelems, int pe, const Group& group) {
@@ -5167,7 +5168,7 @@ inline ishmem::event ishmemx_put_nbi_on_queue(T* dest, const T* source, size_t n
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<T>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<T>(q, deps, dest, source, nelems, pe);
 }
 template <typename T, typename Group>
 ISHMEM_HD inline void ishmemx_put_nbi_work_group(T* dest, const T* source, size_t nelems, int pe, const Group& group) {
@@ -5719,7 +5720,7 @@ inline ishmem::event ishmemx_get_nbi_on_queue(T* dest, const T* source, size_t n
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<T>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<T>(q, deps, dest, source, nelems, pe);
 }
 template <typename T, typename Group>
 ISHMEM_HD inline void ishmemx_get_nbi_work_group(T* dest, const T* source, size_t nelems, int pe, const Group& group) {
@@ -6530,7 +6531,7 @@ inline ishmem::event ishmemx_put_signal_on_queue(T* dest, const T* source, size_
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<T>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<T>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 template <typename T, typename Group>
 ISHMEM_HD inline void ishmemx_put_signal_work_group(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
@@ -7265,7 +7266,7 @@ inline ishmem::event ishmemx_put_signal_nbi_on_queue(T* dest, const T* source, s
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<T>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<T>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 template <typename T, typename Group>
 ISHMEM_HD inline void ishmemx_put_signal_nbi_work_group(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe, const Group& group) {
@@ -7737,7 +7738,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_wait_until_work_group(ptrdiff_t* ivar, int
 #endif
 }
 template <typename T>
-inline ishmem::event ishmemx_wait_until_on_queue(T* ivar, int cmp, T cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
+inline ishmem::event ishmemx_wait_until_on_queue(T* ivar, int cmp, std::type_identity_t<T> cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_on_queue: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait_until_on_queue";
     ishmemi::check_init(fn);
@@ -7747,7 +7748,7 @@ inline ishmem::event ishmemx_wait_until_on_queue(T* ivar, int cmp, T cmp_value, 
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until<T>(ivar, cmp, cmp_value); });
 }
 template <typename T, typename Group>
-ISHMEM_HD inline void ishmemx_wait_until_work_group(T* ivar, int cmp, T cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_wait_until_work_group(T* ivar, int cmp, std::type_identity_t<T> cmp_value, const Group& group) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait_until_work_group";
@@ -8007,7 +8008,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_wait_until_all_work_group(ptrdiff_t* ivars
 #endif
 }
 template <typename T>
-inline ishmem::event ishmemx_wait_until_all_on_queue(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
+inline ishmem::event ishmemx_wait_until_all_on_queue(T* ivars, size_t nelems, const int* status, int cmp, std::type_identity_t<T> cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_all_on_queue: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait_until_all_on_queue";
     ishmemi::check_init(fn);
@@ -8018,7 +8019,7 @@ inline ishmem::event ishmemx_wait_until_all_on_queue(T* ivars, size_t nelems, co
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait_until_all<T>(ivars, nelems, status, cmp, cmp_value); });
 }
 template <typename T, typename Group>
-ISHMEM_HD inline void ishmemx_wait_until_all_work_group(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_wait_until_all_work_group(T* ivars, size_t nelems, const int* status, int cmp, std::type_identity_t<T> cmp_value, const Group& group) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_all_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait_until_all_work_group";
@@ -8280,7 +8281,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_wait_until_any_work_group(ptrdiff_t* iva
 #endif
 }
 template <typename T>
-inline ishmem::event ishmemx_wait_until_any_on_queue(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
+inline ishmem::event ishmemx_wait_until_any_on_queue(T* ivars, size_t nelems, const int* status, int cmp, std::type_identity_t<T> cmp_value, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_any_on_queue: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait_until_any_on_queue";
     ishmemi::check_init(fn);
@@ -8292,7 +8293,7 @@ inline ishmem::event ishmemx_wait_until_any_on_queue(T* ivars, size_t nelems, co
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_any<T>(ivars, nelems, status, cmp, cmp_value); });
 }
 template <typename T, typename Group>
-ISHMEM_HD inline size_t ishmemx_wait_until_any_work_group(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_wait_until_any_work_group(T* ivars, size_t nelems, const int* status, int cmp, std::type_identity_t<T> cmp_value, const Group& group) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_any_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait_until_any_work_group";
@@ -8578,7 +8579,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_wait_until_some_work_group(ptrdiff_t* iv
 #endif
 }
 template <typename T>
-inline ishmem::event ishmemx_wait_until_some_on_queue(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, T cmp_value, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
+inline ishmem::event ishmemx_wait_until_some_on_queue(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, std::type_identity_t<T> cmp_value, size_t* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_some_on_queue: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait_until_some_on_queue";
     ishmemi::check_init(fn);
@@ -8591,7 +8592,7 @@ inline ishmem::event ishmemx_wait_until_some_on_queue(T* ivars, size_t nelems, s
     return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::wait_until_some<T>(ivars, nelems, indices, status, cmp, cmp_value); });
 }
 template <typename T, typename Group>
-ISHMEM_HD inline size_t ishmemx_wait_until_some_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, T cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_wait_until_some_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, std::type_identity_t<T> cmp_value, const Group& group) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_until_some_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait_until_some_work_group";
@@ -9760,7 +9761,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_test_work_group(ptrdiff_t* ivar, int cmp, p
 #endif
 }
 template <typename T, typename Group>
-ISHMEM_HD inline int ishmemx_test_work_group(T* ivar, int cmp, T cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_test_work_group(T* ivar, int cmp, std::type_identity_t<T> cmp_value, const Group& group) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_test_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_test_work_group";
@@ -10020,7 +10021,7 @@ ISHMEM_HD inline int ishmemx_ptrdiff_test_all_work_group(ptrdiff_t* ivars, size_
 #endif
 }
 template <typename T, typename Group>
-ISHMEM_HD inline int ishmemx_test_all_work_group(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value, const Group& group) {
+ISHMEM_HD inline int ishmemx_test_all_work_group(T* ivars, size_t nelems, const int* status, int cmp, std::type_identity_t<T> cmp_value, const Group& group) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_test_all_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_test_all_work_group";
@@ -10282,7 +10283,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_test_any_work_group(ptrdiff_t* ivars, si
 #endif
 }
 template <typename T, typename Group>
-ISHMEM_HD inline size_t ishmemx_test_any_work_group(T* ivars, size_t nelems, const int* status, int cmp, T cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_test_any_work_group(T* ivars, size_t nelems, const int* status, int cmp, std::type_identity_t<T> cmp_value, const Group& group) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_test_any_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_test_any_work_group";
@@ -10568,7 +10569,7 @@ ISHMEM_HD inline size_t ishmemx_ptrdiff_test_some_work_group(ptrdiff_t* ivars, s
 #endif
 }
 template <typename T, typename Group>
-ISHMEM_HD inline size_t ishmemx_test_some_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, T cmp_value, const Group& group) {
+ISHMEM_HD inline size_t ishmemx_test_some_work_group(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, std::type_identity_t<T> cmp_value, const Group& group) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_test_some_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_test_some_work_group";
@@ -11692,7 +11693,7 @@ ISHMEM_HD inline void ishmemx_ptrdiff_wait_work_group(ptrdiff_t* ivar, ptrdiff_t
 #endif
 }
 template <typename T>
-ISHMEM_HD inline void ishmemx_wait(T* ivar, T cmp_value) {
+ISHMEM_HD inline void ishmemx_wait(T* ivar, std::type_identity_t<T> cmp_value) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait";
@@ -11710,7 +11711,7 @@ ISHMEM_HD inline void ishmemx_wait(T* ivar, T cmp_value) {
 #endif
 }
 template <typename T>
-inline ishmem::event ishmemx_wait_on_queue(T* ivar, T cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
+inline ishmem::event ishmemx_wait_on_queue(T* ivar, std::type_identity_t<T> cmp_value, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_on_queue: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait_on_queue";
     ishmemi::check_init(fn);
@@ -11719,7 +11720,7 @@ inline ishmem::event ishmemx_wait_on_queue(T* ivar, T cmp_value, ishmem::queue& 
     return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::wait<T>(ivar, cmp_value); });
 }
 template <typename T, typename Group>
-ISHMEM_HD inline void ishmemx_wait_work_group(T* ivar, T cmp_value, const Group& group) {
+ISHMEM_HD inline void ishmemx_wait_work_group(T* ivar, std::type_identity_t<T> cmp_value, const Group& group) {
 #if defined(__CUDA_ARCH__)
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_amo>, "ishmemx_wait_work_group: T is not one of the standard_amo types");
     constexpr const char* fn = "ishmemx_wait_work_group";
@@ -12295,23 +12296,42 @@ ISHMEM_API ishmem::event ishmemx_double_sum_exscan_on_queue(double* dest, const 
 ISHMEM_API ishmem::event ishmemx_double_sum_exscan_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
 
 template <typename Group>
-inline void ishmemx_barrier_all_work_group(const Group& group) {
+ISHMEM_HD inline void ishmemx_barrier_all_work_group(const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_barrier_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::barrier_all_work_group(group);
+#else
     constexpr const char* fn = "ishmemx_barrier_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::impl::barrier_all_work_group(group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_sync_all_work_group(const Group& group) {
+ISHMEM_HD inline void ishmemx_sync_all_work_group(const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_sync_all_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::sync_all_work_group(group);
+#else
     constexpr const char* fn = "ishmemx_sync_all_work_group";
     ishmemi::check_init(fn);
     ishmemi::impl::sync_all_work_group(group);
+#endif
 }
 template <typename Group>
-inline void ishmemx_team_sync_work_group(ishmem_team_t team, const Group& group) {
+ISHMEM_HD inline void ishmemx_team_sync_work_group(ishmem_team_t team, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_team_sync_work_group";
+    ishmemi::dev::check_init(fn);
+    if (!(ishmemi::dev::check_team(fn, team))) return;
+    ishmemi::dev::team_sync_work_group(team, group);
+#else
     constexpr const char* fn = "ishmemx_team_sync_work_group";
     ishmemi::check_init(fn);
     if (!(ishmemi::check_team(fn, team))) return;
     ishmemi::impl::team_sync_work_group(team, group);
+#endif
 }
 template <typename Group>
 inline int ishmemx_float_alltoall_work_group(float* dest, const float* source, size_t nelems, const Group& group) {

@@ -18,5 +18,5 @@ void ishmem_quiet() {
 ishmem::event ishmemx_quiet_on_queue(ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_quiet_on_queue";
     ishmemi::check_init(fn);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::quiet(); });
+    return ishmemi::impl::quiet_on_queue(q, deps);
 }

@@ -18,7 +18,7 @@ ishmem::event ishmemx_float_put_on_queue(float* dest, const float* source, size_
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<float>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<float>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_double_put(double* dest, const double* source, size_t nelems, int pe) {
@@ -36,7 +36,7 @@ ishmem::event ishmemx_double_put_on_queue(double* dest, const double* source, si
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<double>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<double>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_char_put(char* dest, const char* source, size_t nelems, int pe) {
@@ -54,7 +54,7 @@ ishmem::event ishmemx_char_put_on_queue(char* dest, const char* source, size_t n
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<char>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<char>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_schar_put(signed char* dest, const signed char* source, size_t nelems, int pe) {
@@ -72,7 +72,7 @@ ishmem::event ishmemx_schar_put_on_queue(signed char* dest, const signed char* s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<signed char>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<signed char>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_short_put(short* dest, const short* source, size_t nelems, int pe) {
@@ -90,7 +90,7 @@ ishmem::event ishmemx_short_put_on_queue(short* dest, const short* source, size_
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<short>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<short>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_int_put(int* dest, const int* source, size_t nelems, int pe) {
@@ -108,7 +108,7 @@ ishmem::event ishmemx_int_put_on_queue(int* dest, const int* source, size_t nele
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<int>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<int>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_long_put(long* dest, const long* source, size_t nelems, int pe) {
@@ -126,7 +126,7 @@ ishmem::event ishmemx_long_put_on_queue(long* dest, const long* source, size_t n
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<long>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<long>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_longlong_put(long long* dest, const long long* source, size_t nelems, int pe) {
@@ -144,7 +144,7 @@ ishmem::event ishmemx_longlong_put_on_queue(long long* dest, const long long* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<long long>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<long long>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uchar_put(unsigned char* dest, const unsigned char* source, size_t nelems, int pe) {
@@ -162,7 +162,7 @@ ishmem::event ishmemx_uchar_put_on_queue(unsigned char* dest, const unsigned cha
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<unsigned char>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<unsigned char>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_ushort_put(unsigned short* dest, const unsigned short* source, size_t nelems, int pe) {
@@ -180,7 +180,7 @@ ishmem::event ishmemx_ushort_put_on_queue(unsigned short* dest, const unsigned s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<unsigned short>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<unsigned short>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uint_put(unsigned int* dest, const unsigned int* source, size_t nelems, int pe) {
@@ -198,7 +198,7 @@ ishmem::event ishmemx_uint_put_on_queue(unsigned int* dest, const unsigned int* 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<unsigned int>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<unsigned int>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_ulong_put(unsigned long* dest, const unsigned long* source, size_t nelems, int pe) {
@@ -216,7 +216,7 @@ ishmem::event ishmemx_ulong_put_on_queue(unsigned long* dest, const unsigned lon
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<unsigned long>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<unsigned long>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_ulonglong_put(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) {
@@ -234,7 +234,7 @@ ishmem::event ishmemx_ulonglong_put_on_queue(unsigned long long* dest, const uns
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<unsigned long long>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<unsigned long long>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_int8_put(int8_t* dest, const int8_t* source, size_t nelems, int pe) {
@@ -252,7 +252,7 @@ ishmem::event ishmemx_int8_put_on_queue(int8_t* dest, const int8_t* source, size
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<int8_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<int8_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_int16_put(int16_t* dest, const int16_t* source, size_t nelems, int pe) {
@@ -270,7 +270,7 @@ ishmem::event ishmemx_int16_put_on_queue(int16_t* dest, const int16_t* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<int16_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<int16_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_int32_put(int32_t* dest, const int32_t* source, size_t nelems, int pe) {
@@ -288,7 +288,7 @@ ishmem::event ishmemx_int32_put_on_queue(int32_t* dest, const int32_t* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<int32_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<int32_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_int64_put(int64_t* dest, const int64_t* source, size_t nelems, int pe) {
@@ -306,7 +306,7 @@ ishmem::event ishmemx_int64_put_on_queue(int64_t* dest, const int64_t* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<int64_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<int64_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uint8_put(uint8_t* dest, const uint8_t* source, size_t nelems, int pe) {
@@ -324,7 +324,7 @@ ishmem::event ishmemx_uint8_put_on_queue(uint8_t* dest, const uint8_t* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<uint8_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<uint8_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uint16_put(uint16_t* dest, const uint16_t* source, size_t nelems, int pe) {
@@ -342,7 +342,7 @@ ishmem::event ishmemx_uint16_put_on_queue(uint16_t* dest, const uint16_t* source
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<uint16_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<uint16_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uint32_put(uint32_t* dest, const uint32_t* source, size_t nelems, int pe) {
@@ -360,7 +360,7 @@ ishmem::event ishmemx_uint32_put_on_queue(uint32_t* dest, const uint32_t* source
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<uint32_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<uint32_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uint64_put(uint64_t* dest, const uint64_t* source, size_t nelems, int pe) {
@@ -378,7 +378,7 @@ ishmem::event ishmemx_uint64_put_on_queue(uint64_t* dest, const uint64_t* source
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<uint64_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<uint64_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_size_put(size_t* dest, const size_t* source, size_t nelems, int pe) {
@@ -396,7 +396,7 @@ ishmem::event ishmemx_size_put_on_queue(size_t* dest, const size_t* source, size
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<size_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<size_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_ptrdiff_put(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) {
@@ -414,7 +414,7 @@ ishmem::event ishmemx_ptrdiff_put_on_queue(ptrdiff_t* dest, const ptrdiff_t* sou
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<ptrdiff_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_on_queue<ptrdiff_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_put8(void* dest, const void* source, size_t nelems, int pe) {
@@ -432,7 +432,7 @@ ishmem::event ishmemx_put8_on_queue(void* dest, const void* source, size_t nelem
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe); });
+    return ishmemi::impl::put_on_queue<ishmemi::sized_t<8>>(q, deps, static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
 }
 
 void ishmem_put16(void* dest, const void* source, size_t nelems, int pe) {
@@ -450,7 +450,7 @@ ishmem::event ishmemx_put16_on_queue(void* dest, const void* source, size_t nele
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe); });
+    return ishmemi::impl::put_on_queue<ishmemi::sized_t<16>>(q, deps, static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
 }
 
 void ishmem_put32(void* dest, const void* source, size_t nelems, int pe) {
@@ -468,7 +468,7 @@ ishmem::event ishmemx_put32_on_queue(void* dest, const void* source, size_t nele
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe); });
+    return ishmemi::impl::put_on_queue<ishmemi::sized_t<32>>(q, deps, static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
 }
 
 void ishmem_put64(void* dest, const void* source, size_t nelems, int pe) {
@@ -486,7 +486,7 @@ ishmem::event ishmemx_put64_on_queue(void* dest, const void* source, size_t nele
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe); });
+    return ishmemi::impl::put_on_queue<ishmemi::sized_t<64>>(q, deps, static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
 }
 
 void ishmem_put128(void* dest, const void* source, size_t nelems, int pe) {
@@ -504,7 +504,7 @@ ishmem::event ishmemx_put128_on_queue(void* dest, const void* source, size_t nel
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe); });
+    return ishmemi::impl::put_on_queue<ishmemi::sized_t<128>>(q, deps, static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
 }
 
 void ishmem_putmem(void* dest, const void* source, size_t nelems, int pe) {
@@ -522,7 +522,7 @@ ishmem::event ishmemx_putmem_on_queue(void* dest, const void* source, size_t nel
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe); });
+    return ishmemi::impl::put_on_queue<uint8_t>(q, deps, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
 }
 
 void ishmem_float_get(float* dest, const float* source, size_t nelems, int pe) {
@@ -540,7 +540,7 @@ ishmem::event ishmemx_float_get_on_queue(float* dest, const float* source, size_
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<float>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<float>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_double_get(double* dest, const double* source, size_t nelems, int pe) {
@@ -558,7 +558,7 @@ ishmem::event ishmemx_double_get_on_queue(double* dest, const double* source, si
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<double>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<double>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_char_get(char* dest, const char* source, size_t nelems, int pe) {
@@ -576,7 +576,7 @@ ishmem::event ishmemx_char_get_on_queue(char* dest, const char* source, size_t n
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<char>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<char>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_schar_get(signed char* dest, const signed char* source, size_t nelems, int pe) {
@@ -594,7 +594,7 @@ ishmem::event ishmemx_schar_get_on_queue(signed char* dest, const signed char* s
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<signed char>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<signed char>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_short_get(short* dest, const short* source, size_t nelems, int pe) {
@@ -612,7 +612,7 @@ ishmem::event ishmemx_short_get_on_queue(short* dest, const short* source, size_
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<short>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<short>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_int_get(int* dest, const int* source, size_t nelems, int pe) {
@@ -630,7 +630,7 @@ ishmem::event ishmemx_int_get_on_queue(int* dest, const int* source, size_t nele
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<int>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<int>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_long_get(long* dest, const long* source, size_t nelems, int pe) {
@@ -648,7 +648,7 @@ ishmem::event ishmemx_long_get_on_queue(long* dest, const long* source, size_t n
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<long>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<long>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_longlong_get(long long* dest, const long long* source, size_t nelems, int pe) {
@@ -666,7 +666,7 @@ ishmem::event ishmemx_longlong_get_on_queue(long long* dest, const long long* so
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<long long>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<long long>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uchar_get(unsigned char* dest, const unsigned char* source, size_t nelems, int pe) {
@@ -684,7 +684,7 @@ ishmem::event ishmemx_uchar_get_on_queue(unsigned char* dest, const unsigned cha
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<unsigned char>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<unsigned char>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_ushort_get(unsigned short* dest, const unsigned short* source, size_t nelems, int pe) {
@@ -702,7 +702,7 @@ ishmem::event ishmemx_ushort_get_on_queue(unsigned short* dest, const unsigned s
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<unsigned short>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<unsigned short>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uint_get(unsigned int* dest, const unsigned int* source, size_t nelems, int pe) {
@@ -720,7 +720,7 @@ ishmem::event ishmemx_uint_get_on_queue(unsigned int* dest, const unsigned int* 
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<unsigned int>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<unsigned int>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_ulong_get(unsigned long* dest, const unsigned long* source, size_t nelems, int pe) {
@@ -738,7 +738,7 @@ ishmem::event ishmemx_ulong_get_on_queue(unsigned long* dest, const unsigned lon
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<unsigned long>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<unsigned long>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_ulonglong_get(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) {
@@ -756,7 +756,7 @@ ishmem::event ishmemx_ulonglong_get_on_queue(unsigned long long* dest, const uns
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<unsigned long long>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<unsigned long long>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_int8_get(int8_t* dest, const int8_t* source, size_t nelems, int pe) {
@@ -774,7 +774,7 @@ ishmem::event ishmemx_int8_get_on_queue(int8_t* dest, const int8_t* source, size
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<int8_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<int8_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_int16_get(int16_t* dest, const int16_t* source, size_t nelems, int pe) {
@@ -792,7 +792,7 @@ ishmem::event ishmemx_int16_get_on_queue(int16_t* dest, const int16_t* source, s
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<int16_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<int16_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_int32_get(int32_t* dest, const int32_t* source, size_t nelems, int pe) {
@@ -810,7 +810,7 @@ ishmem::event ishmemx_int32_get_on_queue(int32_t* dest, const int32_t* source, s
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<int32_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<int32_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_int64_get(int64_t* dest, const int64_t* source, size_t nelems, int pe) {
@@ -828,7 +828,7 @@ ishmem::event ishmemx_int64_get_on_queue(int64_t* dest, const int64_t* source, s
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<int64_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<int64_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uint8_get(uint8_t* dest, const uint8_t* source, size_t nelems, int pe) {
@@ -846,7 +846,7 @@ ishmem::event ishmemx_uint8_get_on_queue(uint8_t* dest, const uint8_t* source, s
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<uint8_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<uint8_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uint16_get(uint16_t* dest, const uint16_t* source, size_t nelems, int pe) {
@@ -864,7 +864,7 @@ ishmem::event ishmemx_uint16_get_on_queue(uint16_t* dest, const uint16_t* source
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<uint16_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<uint16_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uint32_get(uint32_t* dest, const uint32_t* source, size_t nelems, int pe) {
@@ -882,7 +882,7 @@ ishmem::event ishmemx_uint32_get_on_queue(uint32_t* dest, const uint32_t* source
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<uint32_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<uint32_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uint64_get(uint64_t* dest, const uint64_t* source, size_t nelems, int pe) {
@@ -900,7 +900,7 @@ ishmem::event ishmemx_uint64_get_on_queue(uint64_t* dest, const uint64_t* source
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<uint64_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<uint64_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_size_get(size_t* dest, const size_t* source, size_t nelems, int pe) {
@@ -918,7 +918,7 @@ ishmem::event ishmemx_size_get_on_queue(size_t* dest, const size_t* source, size
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<size_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<size_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_ptrdiff_get(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) {
@@ -936,7 +936,7 @@ ishmem::event ishmemx_ptrdiff_get_on_queue(ptrdiff_t* dest, const ptrdiff_t* sou
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<ptrdiff_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_on_queue<ptrdiff_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_get8(void* dest, const void* source, size_t nelems, int pe) {
@@ -954,7 +954,7 @@ ishmem::event ishmemx_get8_on_queue(void* dest, const void* source, size_t nelem
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<8>));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe); });
+    return ishmemi::impl::get_on_queue<ishmemi::sized_t<8>>(q, deps, static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
 }
 
 void ishmem_get16(void* dest, const void* source, size_t nelems, int pe) {
@@ -972,7 +972,7 @@ ishmem::event ishmemx_get16_on_queue(void* dest, const void* source, size_t nele
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<16>));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe); });
+    return ishmemi::impl::get_on_queue<ishmemi::sized_t<16>>(q, deps, static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
 }
 
 void ishmem_get32(void* dest, const void* source, size_t nelems, int pe) {
@@ -990,7 +990,7 @@ ishmem::event ishmemx_get32_on_queue(void* dest, const void* source, size_t nele
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<32>));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe); });
+    return ishmemi::impl::get_on_queue<ishmemi::sized_t<32>>(q, deps, static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
 }
 
 void ishmem_get64(void* dest, const void* source, size_t nelems, int pe) {
@@ -1008,7 +1008,7 @@ ishmem::event ishmemx_get64_on_queue(void* dest, const void* source, size_t nele
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<64>));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe); });
+    return ishmemi::impl::get_on_queue<ishmemi::sized_t<64>>(q, deps, static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
 }
 
 void ishmem_get128(void* dest, const void* source, size_t nelems, int pe) {
@@ -1026,7 +1026,7 @@ ishmem::event ishmemx_get128_on_queue(void* dest, const void* source, size_t nel
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<128>));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe); });
+    return ishmemi::impl::get_on_queue<ishmemi::sized_t<128>>(q, deps, static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
 }
 
 void ishmem_getmem(void* dest, const void* source, size_t nelems, int pe) {
@@ -1044,7 +1044,7 @@ ishmem::event ishmemx_getmem_on_queue(void* dest, const void* source, size_t nel
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe); });
+    return ishmemi::impl::get_on_queue<uint8_t>(q, deps, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
 }
 
 void ishmem_float_iput(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
@@ -3894,7 +3894,7 @@ ishmem::event ishmemx_float_put_nbi_on_queue(float* dest, const float* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<float>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<float>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_double_put_nbi(double* dest, const double* source, size_t nelems, int pe) {
@@ -3912,7 +3912,7 @@ ishmem::event ishmemx_double_put_nbi_on_queue(double* dest, const double* source
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<double>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<double>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_char_put_nbi(char* dest, const char* source, size_t nelems, int pe) {
@@ -3930,7 +3930,7 @@ ishmem::event ishmemx_char_put_nbi_on_queue(char* dest, const char* source, size
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<char>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<char>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_schar_put_nbi(signed char* dest, const signed char* source, size_t nelems, int pe) {
@@ -3948,7 +3948,7 @@ ishmem::event ishmemx_schar_put_nbi_on_queue(signed char* dest, const signed cha
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<signed char>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<signed char>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_short_put_nbi(short* dest, const short* source, size_t nelems, int pe) {
@@ -3966,7 +3966,7 @@ ishmem::event ishmemx_short_put_nbi_on_queue(short* dest, const short* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<short>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<short>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_int_put_nbi(int* dest, const int* source, size_t nelems, int pe) {
@@ -3984,7 +3984,7 @@ ishmem::event ishmemx_int_put_nbi_on_queue(int* dest, const int* source, size_t 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<int>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<int>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_long_put_nbi(long* dest, const long* source, size_t nelems, int pe) {
@@ -4002,7 +4002,7 @@ ishmem::event ishmemx_long_put_nbi_on_queue(long* dest, const long* source, size
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<long>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<long>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_longlong_put_nbi(long long* dest, const long long* source, size_t nelems, int pe) {
@@ -4020,7 +4020,7 @@ ishmem::event ishmemx_longlong_put_nbi_on_queue(long long* dest, const long long
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<long long>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<long long>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uchar_put_nbi(unsigned char* dest, const unsigned char* source, size_t nelems, int pe) {
@@ -4038,7 +4038,7 @@ ishmem::event ishmemx_uchar_put_nbi_on_queue(unsigned char* dest, const unsigned
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<unsigned char>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<unsigned char>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_ushort_put_nbi(unsigned short* dest, const unsigned short* source, size_t nelems, int pe) {
@@ -4056,7 +4056,7 @@ ishmem::event ishmemx_ushort_put_nbi_on_queue(unsigned short* dest, const unsign
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<unsigned short>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<unsigned short>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uint_put_nbi(unsigned int* dest, const unsigned int* source, size_t nelems, int pe) {
@@ -4074,7 +4074,7 @@ ishmem::event ishmemx_uint_put_nbi_on_queue(unsigned int* dest, const unsigned i
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<unsigned int>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<unsigned int>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_ulong_put_nbi(unsigned long* dest, const unsigned long* source, size_t nelems, int pe) {
@@ -4092,7 +4092,7 @@ ishmem::event ishmemx_ulong_put_nbi_on_queue(unsigned long* dest, const unsigned
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<unsigned long>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<unsigned long>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_ulonglong_put_nbi(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) {
@@ -4110,7 +4110,7 @@ ishmem::event ishmemx_ulonglong_put_nbi_on_queue(unsigned long long* dest, const
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<unsigned long long>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<unsigned long long>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_int8_put_nbi(int8_t* dest, const int8_t* source, size_t nelems, int pe) {
@@ -4128,7 +4128,7 @@ ishmem::event ishmemx_int8_put_nbi_on_queue(int8_t* dest, const int8_t* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<int8_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<int8_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_int16_put_nbi(int16_t* dest, const int16_t* source, size_t nelems, int pe) {
@@ -4146,7 +4146,7 @@ ishmem::event ishmemx_int16_put_nbi_on_queue(int16_t* dest, const int16_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<int16_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<int16_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_int32_put_nbi(int32_t* dest, const int32_t* source, size_t nelems, int pe) {
@@ -4164,7 +4164,7 @@ ishmem::event ishmemx_int32_put_nbi_on_queue(int32_t* dest, const int32_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<int32_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<int32_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_int64_put_nbi(int64_t* dest, const int64_t* source, size_t nelems, int pe) {
@@ -4182,7 +4182,7 @@ ishmem::event ishmemx_int64_put_nbi_on_queue(int64_t* dest, const int64_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<int64_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<int64_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uint8_put_nbi(uint8_t* dest, const uint8_t* source, size_t nelems, int pe) {
@@ -4200,7 +4200,7 @@ ishmem::event ishmemx_uint8_put_nbi_on_queue(uint8_t* dest, const uint8_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<uint8_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<uint8_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uint16_put_nbi(uint16_t* dest, const uint16_t* source, size_t nelems, int pe) {
@@ -4218,7 +4218,7 @@ ishmem::event ishmemx_uint16_put_nbi_on_queue(uint16_t* dest, const uint16_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<uint16_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<uint16_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uint32_put_nbi(uint32_t* dest, const uint32_t* source, size_t nelems, int pe) {
@@ -4236,7 +4236,7 @@ ishmem::event ishmemx_uint32_put_nbi_on_queue(uint32_t* dest, const uint32_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<uint32_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<uint32_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uint64_put_nbi(uint64_t* dest, const uint64_t* source, size_t nelems, int pe) {
@@ -4254,7 +4254,7 @@ ishmem::event ishmemx_uint64_put_nbi_on_queue(uint64_t* dest, const uint64_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<uint64_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<uint64_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_size_put_nbi(size_t* dest, const size_t* source, size_t nelems, int pe) {
@@ -4272,7 +4272,7 @@ ishmem::event ishmemx_size_put_nbi_on_queue(size_t* dest, const size_t* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<size_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<size_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_ptrdiff_put_nbi(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) {
@@ -4290,7 +4290,7 @@ ishmem::event ishmemx_ptrdiff_put_nbi_on_queue(ptrdiff_t* dest, const ptrdiff_t*
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<ptrdiff_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<ptrdiff_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_put8_nbi(void* dest, const void* source, size_t nelems, int pe) {
@@ -4308,7 +4308,7 @@ ishmem::event ishmemx_put8_nbi_on_queue(void* dest, const void* source, size_t n
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<8>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<ishmemi::sized_t<8>>(q, deps, static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
 }
 
 void ishmem_put16_nbi(void* dest, const void* source, size_t nelems, int pe) {
@@ -4326,7 +4326,7 @@ ishmem::event ishmemx_put16_nbi_on_queue(void* dest, const void* source, size_t 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<16>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<ishmemi::sized_t<16>>(q, deps, static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
 }
 
 void ishmem_put32_nbi(void* dest, const void* source, size_t nelems, int pe) {
@@ -4344,7 +4344,7 @@ ishmem::event ishmemx_put32_nbi_on_queue(void* dest, const void* source, size_t 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<32>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<ishmemi::sized_t<32>>(q, deps, static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
 }
 
 void ishmem_put64_nbi(void* dest, const void* source, size_t nelems, int pe) {
@@ -4362,7 +4362,7 @@ ishmem::event ishmemx_put64_nbi_on_queue(void* dest, const void* source, size_t 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<64>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<ishmemi::sized_t<64>>(q, deps, static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
 }
 
 void ishmem_put128_nbi(void* dest, const void* source, size_t nelems, int pe) {
@@ -4380,7 +4380,7 @@ ishmem::event ishmemx_put128_nbi_on_queue(void* dest, const void* source, size_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ishmemi::sized_t<128>));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<ishmemi::sized_t<128>>(q, deps, static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
 }
 
 void ishmem_putmem_nbi(void* dest, const void* source, size_t nelems, int pe) {
@@ -4398,7 +4398,7 @@ ishmem::event ishmemx_putmem_nbi_on_queue(void* dest, const void* source, size_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "source", source, nelems);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_nbi<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe); });
+    return ishmemi::impl::put_nbi_on_queue<uint8_t>(q, deps, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
 }
 
 void ishmem_float_get_nbi(float* dest, const float* source, size_t nelems, int pe) {
@@ -4416,7 +4416,7 @@ ishmem::event ishmemx_float_get_nbi_on_queue(float* dest, const float* source, s
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<float>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<float>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_double_get_nbi(double* dest, const double* source, size_t nelems, int pe) {
@@ -4434,7 +4434,7 @@ ishmem::event ishmemx_double_get_nbi_on_queue(double* dest, const double* source
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<double>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<double>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_char_get_nbi(char* dest, const char* source, size_t nelems, int pe) {
@@ -4452,7 +4452,7 @@ ishmem::event ishmemx_char_get_nbi_on_queue(char* dest, const char* source, size
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<char>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<char>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_schar_get_nbi(signed char* dest, const signed char* source, size_t nelems, int pe) {
@@ -4470,7 +4470,7 @@ ishmem::event ishmemx_schar_get_nbi_on_queue(signed char* dest, const signed cha
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<signed char>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<signed char>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_short_get_nbi(short* dest, const short* source, size_t nelems, int pe) {
@@ -4488,7 +4488,7 @@ ishmem::event ishmemx_short_get_nbi_on_queue(short* dest, const short* source, s
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<short>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<short>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_int_get_nbi(int* dest, const int* source, size_t nelems, int pe) {
@@ -4506,7 +4506,7 @@ ishmem::event ishmemx_int_get_nbi_on_queue(int* dest, const int* source, size_t 
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<int>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<int>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_long_get_nbi(long* dest, const long* source, size_t nelems, int pe) {
@@ -4524,7 +4524,7 @@ ishmem::event ishmemx_long_get_nbi_on_queue(long* dest, const long* source, size
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<long>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<long>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_longlong_get_nbi(long long* dest, const long long* source, size_t nelems, int pe) {
@@ -4542,7 +4542,7 @@ ishmem::event ishmemx_longlong_get_nbi_on_queue(long long* dest, const long long
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<long long>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<long long>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uchar_get_nbi(unsigned char* dest, const unsigned char* source, size_t nelems, int pe) {
@@ -4560,7 +4560,7 @@ ishmem::event ishmemx_uchar_get_nbi_on_queue(unsigned char* dest, const unsigned
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<unsigned char>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<unsigned char>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_ushort_get_nbi(unsigned short* dest, const unsigned short* source, size_t nelems, int pe) {
@@ -4578,7 +4578,7 @@ ishmem::event ishmemx_ushort_get_nbi_on_queue(unsigned short* dest, const unsign
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<unsigned short>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<unsigned short>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uint_get_nbi(unsigned int* dest, const unsigned int* source, size_t nelems, int pe) {
@@ -4596,7 +4596,7 @@ ishmem::event ishmemx_uint_get_nbi_on_queue(unsigned int* dest, const unsigned i
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<unsigned int>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<unsigned int>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_ulong_get_nbi(unsigned long* dest, const unsigned long* source, size_t nelems, int pe) {
@@ -4614,7 +4614,7 @@ ishmem::event ishmemx_ulong_get_nbi_on_queue(unsigned long* dest, const unsigned
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<unsigned long>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<unsigned long>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_ulonglong_get_nbi(unsigned long long* dest, const unsigned long long* source, size_t nelems, int pe) {
@@ -4632,7 +4632,7 @@ ishmem::event ishmemx_ulonglong_get_nbi_on_queue(unsigned long long* dest, const
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<unsigned long long>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<unsigned long long>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_int8_get_nbi(int8_t* dest, const int8_t* source, size_t nelems, int pe) {
@@ -4650,7 +4650,7 @@ ishmem::event ishmemx_int8_get_nbi_on_queue(int8_t* dest, const int8_t* source, 
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<int8_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<int8_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_int16_get_nbi(int16_t* dest, const int16_t* source, size_t nelems, int pe) {
@@ -4668,7 +4668,7 @@ ishmem::event ishmemx_int16_get_nbi_on_queue(int16_t* dest, const int16_t* sourc
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<int16_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<int16_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_int32_get_nbi(int32_t* dest, const int32_t* source, size_t nelems, int pe) {
@@ -4686,7 +4686,7 @@ ishmem::event ishmemx_int32_get_nbi_on_queue(int32_t* dest, const int32_t* sourc
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<int32_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<int32_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_int64_get_nbi(int64_t* dest, const int64_t* source, size_t nelems, int pe) {
@@ -4704,7 +4704,7 @@ ishmem::event ishmemx_int64_get_nbi_on_queue(int64_t* dest, const int64_t* sourc
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<int64_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<int64_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uint8_get_nbi(uint8_t* dest, const uint8_t* source, size_t nelems, int pe) {
@@ -4722,7 +4722,7 @@ ishmem::event ishmemx_uint8_get_nbi_on_queue(uint8_t* dest, const uint8_t* sourc
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<uint8_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<uint8_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uint16_get_nbi(uint16_t* dest, const uint16_t* source, size_t nelems, int pe) {
@@ -4740,7 +4740,7 @@ ishmem::event ishmemx_uint16_get_nbi_on_queue(uint16_t* dest, const uint16_t* so
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<uint16_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<uint16_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uint32_get_nbi(uint32_t* dest, const uint32_t* source, size_t nelems, int pe) {
@@ -4758,7 +4758,7 @@ ishmem::event ishmemx_uint32_get_nbi_on_queue(uint32_t* dest, const uint32_t* so
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<uint32_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<uint32_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_uint64_get_nbi(uint64_t* dest, const uint64_t* source, size_t nelems, int pe) {
@@ -4776,7 +4776,7 @@ ishmem::event ishmemx_uint64_get_nbi_on_queue(uint64_t* dest, const uint64_t* so
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<uint64_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<uint64_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_size_get_nbi(size_t* dest, const size_t* source, size_t nelems, int pe) {
@@ -4794,7 +4794,7 @@ ishmem::event ishmemx_size_get_nbi_on_queue(size_t* dest, const size_t* source, 
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<size_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<size_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_ptrdiff_get_nbi(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int pe) {
@@ -4812,7 +4812,7 @@ ishmem::event ishmemx_ptrdiff_get_nbi_on_queue(ptrdiff_t* dest, const ptrdiff_t*
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<ptrdiff_t>(dest, source, nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<ptrdiff_t>(q, deps, dest, source, nelems, pe);
 }
 
 void ishmem_get8_nbi(void* dest, const void* source, size_t nelems, int pe) {
@@ -4830,7 +4830,7 @@ ishmem::event ishmemx_get8_nbi_on_queue(void* dest, const void* source, size_t n
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<8>));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<ishmemi::sized_t<8>>(q, deps, static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, pe);
 }
 
 void ishmem_get16_nbi(void* dest, const void* source, size_t nelems, int pe) {
@@ -4848,7 +4848,7 @@ ishmem::event ishmemx_get16_nbi_on_queue(void* dest, const void* source, size_t 
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<16>));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<ishmemi::sized_t<16>>(q, deps, static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, pe);
 }
 
 void ishmem_get32_nbi(void* dest, const void* source, size_t nelems, int pe) {
@@ -4866,7 +4866,7 @@ ishmem::event ishmemx_get32_nbi_on_queue(void* dest, const void* source, size_t 
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<32>));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<ishmemi::sized_t<32>>(q, deps, static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, pe);
 }
 
 void ishmem_get64_nbi(void* dest, const void* source, size_t nelems, int pe) {
@@ -4884,7 +4884,7 @@ ishmem::event ishmemx_get64_nbi_on_queue(void* dest, const void* source, size_t 
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<64>));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<ishmemi::sized_t<64>>(q, deps, static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, pe);
 }
 
 void ishmem_get128_nbi(void* dest, const void* source, size_t nelems, int pe) {
@@ -4902,7 +4902,7 @@ ishmem::event ishmemx_get128_nbi_on_queue(void* dest, const void* source, size_t
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ishmemi::sized_t<128>));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<ishmemi::sized_t<128>>(q, deps, static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, pe);
 }
 
 void ishmem_getmem_nbi(void* dest, const void* source, size_t nelems, int pe) {
@@ -4920,5 +4920,5 @@ ishmem::event ishmemx_getmem_nbi_on_queue(void* dest, const void* source, size_t
     ishmemi::check_nonnull(fn, "dest", dest, nelems);
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::get_nbi<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe); });
+    return ishmemi::impl::get_nbi_on_queue<uint8_t>(q, deps, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, pe);
 }

@@ -32,6 +32,10 @@ void ishmem_finalize() {
     ishmemi::impl::finalize();
 }
 
+void ishmem_global_exit(int status) {
+    ishmemi::impl::global_exit(status);
+}
+
 void ishmemx_query_initialized(int* initialized) {
     constexpr const char* fn = "ishmemx_query_initialized";
     ishmemi::check_nonnull(fn, "initialized", initialized, 1);

@@ -24,7 +24,7 @@ ishmem::event ishmemx_float_put_signal_on_queue(float* dest, const float* source
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<float>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<float>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_double_put_signal(double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -48,7 +48,7 @@ ishmem::event ishmemx_double_put_signal_on_queue(double* dest, const double* sou
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<double>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<double>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_char_put_signal(char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -72,7 +72,7 @@ ishmem::event ishmemx_char_put_signal_on_queue(char* dest, const char* source, s
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<char>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<char>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_schar_put_signal(signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -96,7 +96,7 @@ ishmem::event ishmemx_schar_put_signal_on_queue(signed char* dest, const signed 
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<signed char>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_short_put_signal(short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -120,7 +120,7 @@ ishmem::event ishmemx_short_put_signal_on_queue(short* dest, const short* source
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<short>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<short>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_int_put_signal(int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -144,7 +144,7 @@ ishmem::event ishmemx_int_put_signal_on_queue(int* dest, const int* source, size
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<int>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<int>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_long_put_signal(long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -168,7 +168,7 @@ ishmem::event ishmemx_long_put_signal_on_queue(long* dest, const long* source, s
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<long>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<long>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_longlong_put_signal(long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -192,7 +192,7 @@ ishmem::event ishmemx_longlong_put_signal_on_queue(long long* dest, const long l
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<long long>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_uchar_put_signal(unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -216,7 +216,7 @@ ishmem::event ishmemx_uchar_put_signal_on_queue(unsigned char* dest, const unsig
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<unsigned char>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_ushort_put_signal(unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -240,7 +240,7 @@ ishmem::event ishmemx_ushort_put_signal_on_queue(unsigned short* dest, const uns
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<unsigned short>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_uint_put_signal(unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -264,7 +264,7 @@ ishmem::event ishmemx_uint_put_signal_on_queue(unsigned int* dest, const unsigne
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<unsigned int>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_ulong_put_signal(unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -288,7 +288,7 @@ ishmem::event ishmemx_ulong_put_signal_on_queue(unsigned long* dest, const unsig
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<unsigned long>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_ulonglong_put_signal(unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -312,7 +312,7 @@ ishmem::event ishmemx_ulonglong_put_signal_on_queue(unsigned long long* dest, co
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<unsigned long long>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_int8_put_signal(int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -336,7 +336,7 @@ ishmem::event ishmemx_int8_put_signal_on_queue(int8_t* dest, const int8_t* sourc
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<int8_t>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_int16_put_signal(int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -360,7 +360,7 @@ ishmem::event ishmemx_int16_put_signal_on_queue(int16_t* dest, const int16_t* so
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<int16_t>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_int32_put_signal(int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -384,7 +384,7 @@ ishmem::event ishmemx_int32_put_signal_on_queue(int32_t* dest, const int32_t* so
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<int32_t>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_int64_put_signal(int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -408,7 +408,7 @@ ishmem::event ishmemx_int64_put_signal_on_queue(int64_t* dest, const int64_t* so
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<int64_t>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_uint8_put_signal(uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -432,7 +432,7 @@ ishmem::event ishmemx_uint8_put_signal_on_queue(uint8_t* dest, const uint8_t* so
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<uint8_t>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_uint16_put_signal(uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -456,7 +456,7 @@ ishmem::event ishmemx_uint16_put_signal_on_queue(uint16_t* dest, const uint16_t*
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<uint16_t>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_uint32_put_signal(uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -480,7 +480,7 @@ ishmem::event ishmemx_uint32_put_signal_on_queue(uint32_t* dest, const uint32_t*
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<uint32_t>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_uint64_put_signal(uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -504,7 +504,7 @@ ishmem::event ishmemx_uint64_put_signal_on_queue(uint64_t* dest, const uint64_t*
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<uint64_t>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_size_put_signal(size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -528,7 +528,7 @@ ishmem::event ishmemx_size_put_signal_on_queue(size_t* dest, const size_t* sourc
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<size_t>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_ptrdiff_put_signal(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -552,7 +552,7 @@ ishmem::event ishmemx_ptrdiff_put_signal_on_queue(ptrdiff_t* dest, const ptrdiff
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<ptrdiff_t>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_put8_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -576,7 +576,7 @@ ishmem::event ishmemx_put8_signal_on_queue(void* dest, const void* source, size_
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<ishmemi::sized_t<8>>(q, deps, static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_put16_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -600,7 +600,7 @@ ishmem::event ishmemx_put16_signal_on_queue(void* dest, const void* source, size
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<ishmemi::sized_t<16>>(q, deps, static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_put32_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -624,7 +624,7 @@ ishmem::event ishmemx_put32_signal_on_queue(void* dest, const void* source, size
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<ishmemi::sized_t<32>>(q, deps, static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_put64_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -648,7 +648,7 @@ ishmem::event ishmemx_put64_signal_on_queue(void* dest, const void* source, size
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<ishmemi::sized_t<64>>(q, deps, static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_put128_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -672,7 +672,7 @@ ishmem::event ishmemx_put128_signal_on_queue(void* dest, const void* source, siz
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<ishmemi::sized_t<128>>(q, deps, static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_putmem_signal(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -696,7 +696,7 @@ ishmem::event ishmemx_putmem_signal_on_queue(void* dest, const void* source, siz
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_on_queue<uint8_t>(q, deps, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_float_put_signal_nbi(float* dest, const float* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -720,7 +720,7 @@ ishmem::event ishmemx_float_put_signal_nbi_on_queue(float* dest, const float* so
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<float>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<float>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_double_put_signal_nbi(double* dest, const double* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -744,7 +744,7 @@ ishmem::event ishmemx_double_put_signal_nbi_on_queue(double* dest, const double*
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<double>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<double>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_char_put_signal_nbi(char* dest, const char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -768,7 +768,7 @@ ishmem::event ishmemx_char_put_signal_nbi_on_queue(char* dest, const char* sourc
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<char>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<char>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_schar_put_signal_nbi(signed char* dest, const signed char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -792,7 +792,7 @@ ishmem::event ishmemx_schar_put_signal_nbi_on_queue(signed char* dest, const sig
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<signed char>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<signed char>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_short_put_signal_nbi(short* dest, const short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -816,7 +816,7 @@ ishmem::event ishmemx_short_put_signal_nbi_on_queue(short* dest, const short* so
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<short>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<short>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_int_put_signal_nbi(int* dest, const int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -840,7 +840,7 @@ ishmem::event ishmemx_int_put_signal_nbi_on_queue(int* dest, const int* source, 
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<int>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<int>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_long_put_signal_nbi(long* dest, const long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -864,7 +864,7 @@ ishmem::event ishmemx_long_put_signal_nbi_on_queue(long* dest, const long* sourc
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<long>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<long>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_longlong_put_signal_nbi(long long* dest, const long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -888,7 +888,7 @@ ishmem::event ishmemx_longlong_put_signal_nbi_on_queue(long long* dest, const lo
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<long long>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<long long>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_uchar_put_signal_nbi(unsigned char* dest, const unsigned char* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -912,7 +912,7 @@ ishmem::event ishmemx_uchar_put_signal_nbi_on_queue(unsigned char* dest, const u
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<unsigned char>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<unsigned char>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_ushort_put_signal_nbi(unsigned short* dest, const unsigned short* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -936,7 +936,7 @@ ishmem::event ishmemx_ushort_put_signal_nbi_on_queue(unsigned short* dest, const
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<unsigned short>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<unsigned short>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_uint_put_signal_nbi(unsigned int* dest, const unsigned int* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -960,7 +960,7 @@ ishmem::event ishmemx_uint_put_signal_nbi_on_queue(unsigned int* dest, const uns
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<unsigned int>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<unsigned int>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_ulong_put_signal_nbi(unsigned long* dest, const unsigned long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -984,7 +984,7 @@ ishmem::event ishmemx_ulong_put_signal_nbi_on_queue(unsigned long* dest, const u
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<unsigned long>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<unsigned long>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_ulonglong_put_signal_nbi(unsigned long long* dest, const unsigned long long* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -1008,7 +1008,7 @@ ishmem::event ishmemx_ulonglong_put_signal_nbi_on_queue(unsigned long long* dest
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<unsigned long long>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<unsigned long long>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_int8_put_signal_nbi(int8_t* dest, const int8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -1032,7 +1032,7 @@ ishmem::event ishmemx_int8_put_signal_nbi_on_queue(int8_t* dest, const int8_t* s
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<int8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<int8_t>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_int16_put_signal_nbi(int16_t* dest, const int16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -1056,7 +1056,7 @@ ishmem::event ishmemx_int16_put_signal_nbi_on_queue(int16_t* dest, const int16_t
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<int16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<int16_t>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_int32_put_signal_nbi(int32_t* dest, const int32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -1080,7 +1080,7 @@ ishmem::event ishmemx_int32_put_signal_nbi_on_queue(int32_t* dest, const int32_t
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<int32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<int32_t>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_int64_put_signal_nbi(int64_t* dest, const int64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -1104,7 +1104,7 @@ ishmem::event ishmemx_int64_put_signal_nbi_on_queue(int64_t* dest, const int64_t
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<int64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<int64_t>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_uint8_put_signal_nbi(uint8_t* dest, const uint8_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -1128,7 +1128,7 @@ ishmem::event ishmemx_uint8_put_signal_nbi_on_queue(uint8_t* dest, const uint8_t
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<uint8_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<uint8_t>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_uint16_put_signal_nbi(uint16_t* dest, const uint16_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -1152,7 +1152,7 @@ ishmem::event ishmemx_uint16_put_signal_nbi_on_queue(uint16_t* dest, const uint1
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<uint16_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<uint16_t>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_uint32_put_signal_nbi(uint32_t* dest, const uint32_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -1176,7 +1176,7 @@ ishmem::event ishmemx_uint32_put_signal_nbi_on_queue(uint32_t* dest, const uint3
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<uint32_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<uint32_t>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_uint64_put_signal_nbi(uint64_t* dest, const uint64_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -1200,7 +1200,7 @@ ishmem::event ishmemx_uint64_put_signal_nbi_on_queue(uint64_t* dest, const uint6
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<uint64_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<uint64_t>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_size_put_signal_nbi(size_t* dest, const size_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -1224,7 +1224,7 @@ ishmem::event ishmemx_size_put_signal_nbi_on_queue(size_t* dest, const size_t* s
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<size_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<size_t>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_ptrdiff_put_signal_nbi(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -1248,7 +1248,7 @@ ishmem::event ishmemx_ptrdiff_put_signal_nbi_on_queue(ptrdiff_t* dest, const ptr
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<ptrdiff_t>(dest, source, nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<ptrdiff_t>(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_put8_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -1272,7 +1272,7 @@ ishmem::event ishmemx_put8_signal_nbi_on_queue(void* dest, const void* source, s
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<ishmemi::sized_t<8>>(static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<ishmemi::sized_t<8>>(q, deps, static_cast<ishmemi::sized_t<8>*>(dest), static_cast<const ishmemi::sized_t<8>*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_put16_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -1296,7 +1296,7 @@ ishmem::event ishmemx_put16_signal_nbi_on_queue(void* dest, const void* source, 
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<ishmemi::sized_t<16>>(static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<ishmemi::sized_t<16>>(q, deps, static_cast<ishmemi::sized_t<16>*>(dest), static_cast<const ishmemi::sized_t<16>*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_put32_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -1320,7 +1320,7 @@ ishmem::event ishmemx_put32_signal_nbi_on_queue(void* dest, const void* source, 
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<ishmemi::sized_t<32>>(static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<ishmemi::sized_t<32>>(q, deps, static_cast<ishmemi::sized_t<32>*>(dest), static_cast<const ishmemi::sized_t<32>*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_put64_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -1344,7 +1344,7 @@ ishmem::event ishmemx_put64_signal_nbi_on_queue(void* dest, const void* source, 
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<ishmemi::sized_t<64>>(static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<ishmemi::sized_t<64>>(q, deps, static_cast<ishmemi::sized_t<64>*>(dest), static_cast<const ishmemi::sized_t<64>*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_put128_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -1368,7 +1368,7 @@ ishmem::event ishmemx_put128_signal_nbi_on_queue(void* dest, const void* source,
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<ishmemi::sized_t<128>>(static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<ishmemi::sized_t<128>>(q, deps, static_cast<ishmemi::sized_t<128>*>(dest), static_cast<const ishmemi::sized_t<128>*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
 
 void ishmem_putmem_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
@@ -1392,7 +1392,7 @@ ishmem::event ishmemx_putmem_signal_nbi_on_queue(void* dest, const void* source,
     ishmemi::check_aligned(fn, "sig_addr", sig_addr, alignof(uint64_t));
     ishmemi::check_sig_op(fn, sig_op);
     ishmemi::check_pe(fn, pe);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::put_signal_nbi<uint8_t>(static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe); });
+    return ishmemi::impl::put_signal_nbi_on_queue<uint8_t>(q, deps, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, sig_addr, signal, sig_op, pe);
 }
 
 uint64_t ishmem_signal_fetch(uint64_t* sig_addr) {

@@ -17,11 +17,13 @@
 #include "../src/print.h"
 #include "cuda_call.h"
 #include "ishmem/cuda/device_state.h"
+#include "ishmem/impl/teams.h"
 
 namespace ishmemi {
 
 namespace cuda {
 extern long long heap_stride;  // heap_cuda.cpp
+extern size_t sync_offset;     // heap_cuda.cpp
 
 namespace {
 
@@ -33,6 +35,7 @@ bool running = false;
 error_mailbox* mailbox = nullptr;           // mapped pinned host memory
 print_ring* prints = nullptr;               // mapped pinned host memory
 unsigned long long* print_tickets = nullptr;  // GPU memory
+device_team* device_teams = nullptr;          // GPU memory: team_slots_max entries (gpu_team_set)
 std::atomic<bool> stop_watcher{false};
 std::thread* watcher = nullptr;  // never destroyed while running: a program may exit without finalize
 
@@ -202,6 +205,10 @@ void gpu_backend_start() {
     host_ops_init();
     stream_gates_init();
 
+    check(cudaMalloc(reinterpret_cast<void**>(&device_teams), team_slots_max * sizeof(device_team)), routine,
+          "cudaMalloc");
+    check(cudaMemset(device_teams, 0, team_slots_max * sizeof(device_team)), routine, "cudaMemset");
+
     device_state s{};
     s.initialized = 1;
     s.device = this_device;
@@ -214,12 +221,24 @@ void gpu_backend_start() {
     s.any_starts = any_starts;
     s.prints = static_cast<print_ring*>(dev_prints);
     s.print_tickets = print_tickets;
+    s.sync_base = state.heap_base + sync_offset;
+    s.teams = device_teams;
+    s.teams_max = team_slots_max;
     stop_watcher = false;
     watcher = new std::thread(watch);
     std::lock_guard<std::mutex> lock(setters_mutex);
     published = s;
     running = true;
     for (device_state_setter set : setters) set(&published);
+}
+
+void gpu_team_set(int slot, const team_t* t) {
+    using namespace cuda;
+    device_team d{};
+    if (t && t->valid) d = {t->start, t->stride, t->size, t->my_index};
+    gpu::copy(device_teams + slot, &d, sizeof d);
+    if (t) gpu::fill_zero(state.heap_base + sync_offset + static_cast<size_t>(slot) * sizeof(gpu_sync_slot),
+                          sizeof(gpu_sync_slot));
 }
 
 void gpu_backend_stop() {
@@ -242,6 +261,8 @@ void gpu_backend_stop() {
     }
     cudaFreeHost(prints);
     cudaFree(print_tickets);
+    cudaFree(device_teams);
+    device_teams = nullptr;
     prints = nullptr;
     print_tickets = nullptr;
 }

@@ -12,6 +12,7 @@
 #include "../src/heap.h"
 #include "cuda_call.h"
 #include "ishmem/cuda/device_state.h"
+#include "ishmem/impl/teams.h"
 
 namespace ishmemi {
 
@@ -29,6 +30,7 @@ size_t round_up(size_t v, size_t to) { return (v + to - 1) / to * to; }
 
 namespace cuda {
 long long heap_stride = 0;  // read by backend.cpp for the device state
+size_t sync_offset = 0;     // the GPU sync region (device barriers) starts this far after heap_base
 }
 
 void gpu_heap_create(bootstrap& boot, size_t user_size, size_t alignment) {
@@ -43,7 +45,10 @@ void gpu_heap_create(bootstrap& boot, size_t user_size, size_t alignment) {
     size_t granularity = 0;
     cuda::check_driver(d.mem_granularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED), routine,
                        "cuMemGetAllocationGranularity");
-    mapped_size = round_up(user_size, granularity);
+    // The user heap, then the GPU sync region: a gpu_sync_slot per team slot, in the same mapping so
+    // that a peer's is one add away too. The user heap's checks end at user_size.
+    const size_t user_part = round_up(user_size, granularity);
+    mapped_size = user_part + round_up(team_slots_max * sizeof(cuda::gpu_sync_slot), granularity);
     const size_t align = std::max(alignment, granularity);
     const size_t stride = round_up(mapped_size, align);
 
@@ -94,6 +99,7 @@ void gpu_heap_create(bootstrap& boot, size_t user_size, size_t alignment) {
     state.peer_base = bases;
     state.heap_base = bases[me];
     cuda::heap_stride = static_cast<long long>(stride);
+    cuda::sync_offset = user_part;
     // Every PE starts from a zeroed heap, as on the host backend (memfd pages are zero).
     cuda::check(cudaMemset(state.heap_base, 0, mapped_size), routine, "zeroing the GPU heap");
     cuda::check(cudaDeviceSynchronize(), routine, "zeroing the GPU heap");

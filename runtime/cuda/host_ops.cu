@@ -61,6 +61,14 @@ __global__ void rmw_kernel(rmw_op op, void* p, unsigned size, uint64_t v, uint64
     __threadfence_system();
 }
 
+__global__ void signal_kernel(unsigned long long* p, unsigned long long v, bool add) {
+    ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_system> r(*p);
+    if (add)
+        r.fetch_add(v, ::cuda::std::memory_order_release);
+    else
+        r.store(v, ::cuda::std::memory_order_release);
+}
+
 void finish(const lane& l, const char* what) { cuda::check(cudaStreamSynchronize(l.stream), routine, what); }
 
 }  // namespace
@@ -72,6 +80,28 @@ void copy(void* dst, const void* src, size_t bytes) {
     std::lock_guard<std::mutex> lock(l.mutex);
     cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, l.stream), routine, "cudaMemcpyAsync");
     finish(l, "a copy to or from GPU memory");
+}
+
+bool copy_async(CUstream_st* s, void* dst, const void* src, size_t bytes, const void* local) {
+    cuda::ensure_device();
+    auto off = reinterpret_cast<uintptr_t>(local) - reinterpret_cast<uintptr_t>(state.heap_base);
+    if (off >= state.heap_size) {  // outside my heap: ask CUDA what it is (pinned, managed, device...)
+        cudaPointerAttributes a{};
+        cudaError_t r = cudaPointerGetAttributes(&a, local);
+        if (r != cudaSuccess) {
+            cudaGetLastError();  // clear it: an unknown pointer is host memory to CUDA
+            return false;
+        }
+        if (a.type == cudaMemoryTypeUnregistered) return false;
+    }
+    if (bytes) cuda::check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s), routine, "cudaMemcpyAsync");
+    return true;
+}
+
+void signal_async(CUstream_st* s, uint64_t* p, uint64_t value, bool add) {
+    cuda::ensure_device();
+    signal_kernel<<<1, 1, 0, s>>>(reinterpret_cast<unsigned long long*>(p), value, add);
+    cuda::check(cudaGetLastError(), routine, "launching a signal update on a stream");
 }
 
 void copy_2d(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t block, size_t n) {
@@ -128,5 +158,6 @@ void host_ops_init() {
     }
     cudaFuncAttributes a;  // loads the kernel now, not inside a queue task (see gpu_backend_usable)
     check(cudaFuncGetAttributes(&a, gpu::rmw_kernel), "ishmem_init", "loading the library's kernels");
+    check(cudaFuncGetAttributes(&a, gpu::signal_kernel), "ishmem_init", "loading the library's kernels");
 }
 }  // namespace ishmemi::cuda

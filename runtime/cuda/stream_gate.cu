@@ -4,6 +4,8 @@
 // host memory. Any operation, host path included, thereby runs in stream order, with no kernel of
 // its own; the copy engine still does the data movement of the RMA forms.
 #include <atomic>
+#include <mutex>
+#include <vector>
 
 #include "cuda_call.h"
 #include "ishmem/host/exec.h"
@@ -35,13 +37,56 @@ unsigned* flags() {  // mapped pinned words, used round-robin
 }
 std::atomic<unsigned> next_flag{0};
 
+// Events of gates and of operations that run on the stream itself, pooled: creating a CUDA event
+// costs about as much as a small copy. Never destroyed: events held by static objects may come
+// back after static destruction began.
+std::mutex& pool_mutex = *new std::mutex;
+std::vector<cudaEvent_t>& pool = *new std::vector<cudaEvent_t>;
+
+CUevent_st* record(CUstream_st* s) {
+    ensure_device();
+    cudaEvent_t e = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(pool_mutex);
+        if (!pool.empty()) {
+            e = pool.back();
+            pool.pop_back();
+        }
+    }
+    if (!e) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), routine, "cudaEventCreate");
+    check(cudaEventRecord(e, s), routine, "cudaEventRecord");
+    return e;
+}
+
+void release(CUevent_st* e) {
+    std::lock_guard<std::mutex> lock(pool_mutex);
+    pool.push_back(e);  // a later record() re-records it; CUDA allows that while the old point is pending
+}
+
+void event_wait(CUevent_st* e) {
+    ensure_device();
+    check(cudaEventSynchronize(e), routine, "cudaEventSynchronize");
+}
+
+bool event_done(CUevent_st* e) {
+    ensure_device();
+    cudaError_t r = cudaEventQuery(e);
+    if (r == cudaErrorNotReady) return false;
+    check(r, routine, "cudaEventQuery");
+    return true;
+}
+
+void stream_wait(CUstream_st* s, CUevent_st* e) {
+    ensure_device();
+    check(cudaStreamWaitEvent(s, e, 0), routine, "cudaStreamWaitEvent");
+}
+
 void* open(CUstream_st* s) {
     ensure_device();
     auto* g = new gate;
     g->flag = flags() + next_flag.fetch_add(1) % ring;
     __atomic_store_n(g->flag, 0u, __ATOMIC_RELEASE);
-    check(cudaEventCreateWithFlags(&g->ready, cudaEventDisableTiming), routine, "cudaEventCreate");
-    check(cudaEventRecord(g->ready, s), routine, "cudaEventRecord");
+    g->ready = record(s);
     unsigned* dflag = nullptr;
     check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dflag), g->flag, 0), routine, "cudaHostGetDevicePointer");
     hold<<<1, 1, 0, s>>>(dflag);
@@ -58,7 +103,7 @@ void wait_ready(void* p) {
 void close(void* p) {
     auto* g = static_cast<gate*>(p);
     __atomic_store_n(g->flag, 1u, __ATOMIC_RELEASE);
-    cudaEventDestroy(g->ready);
+    release(g->ready);
     delete g;
 }
 
@@ -67,7 +112,7 @@ void sync(CUstream_st* s) {
     check(cudaStreamSynchronize(s), routine, "cudaStreamSynchronize");
 }
 
-const ishmem::detail::stream_gate_ops ops{open, wait_ready, close, sync};
+const ishmem::detail::stream_gate_ops ops{open, wait_ready, close, sync, record, release, event_wait, event_done, stream_wait};
 [[maybe_unused]] const bool installed = (ishmem::detail::stream_gates = &ops, true);
 
 }  // namespace

@@ -43,9 +43,21 @@ struct launch_aborted {};
 // ---------------------------------------------------------------------------------------------
 // Events
 
+// A host task's completion, or a point of a CUDA stream (gpu set: a CUDA event, which CUDA
+// tracks; owned ones go back to the backend's pool).
 struct event_state {
     std::atomic<std::uint32_t> done{0};
     std::exception_ptr error;  // written before done is set, read after
+    CUevent_st* gpu = nullptr;
+    bool owned = false;
+
+    event_state() = default;
+    event_state(CUevent_st* e, bool own) : gpu(e), owned(own) {}
+    event_state(const event_state&) = delete;
+    event_state& operator=(const event_state&) = delete;
+    ~event_state() {
+        if (owned) stream_gates->release(gpu);
+    }
 
     void complete(std::exception_ptr e) {
         error = std::move(e);
@@ -53,7 +65,11 @@ struct event_state {
         done.notify_all();
     }
     void wait_done() const {
+        if (gpu) return stream_gates->event_wait(gpu);
         while (done.load(std::memory_order_acquire) == 0) done.wait(0, std::memory_order_acquire);
+    }
+    bool is_done() const {
+        return gpu ? stream_gates->event_done(gpu) : done.load(std::memory_order_acquire) != 0;
     }
 };
 
@@ -226,7 +242,16 @@ void event::wait() const {
     if (state_->error) std::rethrow_exception(state_->error);
 }
 
-bool event::is_complete() const { return !state_ || state_->done.load(std::memory_order_acquire) != 0; }
+bool event::is_complete() const { return !state_ || state_->is_done(); }
+
+event::event(CUevent_st* e) {
+    if (!detail::stream_gates)
+        throw std::logic_error("ishmem::event over a CUDA event needs the CUDA backend; this library was built "
+                               "without CUDA (ISHMEM_ENABLE_CUDA=OFF)");
+    if (e) state_ = std::make_shared<detail::event_state>(e, false);
+}
+
+CUevent_st* event::cuda_event() const { return state_ ? state_->gpu : nullptr; }
 
 void event::wait(const std::vector<event>& events) {
     for (const auto& e : events)
@@ -327,6 +352,19 @@ struct queue::impl {
 
 namespace detail {
 const stream_gate_ops* stream_gates = nullptr;
+
+bool stream_order::wait_for(const queue& q, const std::vector<event>& deps) {
+    if (!q.impl_->on_stream) return false;
+    for (const auto& d : deps)
+        if (d.state_ && !d.state_->gpu && !d.state_->is_done()) return false;
+    for (const auto& d : deps)
+        if (d.state_ && d.state_->gpu) stream_gates->stream_wait(q.impl_->stream, d.state_->gpu);
+    return true;
+}
+
+event stream_order::mark(const queue& q) {
+    return event(std::make_shared<event_state>(stream_gates->record(q.impl_->stream), true));
+}
 }  // namespace detail
 
 namespace {

@@ -20,6 +20,7 @@ bool gpu_backend_usable(const char** why) {
 void gpu_backend_bind(bootstrap&) { no_cuda("gpu_backend_bind"); }
 void gpu_backend_start() { no_cuda("gpu_backend_start"); }
 void gpu_backend_stop() {}
+void gpu_team_set(int, const team_t*) { no_cuda("gpu_team_set"); }
 void gpu_heap_create(bootstrap&, size_t, size_t) { no_cuda("a heap in GPU memory"); }
 void gpu_heap_destroy() {}
 
@@ -27,6 +28,8 @@ namespace gpu {
 void copy(void*, const void*, size_t) { no_cuda("gpu::copy"); }
 void copy_2d(void*, size_t, const void*, size_t, size_t, size_t) { no_cuda("gpu::copy_2d"); }
 void fill_zero(void*, size_t) { no_cuda("gpu::fill_zero"); }
+bool copy_async(CUstream_st*, void*, const void*, size_t, const void*) { no_cuda("gpu::copy_async"); }
+void signal_async(CUstream_st*, uint64_t*, uint64_t, bool) { no_cuda("gpu::signal_async"); }
 uint64_t rmw(rmw_op, void*, unsigned, uint64_t, uint64_t) { no_cuda("gpu::rmw"); }
 }  // namespace gpu
 

@@ -180,6 +180,14 @@ class mpi_bootstrap final : public bootstrap {
 
     void barrier() override { check_mpi(MPI_Barrier(comm_), "MPI_Barrier"); }
 
+    // mpirun ends every rank and exits with status. Over MPI_COMM_WORLD, also where the job's world
+    // is another communicator: global_exit ends the whole program.
+    [[noreturn]] void global_exit(int status) override {
+        std::fflush(nullptr);
+        MPI_Abort(MPI_COMM_WORLD, status);
+        _exit(status);  // MPI_Abort returned (it should not)
+    }
+
     void exchange_fds(int my_fd, int* all_fds) override {
         fd_record mine{};
         struct stat st;

@@ -11,8 +11,14 @@
 //
 // Data travels in messages of at most boot_chunk bytes, fds at most boot_fds_per_message at a time
 // (the kernel refuses more than SCM_MAX_FD = 253 per message).
+//
+// ishmem_global_exit does not use the socket: any thread may call it, also while another thread of
+// the PE is in the middle of a request. The PE queues boot_global_exit_signal to ishmrun (its pid in
+// ISHMEMI_LAUNCHER_PID) with sigqueue, value boot_global_exit_value(pe, status), then exits with
+// status; ishmrun names the PE, stops the others and exits with status.
 #pragma once
 
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 
@@ -29,6 +35,12 @@ struct boot_header {
 inline constexpr uint32_t boot_magic = 0x15484d52;  // "ISHMR"-ish
 inline constexpr size_t boot_chunk = 64 * 1024;
 inline constexpr int boot_fds_per_message = 200;
+
+inline constexpr int boot_global_exit_signal = SIGUSR1;
+// An exit status is 8 bits; the PE number goes above them.
+inline constexpr int boot_global_exit_value(int pe, int status) { return pe * 256 + (status & 255); }
+inline constexpr int boot_global_exit_pe(int value) { return value / 256; }
+inline constexpr int boot_global_exit_status(int value) { return value % 256; }
 
 inline const char* boot_op_name(uint32_t op) {
     switch (op) {

@@ -1,5 +1,6 @@
 // Client side of ishmrun's rendezvous (see boot_protocol.h).
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -71,6 +73,12 @@ class launcher_bootstrap final : public bootstrap {
         // The launcher returns my own fd too; keep the original, which the caller also owns.
         close(all_fds[pe_]);
         all_fds[pe_] = my_fd;
+    }
+
+    [[noreturn]] void global_exit(int status) override {
+        std::fflush(nullptr);
+        notify_launcher_global_exit(status, pe_);
+        _exit(status);
     }
 
   private:
@@ -140,7 +148,27 @@ class launcher_bootstrap final : public bootstrap {
     int fd_, pe_, n_;
 };
 
+// A number from the environment, or -1 when the variable is unset or not a number in [0, INT_MAX].
+long env_number(const char* name) {
+    const char* text = getenv(name);
+    if (!text) return -1;
+    char* end = nullptr;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    return errno || end == text || *end || v < 0 || v > INT_MAX ? -1 : v;
+}
+
 }  // namespace
+
+bool notify_launcher_global_exit(int status, int pe) {
+    if (!getenv("ISHMEMI_BOOT_FD")) return false;  // not started by ishmrun
+    if (pe < 0) pe = static_cast<int>(env_number("ISHMEMI_PE"));
+    long launcher = env_number("ISHMEMI_LAUNCHER_PID");
+    if (pe < 0 || launcher <= 0) return false;
+    sigval value{};
+    value.sival_int = boot_global_exit_value(pe, status);
+    return sigqueue(static_cast<pid_t>(launcher), boot_global_exit_signal, value) == 0;
+}
 
 std::unique_ptr<bootstrap> make_launcher_bootstrap() {
     const char* text = getenv("ISHMEMI_BOOT_FD");

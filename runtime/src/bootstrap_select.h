@@ -9,6 +9,9 @@ namespace ishmemi {
 
 // The launcher's rendezvous over the socket named by ISHMEMI_BOOT_FD; nullptr when it is unset.
 std::unique_ptr<bootstrap> make_launcher_bootstrap();
+// ishmem_global_exit under ishmrun: tells the launcher that PE pe (-1: the one ISHMEMI_PE names) ends
+// the job with status. False when the process was not started by ishmrun or the launcher is gone.
+bool notify_launcher_global_exit(int status, int pe = -1);
 // A lone PE: 0 of 1.
 std::unique_ptr<bootstrap> make_single_bootstrap();
 // Registered factory for name, or nullptr.

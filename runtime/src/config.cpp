@@ -11,12 +11,13 @@
 #include "config_vars.h"
 #include "ishmem/impl/collectives.h"
 #include "ishmem/impl/runtime.h"
+#include "ishmem/impl/sync.h"
 
 extern char** environ;
 
 namespace ishmemi {
 
-config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, "auto", -1};
+config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, "auto", -1, false, 0, "0"};
 size_t reduce_scatter_min = 65536;
 unsigned spin_limit = 4;
 unsigned wait_spin_limit = 4096;
@@ -140,6 +141,25 @@ void load_config(bool warn_unknown) {
         config.device = static_cast<int>(v);
     else
         fatal(routine, "ISHMEM_DEVICE=%s is neither local nor a device ordinal", device_text);
+
+    // Read once here into globals: the fast paths test check_full and watch_calls, nothing else.
+    const char* check_text = value_of("ISHMEM_CHECK");
+    if (strcmp(check_text, "default") == 0)
+        config.check_full = false;
+    else if (strcmp(check_text, "full") == 0)
+        config.check_full = true;
+    else
+        fatal(routine, "ISHMEM_CHECK=%s is neither default nor full", check_text);
+    const char* hang_text = value_of("ISHMEM_HANG_TIMEOUT");
+    errno = 0;
+    char* hang_end = nullptr;
+    const double hang = strtod(hang_text, &hang_end);
+    if (errno != 0 || hang_end == hang_text || *hang_end != '\0' || !(hang >= 0) || hang > 1e6)
+        fatal(routine, "ISHMEM_HANG_TIMEOUT=%s is not a number of seconds in [0, 1e6] (0: no watchdog)", hang_text);
+    config.hang_timeout_ns = static_cast<uint64_t>(hang * 1e9);
+    config.hang_timeout_text = hang_text;
+    state.check_full = config.check_full;
+    watch_calls = config.check_full || config.hang_timeout_ns > 0;
 
     if (!warn_unknown) return;
     for (char** e = environ; *e; ++e) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace ishmemi {
 
@@ -15,6 +16,9 @@ struct config_t {
     size_t reduce_scatter_min;   // ISHMEM_REDUCE_SCATTER_MIN
     const char* backend;         // ISHMEM_BACKEND: host, cuda or auto
     int device;                  // ISHMEM_DEVICE: an ordinal, or -1 for local
+    bool check_full;             // ISHMEM_CHECK=full
+    uint64_t hang_timeout_ns;    // ISHMEM_HANG_TIMEOUT in ns; 0: off
+    const char* hang_timeout_text;
 };
 extern config_t config;
 

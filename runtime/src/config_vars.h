@@ -39,6 +39,12 @@ inline constexpr config_var config_vars[] = {
      "Polls (each with one CPU pause, some 10-40 ns) of a point-to-point wait (wait_until, "
      "signal_wait_until, ...) before it starts yielding the core; auto: 4096 when every PE of the "
      "node has a core, 0 (yield at once) when there are more PEs than cores."},
+    {"ISHMEM_CHECK", "default",
+     "default: the cheap argument checks; full: also that every symmetric range lies inside one live "
+     "allocation, and that the PEs of a team agree on each collective call (routine, root, nelems, type)."},
+    {"ISHMEM_HANG_TIMEOUT", "0",
+     "Seconds a PE may stay blocked in a barrier, wait or collective before it prints where every PE is "
+     "and stops the job; 0: never. Works with either ISHMEM_CHECK value."},
 };
 
 }  // namespace ishmemi

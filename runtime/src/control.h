@@ -15,9 +15,22 @@ enum pe_status : uint64_t {
     pe_exited = 2,     // exited without ishmem_finalize
 };
 
+// The blocking call a PE is in (checks.cpp), written by its owner under a seqlock (gen odd while
+// written) and read by any PE for the hang report and the search for wait cycles.
+struct where_record {
+    alignas(64) uint64_t gen;
+    int32_t blocked;                 // 1 while in a blocking call
+    int32_t agree_team, agree_for;   // blocked in a collective's agreement: for agree_for's record
+    uint64_t agree_seq;              // ... number agree_seq on team agree_team
+    uint64_t since_ns, left_ns;      // CLOCK_MONOTONIC: when it blocked, when it last left a call
+    char routine[48], last[48], detail[192];
+};
+
 struct control_block {
     alignas(64) uint64_t status;  // pe_status, written by its owner only
     barrier_slot world_barrier;
+    alignas(64) uint64_t report_claim;  // PE 0's only: 1 + the PE that reports a broken job
+    where_record where;
 };
 static_assert(sizeof(control_block) <= internal_sync_offset - internal_control_offset);
 

@@ -17,5 +17,9 @@ void gpu_backend_bind(bootstrap& boot);
 void gpu_backend_start();
 // At finalize, before the heap goes: stops the watcher and waits for the GPU's queued work.
 void gpu_backend_stop();
+// The device's view of team slot `slot` on this PE: t (installed: its GPU barrier counters are
+// zeroed too), or none (t null: destroyed). Returns once device code sees it.
+struct team_t;
+void gpu_team_set(int slot, const team_t* t);
 
 }  // namespace ishmemi

@@ -23,7 +23,7 @@ void* allocate(const char* routine, size_t size, size_t alignment) {
              size, largest, config.symmetric_text);
     else
         p = state.heap_base + offset;
-    barrier_all();
+    barrier_all(routine);
     return p;
 }
 
@@ -48,7 +48,7 @@ void* calloc(size_t count, size_t size) {
     if (count == 0 || size == 0) return nullptr;
     if (count > SIZE_MAX / size) {
         warn(routine, "cannot allocate %zu elements of %zu bytes: the size overflows", count, size);
-        barrier_all();
+        barrier_all(routine);
         return nullptr;
     }
     size_t largest = 0;
@@ -65,14 +65,14 @@ void* calloc(size_t count, size_t size) {
         else
             memset(p, 0, count * size);
     }
-    barrier_all();
+    barrier_all(routine);
     return p;
 }
 
 void free(void* ptr) {
     const char* routine = "ishmem_free";
     check_init(routine);
-    barrier_all();  // nobody may still be using the block on any PE
+    barrier_all(routine);  // nobody may still be using the block on any PE
     if (!ptr) return;
     uintptr_t off = reinterpret_cast<uintptr_t>(ptr) - reinterpret_cast<uintptr_t>(state.heap_base);
     if (off >= state.heap_size || !allocator_give_back(off))

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -136,6 +137,14 @@ void finalize() {
     heap_destroy();
     boot.reset();
     runtime_type = ISHMEMX_RUNTIME_INVALID;
+}
+
+void global_exit(int status) {
+    if (bootstrap* b = active_bootstrap()) b->global_exit(status);
+    // Not initialized (or finalized): under ishmrun the other PEs still run, and the launcher ends them.
+    std::fflush(nullptr);
+    notify_launcher_global_exit(status);
+    _exit(status);
 }
 
 void query_initialized(int* initialized) {

@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "control.h"
+#include "ishmem/impl/collectives.h"
 #include "ishmem/impl/sync.h"
 
 namespace ishmemi {
@@ -51,12 +52,18 @@ void barrier_pes(int start, int stride, int size, int my_index, size_t slot_offs
 
 namespace impl {
 
-void barrier_all() {
+void barrier_all(const char* routine) {
+    coll::watched_call wc(coll::alone{}, ISHMEM_TEAM_WORLD, routine, -1, UINT64_MAX, 0, nullptr);
     std::atomic_thread_fence(std::memory_order_seq_cst);  // quiet: every put/AMO is complete on return
-    barrier_pes(0, 1, state.n_pes, state.my_pe, world_barrier_offset, "ishmem_barrier_all");
+    barrier_pes(0, 1, state.n_pes, state.my_pe, world_barrier_offset, routine);
+}
+
+void barrier_all() {
+    barrier_all("ishmem_barrier_all");
 }
 
 void sync_all() {
+    coll::watched_call wc(coll::alone{}, ISHMEM_TEAM_WORLD, "ishmem_sync_all", -1, UINT64_MAX, 0, nullptr);
     barrier_pes(0, 1, state.n_pes, state.my_pe, world_barrier_offset, "ishmem_sync_all");
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "config.h"
+#include "gpu_backend.h"
 
 namespace ishmemi {
 
@@ -28,7 +29,7 @@ void publish_free_slots() {
 }
 
 team_t make_team(int start, int stride, int size, int my_index, const ishmem_team_config_t* config, long mask) {
-    team_t t{true, start, size == 1 ? 1 : stride, size, my_index, {0}, 0, 0, 0};
+    team_t t{true, start, size == 1 ? 1 : stride, size, my_index, {0}, 0, 0, 0, 0};
     if (config && (mask & ISHMEM_TEAM_NUM_CONTEXTS)) t.config.num_contexts = config->num_contexts;
     return t;
 }
@@ -56,6 +57,7 @@ bool agree_on_slots(const team_t& parent, ishmem_team_t parent_handle, int count
 void install(int slot, const team_t& t) {
     teams[slot] = t;
     std::memset(static_cast<void*>(team_slot_of(state.my_pe, slot)), 0, sizeof(team_slot));
+    if (heap_on_gpu()) gpu_team_set(slot, &teams[slot]);  // kernels may use the team once the split returns
     if (slot < eager_slots)
         for (uint64_t op = 0; op < eager_depth; ++op)
             for (int s = 0; s < eager_members; ++s) eager_inbox(state.my_pe, slot, op, s)->seq = 0;
@@ -178,6 +180,7 @@ void team_destroy(ishmem_team_t team) {
         return;
     }
     teams[team].valid = false;
+    if (heap_on_gpu()) gpu_team_set(team, nullptr);
 }
 
 }  // namespace impl

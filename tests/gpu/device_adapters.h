@@ -191,6 +191,7 @@ inline bool install_pattern_memory_hooks() {
     sym_hooks.write = [](void* sym, const void* src, std::size_t bytes) {
         use_pe_device();
         GPU_CHECK(cudaMemcpy(sym, src, bytes, cudaMemcpyDefault));
+        settle_default_stream();  // a pageable source: the copy may still be in flight
     };
     local_hooks.alloc = [](std::size_t bytes) { return detail::pinned_pool().take(bytes); };
     local_hooks.free = [](void* p) { detail::pinned_pool().give_back(p); };

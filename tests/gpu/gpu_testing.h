@@ -161,6 +161,11 @@ class stream {
 // ---------------------------------------------------------------------------------------------
 // Memory
 
+// cudaMemcpy from pageable host memory to the GPU may return before the data has landed, and
+// cudaMemset is asynchronous: wait for the legacy default stream that both run on before anything
+// on another stream (or another PE) may rely on the data. Seen with two PEs time-sharing one GPU.
+inline void settle_default_stream() { GPU_CHECK(cudaStreamSynchronize(cudaStreamLegacy)); }
+
 // A zero-filled symmetric array of n elements in the GPU heap, freed (collectively) at scope exit.
 template <class T> class gpu_sym {
   public:
@@ -182,6 +187,7 @@ template <class T> class gpu_sym {
     T read_one(std::size_t i) const { return read(i, 1)[0]; }
     void write(const std::vector<T>& v, std::size_t first = 0) const {
         GPU_CHECK(cudaMemcpy(p_ + first, v.data(), v.size() * sizeof(T), cudaMemcpyDefault));
+        settle_default_stream();
     }
     void fill(const T& value) const { write(std::vector<T>(n_, value)); }
 
@@ -196,6 +202,7 @@ template <class T> class dev_array {
     explicit dev_array(std::size_t n) : n_(n ? n : 1) {
         GPU_CHECK(cudaMalloc(&p_, n_ * sizeof(T)));
         GPU_CHECK(cudaMemset(p_, 0, n_ * sizeof(T)));
+        settle_default_stream();
     }
     explicit dev_array(const std::vector<T>& v) : dev_array(v.size()) { write(v); }
     ~dev_array() { cudaFree(p_); }
@@ -210,6 +217,7 @@ template <class T> class dev_array {
     }
     void write(const std::vector<T>& v) const {
         GPU_CHECK(cudaMemcpy(p_, v.data(), v.size() * sizeof(T), cudaMemcpyDefault));
+        settle_default_stream();
     }
 
   private:
@@ -273,7 +281,10 @@ class dev_report {
     dev_report& operator=(const dev_report&) = delete;
     report_data* get() const { return p_; }
     operator report_data*() const { return p_; }
-    void reset() const { GPU_CHECK(cudaMemset(p_, 0, sizeof(report_data))); }
+    void reset() const {
+        GPU_CHECK(cudaMemset(p_, 0, sizeof(report_data)));
+        settle_default_stream();
+    }
     report_data read() const {
         report_data r{};
         GPU_CHECK(cudaMemcpy(&r, p_, sizeof r, cudaMemcpyDeviceToHost));

@@ -131,4 +131,86 @@ TEST_F(GpuQueue, WaitOnQueueHoldsBackLaterWorkOnTheStream) {
     ishmem_barrier_all();
 }
 
+// Contiguous RMA and quiet on a CUDA-stream queue run on the stream itself (copy engine, no host task)
+// when the local buffer is device or pinned memory and every dep is a stream point; their events are
+// CUDA events. A pageable local buffer, or a dep on an unfinished host task, takes the task path:
+// same results, in the same order.
+TEST_F(GpuQueue, ContiguousRmaRunsOnTheStreamItself) {
+    gpu_sym<int> dest(qn), dest2(qn);
+    ASSERT_TRUE(dest && dest2);
+    dev_array<int> src(qn), back(qn);
+    int* pinned = nullptr;
+    GPU_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&pinned), qn * sizeof(int), cudaHostAllocDefault));
+    std::vector<int> pageable(qn, 0);
+    dev_report rep;
+    stream s1, s2;
+    ishmem::queue q1(s1.get());
+    ishmem_barrier_all();
+
+    // A slow kernel on another stream fills src; a user CUDA event marks it, and is the put's dep.
+    cudaEvent_t filled;
+    GPU_CHECK(cudaEventCreateWithFlags(&filled, cudaEventDisableTiming));
+    delayed_fill<<<8, 256, 0, s2>>>(src.get(), qn, me, 3, delay_ns);
+    GPU_LAUNCHED("delayed_fill");
+    GPU_CHECK(cudaEventRecord(filled, s2));
+    ishmem::event user(filled);
+    EXPECT_EQ(user.cuda_event(), filled) << "an event over a user's CUDA event gives it back";
+    ishmem::event put = ishmemx_int_put_on_queue(dest.get(), src.get(), qn, right, q1, {user});
+    EXPECT_NE(put.cuda_event(), nullptr) << "put_on_queue from device memory should run on the stream";
+    ishmem::event nbi = ishmemx_int_put_nbi_on_queue(dest2.get(), src.get(), qn, right, q1, {user});
+    ishmem::event q = ishmemx_quiet_on_queue(q1, {put, nbi});
+    EXPECT_NE(q.cuda_event(), nullptr) << "quiet_on_queue on a stream is a stream point";
+    ishmem::event empty = ishmemx_int_put_on_queue(dest.get(), src.get(), 0, right, q1);
+    sync(s1, "stream puts after a user event");
+    sync(s2, "delayed_fill");
+    put.wait();
+    nbi.wait();
+    q.wait();
+    empty.wait();
+    EXPECT_TRUE(put.is_complete() && q.is_complete() && empty.is_complete());
+    cudaEventDestroy(filled);
+    ishmem_barrier_all();
+    auto from_left = [&](size_t i) { return pattern(left, 3, static_cast<long long>(i)); };
+    expect_elements(dest.read(), from_left, "put_on_queue after a user CUDA event dep (data of the left PE)");
+    expect_elements(dest2.read(), from_left, "put_nbi_on_queue after a user CUDA event dep (data of the left PE)");
+
+    // get_on_queue into device memory and into pinned host memory: stream path; into pageable
+    // memory: task path. All read what the right neighbour received from me.
+    ishmem::event g1 = ishmemx_int_get_on_queue(back.get(), dest.get(), qn, right, q1);
+    ishmem::event g2 = ishmemx_int_get_nbi_on_queue(pinned, dest.get(), qn, right, q1);
+    ishmem::event g3 = ishmemx_int_get_on_queue(pageable.data(), dest.get(), qn, right, q1);
+    EXPECT_NE(g1.cuda_event(), nullptr) << "get_on_queue into device memory should run on the stream";
+    EXPECT_NE(g2.cuda_event(), nullptr) << "get_nbi_on_queue into pinned memory should run on the stream";
+    EXPECT_EQ(g3.cuda_event(), nullptr) << "get_on_queue into pageable memory must not run on the stream";
+    sync(s1, "gets on the stream");
+    g1.wait();
+    g2.wait();
+    g3.wait();
+    auto mine = [&](size_t i) { return pattern(me, 3, static_cast<long long>(i)); };
+    expect_elements(back.read(), mine, "get_on_queue into device memory");
+    expect_elements(std::vector<int>(pinned, pinned + qn), mine, "get_nbi_on_queue into pinned memory");
+    expect_elements(pageable, mine, "get_on_queue into pageable memory");
+
+    // A put whose dep is a host task that cannot have finished (a wait for a word the left PE sets
+    // late): it runs after that task, on the task path. The put then copies from pageable memory.
+    gpu_sym<int> word(1), out(1);
+    ASSERT_TRUE(word && out);
+    std::vector<int> nine{9};
+    ishmem_barrier_all();
+    set_late<<<1, 1, 0, s2>>>(word.get(), 5, right, delay_ns);
+    GPU_LAUNCHED("set_late");
+    ishmem::event w = ishmemx_int_wait_until_on_queue(word.get(), ISHMEM_CMP_EQ, 5, q1);
+    ishmem::event p = ishmemx_int_put_on_queue(out.get(), nine.data(), 1, me, q1, {w});
+    expect_word<<<1, 1, 0, s1>>>(word.get(), 5, rep);
+    GPU_LAUNCHED("expect_word");
+    sync(s2, "set_late");
+    sync(s1, "wait, put after it");
+    w.wait();
+    p.wait();
+    rep.expect_clean("work after wait_until_on_queue ran before the wait was satisfied");
+    EXPECT_EQ(out.read_one(0), 9);
+    cudaFreeHost(pinned);
+    ishmem_barrier_all();
+}
+
 }  // namespace

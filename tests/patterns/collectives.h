@@ -51,10 +51,11 @@ template <class TeamSync> void team_sync(TeamSync sync) {
         ishmem_barrier_all();
         if (me < 0) continue;
         auto call = [&] {
-            if constexpr (std::is_void_v<decltype(sync(team))>)
+            if constexpr (std::is_void_v<decltype(sync(team))>) {
                 sync(team);
-            else
+            } else {  // braces: nvcc's front end rejects EXPECT_EQ as the statement of an else
                 EXPECT_EQ(sync(team), 0) << "team_sync's return";
+            }
         };
         for (int r = 1; r <= 3; ++r) {
             const int right = ishmem_team_translate_pe(team, (me + 1) % n, ISHMEM_TEAM_WORLD);

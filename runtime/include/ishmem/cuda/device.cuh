@@ -681,4 +681,84 @@ __device__ inline size_t test_some_work_group(T* ivars, size_t nelems, size_t* i
     return leader_then_share(g, [&] { return test_some<T>(ivars, nelems, indices, status, cmp, v); });
 }
 
+// ---- teams and barriers --------------------------------------------------------------------------
+// The team table is this PE's view (device_state.h), kept by the host at split and destroy, so a
+// team is usable in kernels as soon as the split returns. Barriers are dissemination barriers over
+// counters in the members' GPU sync regions (NVLink atomics; the polled word is local). One thread
+// (or group) of a PE at a time per team, as on the host.
+
+__device__ inline const ishmemi::cuda::device_team* find_team(int team) {
+    if (team < 0 || team >= dstate.teams_max || dstate.teams == nullptr) return nullptr;
+    const ishmemi::cuda::device_team* t = dstate.teams + team;
+    return t->size > 0 ? t : nullptr;
+}
+__device__ inline int team_my_pe(int team) {
+    const auto* t = find_team(team);
+    return t ? t->my_index : -1;
+}
+__device__ inline int team_n_pes(int team) {
+    const auto* t = find_team(team);
+    return t ? t->size : -1;
+}
+__device__ inline int team_translate_pe(int src_team, int src_pe, int dest_team) {
+    const auto *s = find_team(src_team), *d = find_team(dest_team);
+    if (!s || !d || src_pe < 0 || src_pe >= s->size) return -1;
+    const int pe = s->start + src_pe * s->stride - d->start;
+    if (pe < 0 || pe % d->stride != 0 || pe / d->stride >= d->size) return -1;
+    return pe / d->stride;
+}
+
+// The soft team check of the generated entry points: a line (CUDA printf, seen at the next
+// synchronization) and false, so that the routine returns nonzero as on the host.
+__device__ inline bool check_team(const char* fn, int team) {
+    if (__builtin_expect(find_team(team) != nullptr, 1)) return true;
+    printf("ishmem: PE %d: %s: team %d is not a valid team on this PE (device code)\n", dstate.my_pe, fn, team);
+    return false;
+}
+
+__device__ inline ishmemi::cuda::gpu_sync_slot* sync_slot(int pe, int slot) {
+    return reinterpret_cast<ishmemi::cuda::gpu_sync_slot*>(dstate.sync_base +
+                                                           static_cast<long long>(pe - dstate.my_pe) * dstate.peer_stride) +
+           slot;
+}
+
+// A system-scope fence first (what the caller stored or put before is complete and visible), then
+// one release increment per round at the partner and an acquire wait on my own counter: what any
+// member did before its call is visible to every member after the barrier (causality is transitive
+// through the rounds).
+__device__ inline void team_barrier(const ishmemi::cuda::device_team& t, int slot) {
+    __threadfence_system();
+    ishmemi::cuda::gpu_sync_slot* mine = sync_slot(dstate.my_pe, slot);
+    const unsigned long long epoch = ++mine->epoch.value;  // only this PE's caller touches it
+    for (int r = 0, dist = 1; dist < t.size; ++r, dist <<= 1) {
+        const int to = t.start + ((t.my_index + dist) % t.size) * t.stride;
+        sys_ref(&sync_slot(to, slot)->arrived[r].value).fetch_add(1ull, ::cuda::std::memory_order_release);
+        auto in = sys_ref(&mine->arrived[r].value);
+        while (in.load(::cuda::std::memory_order_acquire) < epoch) {
+        }
+    }
+}
+
+__device__ inline void barrier_all() { team_barrier(dstate.teams[ISHMEM_TEAM_WORLD], ISHMEM_TEAM_WORLD); }
+__device__ inline void sync_all() { team_barrier(dstate.teams[ISHMEM_TEAM_WORLD], ISHMEM_TEAM_WORLD); }
+__device__ inline int team_sync(int team) {
+    team_barrier(*find_team(team), team);  // checked by the entry point
+    return 0;
+}
+template <class G> __device__ inline void barrier_all_work_group(const G& g) {
+    sync_group(g);
+    if (rank_in(g) == 0) barrier_all();
+    sync_group(g);
+}
+template <class G> __device__ inline void sync_all_work_group(const G& g) {
+    sync_group(g);
+    if (rank_in(g) == 0) sync_all();
+    sync_group(g);
+}
+template <class G> __device__ inline void team_sync_work_group(int team, const G& g) {
+    sync_group(g);
+    if (rank_in(g) == 0) team_sync(team);
+    sync_group(g);
+}
+
 }  // namespace ishmemi::dev

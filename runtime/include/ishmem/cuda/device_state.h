@@ -61,6 +61,26 @@ struct print_ring {
     print_slot slots[print_slots];
 };
 
+// A team as device code sees it on this PE (the host keeps the table at split and destroy): world
+// PEs start, start + stride, ... (size of them), this PE at my_index; size 0 when the handle is not
+// a team of this PE.
+struct device_team {
+    int start, stride, size, my_index;
+};
+
+// Barrier counters of one team slot in each PE's GPU sync region (after its user heap, mapped like
+// it): only grow, so consecutive barriers need no reset; zeroed by the host when a team takes the
+// slot. epoch: barriers this PE has completed on the slot; arrived[r]: barriers for which this PE's
+// round-r partner has signalled.
+struct gpu_sync_slot {
+    static constexpr int max_rounds = 32;
+    struct alignas(64) counter {
+        unsigned long long value;
+    };
+    counter epoch;
+    counter arrived[max_rounds];
+};
+
 struct device_state {
     int initialized;
     int device;                // this PE's GPU: the setter makes it current before copying
@@ -74,6 +94,9 @@ struct device_state {
     print_ring* prints;              // host-mapped; null before init and after finalize
     unsigned long long* print_tickets;  // the next print ticket (GPU memory)
     int finalized;                   // set by ishmem_finalize: a later call says "after ishmem_finalize"
+    char* sync_base;                 // my GPU sync region (gpu_sync_slot per team slot); a peer's at + (pe - my_pe) * peer_stride
+    const device_team* teams;        // teams_max entries (GPU memory)
+    int teams_max;
 };
 
 using device_state_setter = void (*)(const device_state*);

@@ -26,6 +26,7 @@
 #include "ishmem/impl/api.h"
 
 struct CUstream_st;  // cudaStream_t is CUstream_st*
+struct CUevent_st;   // cudaEvent_t is CUevent_st*
 
 namespace ishmem {
 
@@ -44,6 +45,7 @@ namespace detail {
 struct event_state;  // completion flag + exception, shared by events and the queue (exec.cpp)
 struct group_state;  // barrier + scratch slot of one running work-group (exec.cpp)
 struct access;       // the runtime's factory for items and groups (exec.cpp)
+struct stream_order; // operations that a CUDA stream runs itself (below)
 
 // A queued unit of work, type-erased so that the queue itself is not a template.
 struct ISHMEM_API task {
@@ -78,13 +80,31 @@ ISHMEM_API void* group_slot(group_state* g);
 // null in a library without CUDA). A task submitted to such a queue runs on the host in stream
 // order: open() makes the stream wait at this point until close(); the task runs once wait_ready()
 // says the stream's earlier work is done.
+// The event ops serve events over CUDA events: record() gives a pooled event recorded on the stream,
+// release() takes it back; the others also take events that the user made.
 struct stream_gate_ops {
     void* (*open)(CUstream_st* stream);
     void (*wait_ready)(void* gate);
     void (*close)(void* gate);
     void (*sync)(CUstream_st* stream);
+    CUevent_st* (*record)(CUstream_st* stream);
+    void (*release)(CUevent_st* ev);
+    void (*event_wait)(CUevent_st* ev);
+    bool (*event_done)(CUevent_st* ev);
+    void (*stream_wait)(CUstream_st* stream, CUevent_st* ev);
 };
 ISHMEM_API extern const stream_gate_ops* stream_gates;
+
+// For operations that a queue over a CUDA stream runs on the stream itself, with no host task
+// (impl/queue.h: copy-engine copies, quiet): they come after the queue's earlier tasks because each
+// of those holds the stream at its place until it has run.
+struct ISHMEM_API stream_order {
+    // Makes the stream wait for deps; false, with nothing done, when one of them is a host task
+    // that has not finished (the operation must then run as a task).
+    static bool wait_for(const queue& q, const std::vector<event>& deps);
+    // An event that completes when the stream reaches this point.
+    static event mark(const queue& q);
+};
 }  // namespace detail
 
 // ---------------------------------------------------------------------------------------------
@@ -204,6 +224,13 @@ template <int D, class T> T group_broadcast(const group<D>& g, T x, std::size_t 
 class ISHMEM_API event {
   public:
     event() = default;  // complete
+    // Complete once the CUDA stream work recorded in e (a cudaEvent_t) has run; e stays the
+    // caller's and must outlive this event and its copies. A queue over a CUDA stream turns such
+    // deps into stream waits. Needs the CUDA backend.
+    explicit event(CUevent_st* e);
+    // The CUDA event behind this event (an operation that ran on a CUDA stream, or the constructor
+    // above), else nullptr. Stays valid while this event or a copy of it exists.
+    CUevent_st* cuda_event() const;
 
     // Block until the task has run; rethrow what it threw (every time wait is called).
     void wait() const;
@@ -213,6 +240,7 @@ class ISHMEM_API event {
 
   private:
     friend class queue;
+    friend struct detail::stream_order;
     explicit event(std::shared_ptr<detail::event_state> s) : state_(std::move(s)) {}
     std::shared_ptr<detail::event_state> state_;
 };
@@ -275,6 +303,7 @@ class ISHMEM_API queue {
     friend bool operator==(const queue& a, const queue& b) { return a.impl_ == b.impl_; }
 
   private:
+    friend struct detail::stream_order;
     struct impl;
     event submit(std::unique_ptr<detail::task> t, const std::vector<event>& deps) const;
     std::shared_ptr<impl> impl_;

@@ -3,7 +3,10 @@
 // bootstrap, add theirs with register_bootstrap from a static initializer.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstddef>
+#include <cstdio>
 #include <memory>
 
 #include "ishmem/generated/constants.h"
@@ -20,6 +23,13 @@ struct bootstrap {
     // all_fds[i] receives an fd of PE i's my_fd (all_fds[pe()] == my_fd); the caller owns and closes
     // all of them. Collective.
     virtual void exchange_fds(int my_fd, int* all_fds) = 0;
+    // ishmem_global_exit: ends the whole job with status, wherever the other PEs are, from any
+    // thread; the launcher (or mpirun) exits with status. This default, for a lone PE, exits the
+    // process. Neither it nor an override runs static destructors: other threads may still be busy.
+    [[noreturn]] virtual void global_exit(int status) {
+        std::fflush(nullptr);
+        _exit(status);
+    }
     virtual ~bootstrap() = default;
 };
 

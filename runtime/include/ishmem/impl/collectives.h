@@ -156,6 +156,42 @@ template <class W, class F> void leader(const W& w, F&& f) {
     w.sync();
 }
 
+// The watch and the agreement of one collective call (ISHMEM_CHECK=full, ISHMEM_HANG_TIMEOUT);
+// otherwise one test of watch_calls. Every thread of a group constructs it; the leader agrees.
+class watched_call {
+  public:
+    template <class W>
+    watched_call(const W& w, ishmem_team_t team, const char* routine, int root, uint64_t nelems, unsigned elem_size,
+                 const char* type, bool nelems_may_differ = false) {
+        if (__builtin_expect(watch_calls, 0)) begin(w, team, routine, root, nelems, elem_size, type, nelems_may_differ);
+    }
+    ~watched_call() {
+        if (on_) call_leave(ci_);
+    }
+    watched_call(const watched_call&) = delete;
+    watched_call& operator=(const watched_call&) = delete;
+
+  private:
+    template <class W>
+    void begin(const W& w, ishmem_team_t team, const char* routine, int root, uint64_t nelems, unsigned elem_size,
+               const char* type, bool nelems_may_differ) {
+        ci_ = call_info{};
+        ci_.routine = routine;
+        ci_.team = team;
+        ci_.root = root;
+        ci_.cmp = -1;
+        ci_.nelems = nelems;
+        ci_.nelems_may_differ = nelems_may_differ;
+        ci_.elem_size = elem_size;
+        ci_.type = type;
+        on_ = true;
+        call_enter(ci_);
+        if (state.check_full) leader(w, [&] { agree_on_call(team, ci_); });
+    }
+    bool on_ = false;
+    call_info ci_;
+};
+
 // Members read by this PE: all others; each wait_ready precedes reading that member, the acks
 // follow all reads; then this PE waits for the others' reads of its own buffers.
 template <class W, class Read> void read_all_members(const W& w, exchange& ex, Read&& read) {
@@ -196,6 +232,7 @@ void reduce_range(const team_t& t, const T* source, int first, int last, size_t 
 }
 
 template <class T, class W> int alltoall(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems) {
+    watched_call wc(w, team, "ishmem_alltoall", -1, nelems, sizeof(T), type_name<T>());
     if (eager::usable(team, nelems * sizeof(T))) {
         leader(w, [&] {
             eager ea(team, "ishmem_alltoall");
@@ -220,6 +257,7 @@ template <class T, class W> int alltoall(const W& w, ishmem_team_t team, T* dest
 // Non-roots wait for the root only and return once they have copied; the root waits for them.
 template <class T, class W>
 int broadcast(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems, int root) {
+    watched_call wc(w, team, "ishmem_broadcast", root, nelems, sizeof(T), type_name<T>());
     if (eager::usable(team, nelems * sizeof(T))) {
         leader(w, [&] {
             eager ea(team, "ishmem_broadcast");
@@ -251,6 +289,7 @@ int broadcast(const W& w, ishmem_team_t team, T* dest, const T* source, size_t n
 }
 
 template <class T, class W> int fcollect(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems) {
+    watched_call wc(w, team, "ishmem_fcollect", -1, nelems, sizeof(T), type_name<T>());
     if (eager::usable(team, nelems * sizeof(T))) {
         leader(w, [&] {
             eager ea(team, "ishmem_fcollect");
@@ -271,6 +310,7 @@ template <class T, class W> int fcollect(const W& w, ishmem_team_t team, T* dest
 
 // Counts differ per PE: each publishes its own in the team's slot with its ready flag.
 template <class T, class W> int collect(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems) {
+    watched_call wc(w, team, "ishmem_collect", -1, nelems, sizeof(T), type_name<T>(), true);
     exchange ex(w, team, "ishmem_collect");
     const team_t& t = ex.team();
     if (w.rank() == 0) __atomic_store_n(&team_slot_of(state.my_pe, team)->published, nelems, __ATOMIC_RELAXED);
@@ -290,6 +330,7 @@ template <class T, class W> int collect(const W& w, ishmem_team_t team, T* dest,
 
 template <int Op, class T, class W>
 int reduce(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nreduce, const char* routine) {
+    watched_call wc(w, team, routine, -1, nreduce, sizeof(T), type_name<T>());
     const team_t& t = teams[team];
     if (t.size >= 3 && nreduce * sizeof(T) >= reduce_scatter_min) {
         // Member k reduces chunk k into its own dest; only member k reads chunk k of the sources,
@@ -346,6 +387,7 @@ int reduce(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nred
 // members' flags only, and for the acks of the members above it, which read its source.
 template <class T, class W>
 int scan(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems, bool inclusive, const char* routine) {
+    watched_call wc(w, team, routine, -1, nelems, sizeof(T), type_name<T>());
     if (eager::usable(team, nelems * sizeof(T))) {
         // Member i sends its source to the members above it and adds up what those below sent.
         leader(w, [&] {
@@ -388,10 +430,12 @@ int scan(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems
 namespace impl {
 
 inline int team_sync(ishmem_team_t team) {
+    coll::watched_call wc(coll::alone{}, team, "ishmem_team_sync", -1, UINT64_MAX, 0, nullptr);
     team_barrier(teams[team], team, "ishmem_team_sync");
     return 0;
 }
 template <class Group> void team_sync_work_group(ishmem_team_t team, const Group& group) {
+    coll::watched_call wc(coll::in_group<Group>{group}, team, "ishmemx_team_sync_work_group", -1, UINT64_MAX, 0, nullptr);
     coll::barrier(coll::in_group<Group>{group}, teams[team], team, "ishmemx_team_sync_work_group");
 }
 

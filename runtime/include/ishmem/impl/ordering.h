@@ -4,6 +4,7 @@
 
 #include <atomic>
 
+#include "ishmem/impl/queue.h"
 #include "ishmem/impl/work_group.h"
 
 namespace ishmemi::impl {
@@ -14,6 +15,11 @@ inline void fence() {
 
 inline void quiet() {
     std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+// On a CUDA stream the stream's earlier copies are complete when it gets here: only a mark.
+inline ishmem::event quiet_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    return enqueue_mark(q, deps, [] { quiet(); });
 }
 
 template <typename Group>

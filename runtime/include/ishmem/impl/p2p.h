@@ -162,43 +162,104 @@ sync_set<T, value_per_element<T>> make_set(T* ivars, std::size_t nelems, const i
     return {ivars, nelems, status, cmp, value_per_element<T>{v}};
 }
 
+// A point-to-point wait or test as the watch describes it (call_info); v is the comparison value,
+// or the per-element values (a pointer, not shown).
+template <class T, class V>
+inline call_info p2p_call(const char* routine, const void* addr, const char* addr_name, uint64_t nelems, int cmp,
+                          const V& v) {
+    call_info ci{};
+    ci.routine = routine;
+    ci.team = ci.root = -1;
+    ci.cmp = cmp;
+    ci.nelems = nelems;
+    ci.addr = addr;
+    ci.addr_name = addr_name;
+    ci.elem_size = sizeof(T);
+    ci.type = type_name<T>();
+    if constexpr (!std::is_pointer_v<V> && std::is_floating_point_v<T>) {
+        const double d = static_cast<double>(v);
+        __builtin_memcpy(&ci.value_bits, &d, sizeof d);
+        ci.value_kind = 'f';
+    } else if constexpr (!std::is_pointer_v<V> && std::is_integral_v<T>) {
+        ci.value_bits = static_cast<uint64_t>(v);
+        ci.value_kind = std::is_signed_v<T> ? 'i' : 'u';
+    }
+    return ci;
+}
+
+// Runs wait (a blocking loop) as a watched call when watch_calls is set.
+template <class T, class V, class F>
+inline auto watched_wait(const char* routine, const void* addr, const char* addr_name, uint64_t nelems, int cmp,
+                         const V& v, F&& wait) {
+    if (__builtin_expect(!watch_calls, 1)) return wait();
+    call_info ci = p2p_call<T>(routine, addr, addr_name, nelems, cmp, v);
+    call_scope scope(ci);
+    return wait();
+}
+
+// A test that the user calls in a loop is a wait too: the watch times the run of false results.
+template <class T, class V, class R>
+inline R watched_test(const char* routine, const void* addr, const char* addr_name, uint64_t nelems, int cmp,
+                      const V& v, R result, bool satisfied) {
+    if (__builtin_expect(watch_calls, 0)) {
+        call_info ci = p2p_call<T>(routine, addr, addr_name, nelems, cmp, v);
+        watch_test(ci, satisfied);
+    }
+    return result;
+}
+
 namespace impl {
 
 // ---- one variable ------------------------------------------------------------------------------
 
 template <class T> void wait_until(T* ivar, int cmp, T cmp_value) {
-    for (backoff b{wait_spin_limit, 0}; !compare(cmp, load_var(ivar), cmp_value);) b.pause();
+    watched_wait<T>("ishmem_wait_until", ivar, "ivar", UINT64_MAX, cmp, cmp_value, [&] {
+        for (backoff b{wait_spin_limit, 0}; !compare(cmp, load_var(ivar), cmp_value);) b.pause();
+    });
 }
-template <class T> int test(T* ivar, int cmp, T cmp_value) { return compare(cmp, load_var(ivar), cmp_value) ? 1 : 0; }
+template <class T> int test(T* ivar, int cmp, T cmp_value) {
+    const int r = compare(cmp, load_var(ivar), cmp_value) ? 1 : 0;
+    return watched_test<T>("ishmem_test", ivar, "ivar", UINT64_MAX, cmp, cmp_value, r, r != 0);
+}
 template <class T> void wait(T* ivar, T cmp_value) { wait_until(ivar, ISHMEM_CMP_NE, cmp_value); }
 
 inline uint64_t signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value) {
-    for (backoff b{wait_spin_limit, 0};; b.pause())
-        if (uint64_t v = load_var(sig_addr); compare(cmp, v, cmp_value)) return v;
+    return watched_wait<uint64_t>("ishmem_signal_wait_until", sig_addr, "sig_addr", UINT64_MAX, cmp, cmp_value,
+                                  [&]() -> uint64_t {
+                                      for (backoff b{wait_spin_limit, 0};; b.pause())
+                                          if (uint64_t v = load_var(sig_addr); compare(cmp, v, cmp_value)) return v;
+                                  });
 }
 
 // ---- sets: V is TYPE (one value for all) or const TYPE* (the _vector families, whose spec entries
 // name these templates as their impl) ----------------------------------------------------------
 
 template <class T, class V> void wait_until_all(T* ivars, size_t nelems, const int* status, int cmp, V v) {
-    make_set(ivars, nelems, status, cmp, v).wait_all(0, nelems);
+    watched_wait<T>(std::is_pointer_v<V> ? "ishmem_wait_until_all_vector" : "ishmem_wait_until_all", ivars, "ivars",
+                    nelems, cmp, v, [&] { make_set(ivars, nelems, status, cmp, v).wait_all(0, nelems); });
 }
 template <class T, class V> size_t wait_until_any(T* ivars, size_t nelems, const int* status, int cmp, V v) {
-    return make_set(ivars, nelems, status, cmp, v).wait_any();
+    return watched_wait<T>(std::is_pointer_v<V> ? "ishmem_wait_until_any_vector" : "ishmem_wait_until_any", ivars,
+                           "ivars", nelems, cmp, v, [&] { return make_set(ivars, nelems, status, cmp, v).wait_any(); });
 }
 template <class T, class V>
 size_t wait_until_some(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, V v) {
-    return make_set(ivars, nelems, status, cmp, v).wait_some(indices);
+    return watched_wait<T>(std::is_pointer_v<V> ? "ishmem_wait_until_some_vector" : "ishmem_wait_until_some", ivars,
+                           "ivars", nelems, cmp, v,
+                           [&] { return make_set(ivars, nelems, status, cmp, v).wait_some(indices); });
 }
 template <class T, class V> int test_all(T* ivars, size_t nelems, const int* status, int cmp, V v) {
-    return make_set(ivars, nelems, status, cmp, v).test_all();
+    const int r = make_set(ivars, nelems, status, cmp, v).test_all();
+    return watched_test<T>("ishmem_test_all", ivars, "ivars", nelems, cmp, v, r, r != 0);
 }
 template <class T, class V> size_t test_any(T* ivars, size_t nelems, const int* status, int cmp, V v) {
-    return make_set(ivars, nelems, status, cmp, v).test_any();
+    const size_t r = make_set(ivars, nelems, status, cmp, v).test_any();
+    return watched_test<T>("ishmem_test_any", ivars, "ivars", nelems, cmp, v, r, r != SIZE_MAX || nelems == 0);
 }
 template <class T, class V>
 size_t test_some(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, V v) {
-    return make_set(ivars, nelems, status, cmp, v).test_some(indices);
+    const size_t r = make_set(ivars, nelems, status, cmp, v).test_some(indices);
+    return watched_test<T>("ishmem_test_some", ivars, "ivars", nelems, cmp, v, r, r != 0 || nelems == 0);
 }
 
 // ---- _work_group: one thread polls, the group's barrier hands its acquire to the others; a
@@ -232,7 +293,8 @@ template <class Group> uint64_t signal_wait_until_work_group(uint64_t* sig_addr,
 template <class T, class V, class Group>
 void wait_until_all_work_group(T* ivars, size_t nelems, const int* status, int cmp, V v, const Group& group) {
     const auto [begin, end] = group_chunk(group, nelems);
-    make_set(ivars, nelems, status, cmp, v).wait_all(begin, end);
+    watched_wait<T>("ishmemx_wait_until_all_work_group", ivars, "ivars", nelems, cmp, v,
+                    [&] { make_set(ivars, nelems, status, cmp, v).wait_all(begin, end); });
     group_sync(group);
 }
 template <class T, class V, class Group>

@@ -1,10 +1,13 @@
-// _on_queue machinery: an operation runs as a task of the user's queue.
+// _on_queue machinery: an operation runs as a task of the user's queue, or, on a queue over a CUDA
+// stream, where it can, as work of the stream itself.
 #pragma once
 
+#include <cstdint>
 #include <utility>
 #include <vector>
 
 #include "ishmem/host/exec.h"
+#include "ishmem/impl/runtime.h"
 
 namespace ishmemi::impl {
 
@@ -14,6 +17,35 @@ namespace ishmemi::impl {
 template <class F>
 ishmem::event enqueue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, F&& fn) {
     return q.single_task(deps, std::forward<F>(fn));
+}
+
+// A copy between the heap and local memory in q's order. On a queue over a CUDA stream it is a
+// copy-engine copy queued on the stream from the calling thread: no host task, no gate kernel, no
+// round trip through the queue's thread. Otherwise, or when a dep is an
+// unfinished host task or the local buffer is pageable memory, fn runs as a task.
+// With a signal word (the peer's, translated), a one-thread kernel updates it after the copy.
+struct stream_signal {
+    uint64_t* word = nullptr;
+    uint64_t value = 0;
+    bool add = false;
+};
+template <class F>
+ishmem::event enqueue_copy(const ishmem::queue& q, const std::vector<ishmem::event>& deps, void* dst,
+                           const void* src, size_t bytes, const void* local, F&& fn, stream_signal sig = {}) {
+    using order = ishmem::detail::stream_order;
+    if (heap_on_gpu() && q.stream() && order::wait_for(q, deps) && gpu::copy_async(q.stream(), dst, src, bytes, local)) {
+        if (sig.word) gpu::signal_async(q.stream(), sig.word, sig.value, sig.add);
+        return order::mark(q);
+    }
+    return enqueue(q, deps, std::forward<F>(fn));
+}
+
+// A point in q's order after deps, with nothing to do there: on a CUDA stream, an event.
+template <class F>
+ishmem::event enqueue_mark(const ishmem::queue& q, const std::vector<ishmem::event>& deps, F&& fn) {
+    using order = ishmem::detail::stream_order;
+    if (heap_on_gpu() && q.stream() && order::wait_for(q, deps)) return order::mark(q);
+    return enqueue(q, deps, std::forward<F>(fn));
 }
 
 }  // namespace ishmemi::impl

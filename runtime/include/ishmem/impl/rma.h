@@ -5,6 +5,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "ishmem/impl/queue.h"
 #include "ishmem/impl/runtime.h"
 #include "ishmem/impl/work_group.h"
 
@@ -59,6 +60,34 @@ inline void put_nbi(T* dest, const T* source, size_t nelems, int pe) {
 template <typename T>
 inline void get_nbi(T* dest, const T* source, size_t nelems, int pe) {
     get(dest, source, nelems, pe);
+}
+
+// The _on_queue forms: copies that a CUDA stream queues itself (impl/queue.h). The nbi forms are the
+// same: a stream copy is complete when the stream passes it.
+template <typename T>
+inline ishmem::event put_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, T* dest,
+                                  const T* source, size_t nelems, int pe) {
+    return enqueue_copy(q, deps, translate(dest, pe), source, nelems * sizeof(T), source,
+                        [=] { put(dest, source, nelems, pe); });
+}
+
+template <typename T>
+inline ishmem::event get_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, T* dest,
+                                  const T* source, size_t nelems, int pe) {
+    return enqueue_copy(q, deps, dest, translate(source, pe), nelems * sizeof(T), dest,
+                        [=] { get(dest, source, nelems, pe); });
+}
+
+template <typename T>
+inline ishmem::event put_nbi_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, T* dest,
+                                      const T* source, size_t nelems, int pe) {
+    return put_on_queue(q, deps, dest, source, nelems, pe);
+}
+
+template <typename T>
+inline ishmem::event get_nbi_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, T* dest,
+                                      const T* source, size_t nelems, int pe) {
+    return get_on_queue(q, deps, dest, source, nelems, pe);
 }
 
 // Strides count elements: dest[i * dst] = source[i * sst].

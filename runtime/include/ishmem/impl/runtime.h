@@ -28,6 +28,9 @@ struct state_t {
     backend_kind backend;
     char** internal_peer;  // internal_peer[pe]: PE pe's internal region (host memory on every backend)
     bool finalized;        // ishmem_finalize has run (and no ishmem_init since): errors say "after finalize"
+    // ISHMEM_CHECK=full, read once by ishmem_init: the costly checks (checks.cpp) run only when set.
+    // Kept here so that check_symmetric tests it through the pointer to state it already holds.
+    bool check_full = false;
 };
 extern ISHMEM_API state_t state;
 
@@ -52,6 +55,8 @@ ISHMEM_API void warn(const char* routine, const char* fmt, ...) __attribute__((f
 [[noreturn, gnu::cold]] ISHMEM_API void fail_pe(const char* routine, int pe);
 [[noreturn, gnu::cold]] ISHMEM_API void fail_symmetric(const char* routine, const char* param, const void* addr,
                                                        size_t bytes);
+// Full mode: [addr, addr + bytes) must also lie inside one live allocation (stops the job if not).
+[[gnu::cold]] ISHMEM_API void check_allocation(const char* routine, const char* param, const void* addr, size_t bytes);
 [[noreturn, gnu::cold]] ISHMEM_API void fail_nonnull(const char* routine, const char* param, size_t count);
 [[noreturn, gnu::cold]] ISHMEM_API void fail_sig_op(const char* routine, int sig_op);
 [[noreturn, gnu::cold]] ISHMEM_API void fail_cmp(const char* routine, int cmp);
@@ -78,6 +83,7 @@ ISHMEM_API void warn(const char* routine, const char* fmt, ...) __attribute__((f
     uintptr_t off = reinterpret_cast<uintptr_t>(addr) - reinterpret_cast<uintptr_t>(state.heap_base);
     if (__builtin_expect(off > state.heap_size || bytes > state.heap_size - off, 0))
         if (bytes != 0 || addr != nullptr) fail_symmetric(routine, param, addr, bytes);
+    if (__builtin_expect(state.check_full, 0)) check_allocation(routine, param, addr, bytes);
 }
 
 [[gnu::always_inline]] inline void check_nonnull(const char* routine, const char* param, const void* p, size_t count) {
@@ -175,6 +181,12 @@ inline bool heap_on_gpu() {
 // ---- the host's access to a heap in GPU memory (runtime/cuda/host_ops.cu; a library built
 // without CUDA never selects that backend, and its versions stop the job) ----------------------
 
+}  // namespace ishmemi
+
+struct CUstream_st;  // cudaStream_t
+
+namespace ishmemi {
+
 namespace gpu {
 // Read-modify-write codes of gpu::rmw; integers of 4 or 8 bytes (floats as their bits for load,
 // store and swap).
@@ -185,6 +197,13 @@ ISHMEM_API void copy(void* dst, const void* src, size_t bytes);
 // Copies n blocks of `block` bytes, block b from src + b * src_pitch to dst + b * dst_pitch.
 ISHMEM_API void copy_2d(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t block, size_t n);
 ISHMEM_API void fill_zero(void* dst, size_t bytes);
+// Queues the copy on CUDA stream s and returns at once, true; false with nothing queued when the
+// local side (`local`, dst or src) is pageable host memory, for which CUDA would make the calling
+// thread wait for the stream.
+ISHMEM_API bool copy_async(CUstream_st* s, void* dst, const void* src, size_t bytes, const void* local);
+// Queues on s a one-thread kernel that sets (add: adds to) the 64-bit word at p, a GPU address,
+// with release order: a PE that sees the new value sees what s copied before.
+ISHMEM_API void signal_async(CUstream_st* s, uint64_t* p, uint64_t value, bool add);
 // One atomic operation on the word at p (a GPU address, mine or a peer's), done by the GPU so that
 // it is atomic against device atomics; returns the old value.
 ISHMEM_API uint64_t rmw(rmw_op op, void* p, unsigned size, uint64_t value, uint64_t cond);

@@ -14,6 +14,9 @@ ISHMEM_API int init_thread(int requested, int* provided);
 ISHMEM_API void query_thread(int* provided);
 ISHMEM_API void finalize();
 ISHMEM_API void query_initialized(int* initialized);
+// Ends the whole job with status; any thread, at any time (also before init: under ishmrun the
+// launcher still ends the job).
+[[noreturn]] ISHMEM_API void global_exit(int status);
 // The runtime type init was asked for; ISHMEMX_RUNTIME_INVALID before init.
 ISHMEM_API ishmemx_runtime_type_t runtime_get_type();
 

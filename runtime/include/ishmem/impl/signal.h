@@ -53,6 +53,23 @@ inline void put_signal_nbi(T* dest, const T* source, size_t nelems, uint64_t* si
     put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe);
 }
 
+// On a CUDA stream: the copy, then a one-thread kernel that updates the signal (impl/queue.h).
+template <typename T>
+inline ishmem::event put_signal_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, T* dest,
+                                         const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal,
+                                         int sig_op, int pe) {
+    return enqueue_copy(q, deps, translate(dest, pe), source, nelems * sizeof(T), source,
+                        [=] { put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe); },
+                        {translate(sig_addr, pe), signal, sig_op == ISHMEM_SIGNAL_ADD});
+}
+
+template <typename T>
+inline ishmem::event put_signal_nbi_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps,
+                                             T* dest, const T* source, size_t nelems, uint64_t* sig_addr,
+                                             uint64_t signal, int sig_op, int pe) {
+    return put_signal_on_queue(q, deps, dest, source, nelems, sig_addr, signal, sig_op, pe);
+}
+
 // Every thread copies its share; once all shares are in, one thread signals; all return after it.
 template <typename T, typename Group>
 inline void put_signal_work_group(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal,

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "ishmem/impl/runtime.h"
 #include "ishmem/impl/work_group.h"
@@ -17,6 +18,62 @@ inline void cpu_relax() {
 #elif defined(__aarch64__)
     asm volatile("yield" ::: "memory");
 #endif
+}
+
+// What a blocking call is doing, for the hang watchdog (ISHMEM_HANG_TIMEOUT) and the collective
+// checks (ISHMEM_CHECK=full), both in checks.cpp. Blocking routines fill one only when watch_calls
+// is set, so the default path pays one predictable branch per call.
+struct call_info {
+    const char* routine;
+    int team, root, cmp;          // -1: not an argument of the call
+    uint64_t nelems;              // UINT64_MAX: none
+    bool nelems_may_differ;       // collect: each PE passes its own
+    const void* addr;             // point-to-point waits: the variable(s) waited on
+    const char* addr_name;
+    uint64_t value_bits;          // the comparison value, read as value_kind says
+    char value_kind;              // 'i', 'u', 'f', or 0 when there is none (or one per element)
+    unsigned elem_size;
+    const char* type;
+    // kept by checks.cpp while the call runs
+    const char* typed;            // the typed entry point the user called, when known
+    bool nested, published, polled;
+    int agree_for;                // agreement: the PE whose record this PE waits for, or -1
+    uint64_t agree_seq, since_ns, next_cycle_check_ns;
+};
+// ISHMEM_CHECK=full or ISHMEM_HANG_TIMEOUT > 0: blocking calls say what they are doing.
+extern ISHMEM_API bool watch_calls;
+ISHMEM_API void call_enter(call_info& ci);
+ISHMEM_API void call_leave(call_info& ci);
+// The yielding phase of a watched wait: publishes the call, watches the clock, looks for wait cycles.
+ISHMEM_API void watch_tick();
+// A test (not a wait) returned: a run of false results on one variable is timed like a wait.
+ISHMEM_API void watch_test(const call_info& ci, bool satisfied);
+
+struct call_scope {
+    call_info& ci;
+    explicit call_scope(call_info& c) : ci(c) { call_enter(c); }
+    ~call_scope() { call_leave(ci); }
+    call_scope(const call_scope&) = delete;
+    call_scope& operator=(const call_scope&) = delete;
+};
+
+// The name of an element type in messages ("int", "long", ...), as the typed routines spell it.
+template <class T> constexpr const char* type_name() {
+    if constexpr (std::is_same_v<T, char>) return "char";
+    else if constexpr (std::is_same_v<T, signed char>) return "schar";
+    else if constexpr (std::is_same_v<T, unsigned char>) return "uchar";
+    else if constexpr (std::is_same_v<T, short>) return "short";
+    else if constexpr (std::is_same_v<T, unsigned short>) return "ushort";
+    else if constexpr (std::is_same_v<T, int>) return "int";
+    else if constexpr (std::is_same_v<T, unsigned int>) return "uint";
+    else if constexpr (std::is_same_v<T, long>) return "long";
+    else if constexpr (std::is_same_v<T, unsigned long>) return "ulong";
+    else if constexpr (std::is_same_v<T, long long>) return "longlong";
+    else if constexpr (std::is_same_v<T, unsigned long long>) return "ulonglong";
+    else if constexpr (std::is_same_v<T, float>) return "float";
+    else if constexpr (std::is_same_v<T, double>) return "double";
+    else if constexpr (std::is_same_v<T, long double>) return "longdouble";
+    else return "bytes";
 }
 
 // Polling with backoff: `limit` polls, each followed by 2^min(poll, max_shift) CPU pauses, then one
@@ -34,6 +91,7 @@ struct backoff {
             ++polls;
             return false;
         }
+        if (__builtin_expect(watch_calls, 0)) watch_tick();
         sched_yield();
         return true;
     }
@@ -65,6 +123,8 @@ namespace impl {
 
 // Quiet, then wait for every PE. One thread per PE at a time.
 ISHMEM_API void barrier_all();
+// The same on behalf of routine (ishmem_malloc, ishmem_free, ...): the name the checks report.
+ISHMEM_API void barrier_all(const char* routine);
 // Wait for every PE; orders this PE's stores before the others' later loads. One thread per PE at a time.
 ISHMEM_API void sync_all();
 

@@ -20,9 +20,22 @@ struct team_t {
     uint64_t calls;           // flag-exchange collectives this PE has entered on the team
     uint64_t acks_expected;   // acknowledgements this PE has waited for in them, in total
     uint64_t eager_ops;       // eager collectives (small messages through inboxes) on the team
+    uint64_t agreed_calls;    // collectives checked by agree_on_call on the team (ISHMEM_CHECK=full)
 
     int world_pe(int index) const { return start + index * stride; }
 };
+
+// One PE's description of a collective call, compared by the other members (ISHMEM_CHECK=full).
+struct agree_record {
+    alignas(64) uint64_t seq;  // the team's checked call this describes (release-stored last)
+    char routine[48];          // compared: the family, without ishmemx_ and _work_group
+    char shown[48];            // printed: the entry point, typed where known
+    int32_t root;
+    uint32_t elem_size;
+    uint64_t nelems;           // UINT64_MAX where it may differ (collect)
+    char type[16];
+};
+inline constexpr uint64_t agree_depth = 2;
 
 // Per slot, in every member's internal region: the team's barrier and one published word (used by
 // collect to share counts). Slots of teams sit at internal_sync_offset + slot * sizeof(team_slot).
@@ -32,6 +45,7 @@ struct team_slot {
     alignas(64) uint64_t ready;      // the last call in which this PE's buffers were ready to read
     alignas(64) uint64_t acks;       // how many reads of this PE's buffers peers have finished, in total
     alignas(64) uint64_t eager_done; // the last eager collective this PE has finished on the team
+    agree_record agree[agree_depth]; // ring of this PE's last checked calls (agree_on_call)
 };
 inline constexpr int team_slots_max = static_cast<int>(internal_sync_size / sizeof(team_slot));
 
@@ -102,6 +116,10 @@ inline bool check_no_partial_overlap(const char* routine, const char* a, const v
 inline void team_barrier(const team_t& t, ishmem_team_t handle, const char* routine) {
     barrier_pes(t.start, t.stride, t.size, t.my_index, team_slot_offset(handle), routine);
 }
+
+// ISHMEM_CHECK=full: every member of team describes the call in ci and compares with the others;
+// a difference stops the job with one line naming both PEs and both values. One thread per PE.
+ISHMEM_API void agree_on_call(ishmem_team_t team, call_info& ci);
 
 // Called by ishmem_init after the heap is mapped (predefined teams) and by ishmem_finalize.
 ISHMEM_API void teams_init();

@@ -1,0 +1,367 @@
+// ISHMEM_CHECK=full and ISHMEM_HANG_TIMEOUT: the checks that cost too much to run always. Nothing
+// here runs unless ishmem_init found one of them set; the fast paths test one global flag.
+//   - bounds: a symmetric range must lie inside one live allocation, not merely inside the heap;
+//   - agreement: before a collective, the members compare what each of them called (agree_on_call);
+//   - watchdog: a PE blocked longer than ISHMEM_HANG_TIMEOUT prints where every PE is and stops.
+#include <time.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "allocator.h"
+#include "config.h"
+#include "control.h"
+#include "ishmem/impl/teams.h"
+
+namespace ishmemi {
+
+bool watch_calls = false;
+
+namespace {
+
+thread_local call_info* current = nullptr;
+// The typed entry point (ishmem_int_sum_reduce) that this thread checked last, in full mode: the
+// core's templates know only the family (ishmem_sum_reduce), the messages name what the user called.
+thread_local const char* last_entry = nullptr;
+
+const char* shown(const call_info& ci) {
+    return ci.typed ? ci.typed : ci.routine;
+}
+
+uint64_t now_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);  // one clock for every PE of the node
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+where_record* where_of(int pe) {
+    return &control(pe)->where;
+}
+
+void copy_name(char* dst, size_t n, const char* src) {
+    snprintf(dst, n, "%s", src ? src : "");
+}
+
+// The key arguments of a call, as the watchdog prints them.
+void describe(const call_info& ci, char* out, size_t n) {
+    std::string s;
+    char buf[96];
+    auto add = [&](const char* fmt, auto... args) {
+        snprintf(buf, sizeof buf, fmt, args...);
+        s += s.empty() ? "" : ", ";
+        s += buf;
+    };
+    if (ci.team >= 0) add("team %d", ci.team);
+    if (ci.root >= 0) add("root %d", ci.root);
+    if (ci.addr) add("%s %p", ci.addr_name ? ci.addr_name : "addr", ci.addr);
+    if (ci.nelems != UINT64_MAX) add("nelems %" PRIu64, ci.nelems);
+    if (ci.cmp >= 0) {
+        static const char* const names[] = {"EQ", "NE", "GT", "GE", "LT", "LE"};
+        const int i = ci.cmp - ISHMEM_CMP_EQ;
+        if (i >= 0 && i < 6) add("cmp ISHMEM_CMP_%s", names[i]); else add("cmp %d", ci.cmp);
+    }
+    if (ci.value_kind == 'i') add("value %" PRId64, static_cast<int64_t>(ci.value_bits));
+    if (ci.value_kind == 'u') add("value %" PRIu64, ci.value_bits);
+    if (ci.value_kind == 'f') {
+        double d;
+        memcpy(&d, &ci.value_bits, sizeof d);
+        add("value %g", d);
+    }
+    if (ci.type && ci.type[0]) add("type %s", ci.type);
+    if (ci.polled) add("false on every call");
+    snprintf(out, n, "%s", s.c_str());
+}
+
+// A seqlock around the owner's writes: readers on other PEs copy the record and retry on a torn read.
+// Threads of one PE take turns (the record shows the call that one of them published last).
+std::mutex where_lock;
+template <class F> void write_where(F&& f) {
+    std::lock_guard<std::mutex> hold(where_lock);
+    where_record* w = where_of(state.my_pe);
+    const uint64_t g = __atomic_load_n(&w->gen, __ATOMIC_RELAXED);
+    __atomic_store_n(&w->gen, g + 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    f(*w);
+    __atomic_store_n(&w->gen, g + 2, __ATOMIC_RELEASE);
+}
+
+bool read_where(int pe, where_record* out) {
+    const where_record* w = where_of(pe);
+    for (int tries = 0; tries < 1000; ++tries) {
+        const uint64_t g = __atomic_load_n(&w->gen, __ATOMIC_ACQUIRE);
+        if (g & 1) continue;
+        memcpy(static_cast<void*>(out), w, sizeof *out);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&w->gen, __ATOMIC_RELAXED) == g) return true;
+    }
+    return false;
+}
+
+void publish(call_info& ci) {
+    ci.published = true;
+    write_where([&](where_record& w) {
+        w.blocked = 1;
+        w.since_ns = ci.since_ns;
+        copy_name(w.routine, sizeof w.routine, shown(ci));
+        describe(ci, w.detail, sizeof w.detail);
+        w.agree_team = ci.agree_for >= 0 ? ci.team : -1;
+        w.agree_for = ci.agree_for;
+        w.agree_seq = ci.agree_seq;
+    });
+}
+
+// Only one PE prints the report of a broken job: the first to claim the word in PE 0's control
+// block. The others wait quietly for the launcher to stop them (and leave after a while if not).
+void claim_report_or_wait() {
+    uint64_t expected = 0;
+    if (__atomic_compare_exchange_n(&control(0)->report_claim, &expected, static_cast<uint64_t>(state.my_pe) + 1, false,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return;
+    sleep(10);
+    _exit(1);
+}
+
+[[noreturn]] void print_and_exit(const std::string& text) {
+    fflush(stdout);
+    ssize_t ignored = write(2, text.data(), text.size());  // one write: lines of other PEs do not interleave
+    (void)ignored;
+    _exit(1);
+}
+
+std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char* fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return buf;
+}
+
+// The hang report: one header line from the PE that timed out, then one line per PE.
+[[noreturn]] void report_hang(const call_info& ci, uint64_t now) {
+    claim_report_or_wait();
+    char detail[sizeof where_record::detail];
+    describe(ci, detail, sizeof detail);
+    std::string text = format("ishmem: PE %d: %s: blocked for %.1f s (%s) (ISHMEM_HANG_TIMEOUT=%s); where every PE is:\n",
+                              state.my_pe, shown(ci), (now - ci.since_ns) / 1e9, detail, config.hang_timeout_text);
+    for (int pe = 0; pe < state.n_pes; ++pe) {
+        const uint64_t s = status_of(pe);
+        where_record w;
+        if (s == pe_finalized) {
+            text += format("ishmem:   PE %d: called ishmem_finalize\n", pe);
+        } else if (s == pe_exited) {
+            text += format("ishmem:   PE %d: exited without ishmem_finalize\n", pe);
+        } else if (!read_where(pe, &w)) {
+            text += format("ishmem:   PE %d: (its record changes too fast to read)\n", pe);
+        } else if (w.blocked) {
+            text += format("ishmem:   PE %d: in %s (%s) for %.1f s\n", pe, w.routine, w.detail,
+                           (now - w.since_ns) / 1e9);
+        } else if (w.last[0]) {
+            text += format("ishmem:   PE %d: not in a blocking call (left %s %.1f s ago)\n", pe, w.last,
+                           (now - w.left_ns) / 1e9);
+        } else {
+            text += format("ishmem:   PE %d: not in a blocking call (none so far)\n", pe);
+        }
+    }
+    print_and_exit(text);
+}
+
+// Agreement waits that form a cycle can never end: PE a waits for b's record on one team while b
+// waits for a's on another (or a longer chain back to this PE). A waiting PE's record only changes
+// when it stops waiting, so a chain read twice with the same generations is a real cycle.
+void check_cycle(const call_info& ci) {
+    int chain[64];
+    uint64_t gens[64];
+    where_record w{};
+    int pe = ci.agree_for, len = 0;
+    for (; len < 64 && len < state.n_pes; ++len) {
+        if (!read_where(pe, &w) || !w.blocked || w.agree_for < 0) return;
+        // The link is real only while the record it waits for is missing.
+        const agree_record& r = team_slot_of(w.agree_for, w.agree_team)->agree[w.agree_seq % agree_depth];
+        if (__atomic_load_n(&r.seq, __ATOMIC_ACQUIRE) >= w.agree_seq) return;
+        chain[len] = pe;
+        gens[len] = w.gen;
+        if (w.agree_for == state.my_pe) break;
+        pe = w.agree_for;
+    }
+    if (len == 64 || len == state.n_pes) return;
+    for (int i = 0; i <= len; ++i) {
+        where_record again;
+        if (!read_where(chain[i], &again) || again.gen != gens[i]) return;
+    }
+    claim_report_or_wait();
+    where_record first;
+    read_where(ci.agree_for, &first);
+    char detail[sizeof where_record::detail];
+    describe(ci, detail, sizeof detail);
+    print_and_exit(format("ishmem: PE %d: %s: the PEs call different collectives: %s (%s) here, but PE %d is in "
+                          "%s (%s) and waits for %s (ISHMEM_CHECK=full)\n",
+                          state.my_pe, shown(ci), shown(ci), detail, ci.agree_for, first.routine, first.detail,
+                          len == 0 ? "this PE" : "PEs that wait for this one"));
+}
+
+// Names compared across PEs: the _work_group and ishmemx_ spellings of a collective are the same call.
+void canonical(const char* routine, char* out, size_t n) {
+    std::string s = routine;
+    if (s.rfind("ishmemx_", 0) == 0) s = "ishmem_" + s.substr(8);
+    const std::string wg = "_work_group";
+    if (s.size() > wg.size() && s.compare(s.size() - wg.size(), wg.size(), wg) == 0) s.resize(s.size() - wg.size());
+    snprintf(out, n, "%s", s.c_str());
+}
+
+}  // namespace
+
+// ---- bounds -------------------------------------------------------------------------------------
+
+void check_allocation(const char* routine, const char* param, const void* addr, size_t bytes) {
+    last_entry = routine;
+    if (bytes == 0) return;  // nothing is read or written
+    const size_t off = static_cast<size_t>(static_cast<const char*>(addr) - state.heap_base);
+    size_t start = 0, size = 0;
+    if (!allocator_find(off, &start, &size))
+        fatal(routine, "%s (%p, heap offset %zu) is not inside any live allocation (never allocated, or freed) "
+              "(ISHMEM_CHECK=full)", param, addr, off);
+    const size_t into = off - start;  // may exceed size: the block's padding past the requested size
+    if (bytes > size || into > size - bytes)
+        fatal(routine, "%s (%p) with %zu bytes runs %zu bytes past the end of its allocation (offset %zu, size %zu), "
+              "starting %zu bytes into it (ISHMEM_CHECK=full)", param, addr, bytes, into + bytes - size, start, size,
+              into);
+}
+
+// ---- where each PE is ---------------------------------------------------------------------------
+
+void call_enter(call_info& ci) {
+    // The entry point checked just before on this thread, if it is of this family ("sum_reduce"
+    // in "ishmem_int_sum_reduce"); a queue's thread has none and keeps the family name.
+    const char* family = strchr(ci.routine, '_');
+    ci.typed = last_entry && family && strstr(last_entry, family) ? last_entry : nullptr;
+    last_entry = nullptr;
+    ci.published = false;
+    ci.agree_for = -1;
+    ci.agree_seq = 0;
+    ci.nested = current != nullptr;  // a barrier inside a reduction belongs to the reduction
+    if (!ci.nested) current = &ci;
+}
+
+void call_leave(call_info& ci) {
+    if (ci.nested) return;
+    if (current == &ci) current = nullptr;
+    if (!ci.published) return;
+    const uint64_t t = now_ns();
+    write_where([&](where_record& w) {
+        w.blocked = 0;
+        w.agree_for = -1;
+        w.left_ns = t;
+        copy_name(w.last, sizeof w.last, shown(ci));
+    });
+}
+
+// Called from backoff's yielding phase: the first call publishes, later ones watch the clock.
+void watch_tick() {
+    call_info* ci = current;
+    if (!ci) return;
+    const uint64_t t = now_ns();
+    if (!ci->published) {
+        ci->since_ns = t;
+        ci->next_cycle_check_ns = t;
+        publish(*ci);
+        return;
+    }
+    if (config.hang_timeout_ns && t - ci->since_ns > config.hang_timeout_ns) report_hang(*ci, t);
+    if (ci->agree_for >= 0 && t >= ci->next_cycle_check_ns) {
+        ci->next_cycle_check_ns = t + 20 * 1000 * 1000;
+        check_cycle(*ci);
+    }
+}
+
+// A user's loop of tests: the run of false results on one variable counts from the first; it is
+// published once it lasts a millisecond, and ends at the first true result or another variable.
+namespace {
+thread_local call_info polling{};
+thread_local bool polling_on = false;
+
+void polling_end() {
+    if (polling_on && polling.published) call_leave(polling);
+    polling_on = false;
+}
+}  // namespace
+
+void watch_test(const call_info& ci, bool satisfied) {
+    if (satisfied) {
+        polling_end();
+        return;
+    }
+    const uint64_t t = now_ns();
+    if (!polling_on || polling.addr != ci.addr || strcmp(polling.routine, ci.routine) != 0) {
+        polling_end();
+        polling = ci;
+        polling.typed = nullptr;
+        polling.nested = false;  // call_leave unpublishes it
+        polling.published = false;
+        polling.polled = true;
+        polling.agree_for = -1;
+        polling.since_ns = t;
+        polling_on = true;
+        return;
+    }
+    if (!polling.published && t - polling.since_ns > 1000 * 1000) publish(polling);
+    if (config.hang_timeout_ns && t - polling.since_ns > config.hang_timeout_ns) report_hang(polling, t);
+}
+
+// ---- collective agreement -----------------------------------------------------------------------
+// Every member writes its record of the call into ring entry seq % agree_depth of the team's slot
+// in its own internal region (seq: the checked collectives it has called on the team), then reads
+// each other member's entry. No member can be two calls ahead of another (it waits here for the
+// others' records of every call), so agree_depth = 2 entries are never overwritten while read.
+// The wait cannot hang for good: PEs that call collectives in different orders on one team meet
+// at the same seq and see the mismatch; PEs blocked on different teams form a cycle of waits,
+// which check_cycle finds; a member that is simply late is waited for, like the collective would.
+void agree_on_call(ishmem_team_t team, call_info& ci) {
+    team_t& t = teams[team];
+    if (t.size <= 1) return;
+    const uint64_t seq = ++t.agreed_calls;
+    agree_record& mine = team_slot_of(state.my_pe, team)->agree[seq % agree_depth];
+    canonical(ci.routine, mine.routine, sizeof mine.routine);
+    copy_name(mine.shown, sizeof mine.shown, shown(ci));
+    mine.root = ci.root;
+    mine.nelems = ci.nelems_may_differ ? UINT64_MAX : ci.nelems;
+    mine.elem_size = ci.elem_size;
+    copy_name(mine.type, sizeof mine.type, ci.type);
+    __atomic_store_n(&mine.seq, seq, __ATOMIC_RELEASE);
+    for (int j = 0; j < t.size; ++j) {
+        if (j == t.my_index) continue;
+        const int pe = t.world_pe(j);
+        agree_record& theirs = team_slot_of(pe, team)->agree[seq % agree_depth];
+        if (__atomic_load_n(&theirs.seq, __ATOMIC_ACQUIRE) < seq) {
+            ci.agree_for = pe;
+            ci.agree_seq = seq;
+            if (ci.published) publish(ci);
+            wait_at_least(&theirs.seq, seq, pe, ci.routine);
+            ci.agree_for = -1;
+            if (ci.published) publish(ci);
+        }
+        std::string why;
+        if (strcmp(mine.routine, theirs.routine) != 0)
+            why = format("collective %" PRIu64 " on team %d is %s here but %s on PE %d", seq, team, mine.shown,
+                         theirs.shown, pe);
+        else if (mine.root != theirs.root)
+            why = format("PE_root is %d here but %d on PE %d", mine.root, theirs.root, pe);
+        else if (mine.elem_size != theirs.elem_size || strcmp(mine.type, theirs.type) != 0)
+            why = format("the element type is %s (%u bytes) here but %s (%u bytes) on PE %d", mine.type, mine.elem_size,
+                         theirs.type, theirs.elem_size, pe);
+        else if (mine.nelems != theirs.nelems)
+            why = format("nelems is %" PRIu64 " here but %" PRIu64 " on PE %d", mine.nelems, theirs.nelems, pe);
+        if (!why.empty()) {
+            claim_report_or_wait();
+            print_and_exit(format("ishmem: PE %d: %s: %s (ISHMEM_CHECK=full)\n", state.my_pe, shown(ci), why.c_str()));
+        }
+    }
+}
+
+}  // namespace ishmemi

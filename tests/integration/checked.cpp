@@ -1,0 +1,72 @@
+// Programs with bugs that only ISHMEM_CHECK=full or ISHMEM_HANG_TIMEOUT catch (check_full.sh runs them).
+//   checked past_allocation     putmem of 40 bytes into a 32-byte allocation (stays inside the heap)
+//   checked freed               a put to a block that was freed
+//   checked nelems              ishmem_int_sum_reduce with nelems 8 on PE 1, 16 on the others
+//   checked root                ishmem_int_broadcast with root 0 on PE 1, root 1 on the others
+//   checked barrier_vs_sync     ishmem_barrier_all on PE 1, ishmem_sync_all on the others
+//   checked type                ishmem_int_sum_reduce on PE 1, ishmem_long_sum_reduce on the others
+//   checked other_team          PE 1 syncs a team of PEs {0, 1}, the others call ishmem_barrier_all
+//   checked stuck               PE 1 waits for a flag nobody sets; the others wait in ishmem_barrier_all
+//   checked stuck_test          PE 1 calls ishmem_int_test in a loop that never ends; the others barrier
+//   checked ok                  correct collectives and RMA: must pass under full mode
+#include <ishmem.h>
+
+#include <cstdio>
+#include <cstring>
+
+int main(int argc, char** argv) {
+    const char* mode = argc > 1 ? argv[1] : "ok";
+    ishmem_init();
+    const int me = ishmem_my_pe(), n = ishmem_n_pes();
+    int* a = static_cast<int*>(ishmem_calloc(8, sizeof(int)));     // 32 bytes
+    long* b = static_cast<long*>(ishmem_calloc(64, sizeof(long)));  // 512 bytes, right after a
+    int* dst = static_cast<int*>(ishmem_calloc(64, sizeof(int)));
+    int* src = static_cast<int*>(ishmem_calloc(64, sizeof(int)));
+    const int local[16] = {};
+    auto is = [&](const char* m) { return std::strcmp(mode, m) == 0; };
+
+    if (is("past_allocation")) {
+        ishmem_putmem(a, local, 40, (me + 1) % n);
+    } else if (is("freed")) {
+        int* gone = static_cast<int*>(ishmem_malloc(64));
+        ishmem_free(gone);
+        ishmem_int_p(gone, 1, me);
+    } else if (is("nelems")) {
+        ishmem_int_sum_reduce(ISHMEM_TEAM_WORLD, dst, src, me == 1 ? 8 : 16);
+    } else if (is("root")) {
+        ishmem_int_broadcast(ISHMEM_TEAM_WORLD, dst, src, 4, me == 1 ? 0 : 1);
+    } else if (is("barrier_vs_sync")) {
+        if (me == 1) ishmem_barrier_all(); else ishmem_sync_all();
+    } else if (is("type")) {
+        if (me == 1) ishmem_int_sum_reduce(ISHMEM_TEAM_WORLD, dst, a, 4);
+        else ishmem_long_sum_reduce(ISHMEM_TEAM_WORLD, reinterpret_cast<long*>(dst), b, 4);
+    } else if (is("other_team")) {
+        ishmem_team_t pair = ISHMEM_TEAM_INVALID;
+        ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, 2, nullptr, 0, &pair);
+        if (me == 1) ishmem_team_sync(pair); else ishmem_barrier_all();
+    } else if (is("stuck")) {
+        if (me == 1) ishmem_int_wait_until(a, ISHMEM_CMP_EQ, 42); else ishmem_barrier_all();
+    } else if (is("stuck_test")) {
+        if (me == 1) while (!ishmem_int_test(a, ISHMEM_CMP_EQ, 42)) {}
+        else ishmem_barrier_all();
+    } else if (is("ok")) {
+        ishmem_putmem(a, local, 32, (me + 1) % n);
+        ishmem_int_sum_reduce(ISHMEM_TEAM_WORLD, dst, a, 8);
+        ishmem_int_broadcast(ISHMEM_TEAM_WORLD, dst, a, 8, 0);
+        ishmem_int_collect(ISHMEM_TEAM_WORLD, dst, a, static_cast<size_t>(me % 3));
+        ishmem_int_fcollect(ISHMEM_TEAM_WORLD, dst, a, 2);
+        ishmem_team_sync(ISHMEM_TEAM_WORLD);
+        ishmem_sync_all();
+    } else {
+        std::fprintf(stderr, "checked: unknown mode %s\n", mode);
+        return 2;
+    }
+    ishmem_barrier_all();
+    ishmem_free(src);
+    ishmem_free(dst);
+    ishmem_free(b);
+    ishmem_free(a);
+    ishmem_finalize();
+    if (me == 0) std::printf("checked %s: done\n", mode);
+    return 0;
+}
