@@ -128,7 +128,7 @@ void finalize() {
                                                 : "ishmem is not initialized; this call is ignored");
         return;
     }
-    barrier_all();
+    barrier_all("ishmem_finalize");
     set_my_status(pe_finalized);
     state.initialized = false;
     state.finalized = true;
