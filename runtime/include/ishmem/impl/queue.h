@@ -23,6 +23,11 @@ ishmem::event enqueue(const ishmem::queue& q, const std::vector<ishmem::event>& 
 // copy-engine copy queued on the stream from the calling thread: no host task, no gate kernel, no
 // round trip through the queue's thread. Otherwise, or when a dep is an
 // unfinished host task or the local buffer is pageable memory, fn runs as a task.
+// Whether the operation may run on q's CUDA stream itself; if so, the stream now waits for deps.
+inline bool on_stream_after(const ishmem::queue& q, const std::vector<ishmem::event>& deps) {
+    return heap_on_gpu() && q.stream() && ishmem::detail::stream_order::wait_for(q, deps);
+}
+
 // With a signal word (the peer's, translated), a one-thread kernel updates it after the copy.
 struct stream_signal {
     uint64_t* word = nullptr;
@@ -32,10 +37,9 @@ struct stream_signal {
 template <class F>
 ishmem::event enqueue_copy(const ishmem::queue& q, const std::vector<ishmem::event>& deps, void* dst,
                            const void* src, size_t bytes, const void* local, F&& fn, stream_signal sig = {}) {
-    using order = ishmem::detail::stream_order;
-    if (heap_on_gpu() && q.stream() && order::wait_for(q, deps) && gpu::copy_async(q.stream(), dst, src, bytes, local)) {
+    if (on_stream_after(q, deps) && gpu::copy_async(q.stream(), dst, src, bytes, local)) {
         if (sig.word) gpu::signal_async(q.stream(), sig.word, sig.value, sig.add);
-        return order::mark(q);
+        return ishmem::detail::stream_order::mark(q);
     }
     return enqueue(q, deps, std::forward<F>(fn));
 }
@@ -43,8 +47,7 @@ ishmem::event enqueue_copy(const ishmem::queue& q, const std::vector<ishmem::eve
 // A point in q's order after deps, with nothing to do there: on a CUDA stream, an event.
 template <class F>
 ishmem::event enqueue_mark(const ishmem::queue& q, const std::vector<ishmem::event>& deps, F&& fn) {
-    using order = ishmem::detail::stream_order;
-    if (heap_on_gpu() && q.stream() && order::wait_for(q, deps)) return order::mark(q);
+    if (on_stream_after(q, deps)) return ishmem::detail::stream_order::mark(q);
     return enqueue(q, deps, std::forward<F>(fn));
 }
 
