@@ -183,6 +183,9 @@ class mpi_bootstrap final : public bootstrap {
     // mpirun ends every rank and exits with status. Over MPI_COMM_WORLD, also where the job's world
     // is another communicator: global_exit ends the whole program.
     [[noreturn]] void global_exit(int status) override {
+        // Our own line: mpirun's MPI_ABORT text is not reliable (Open MPI 4 may lose it in show_help).
+        std::fprintf(stderr, "ishmem: PE %d called ishmem_global_exit(%d); ending the job through MPI_Abort\n", pe(),
+                     status);
         std::fflush(nullptr);
         MPI_Abort(MPI_COMM_WORLD, status);
         _exit(status);  // MPI_Abort returned (it should not)

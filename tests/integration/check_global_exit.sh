@@ -50,7 +50,7 @@ if [ -n "$mpirun" ] && [ -n "$prog_mpi" ] && command -v "$mpirun" >/dev/null 2>&
   args=(--oversubscribe)
   [ "$(id -u)" = 0 ] && args+=(--allow-run-as-root)
   export OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo
-  expect "mpirun, 4 PEs, PE 1 exits 7" 7 "MPI_ABORT|MPI_Abort" -- "$mpirun" "${args[@]}" -n 4 "$prog_mpi" 1 7
+  expect "mpirun, 4 PEs, PE 1 exits 7" 7 "PE 1 called ishmem_global_exit\(7\)" -- "$mpirun" "${args[@]}" -n 4 "$prog_mpi" 1 7
 else
   echo "note: no mpirun; the MPI_Abort case is left out"
 fi
