@@ -70,7 +70,7 @@ class Family:
     work_group_returns: str = ""     # the _work_group form's return type when it differs from the base's
     cuda: bool = False               # device-callable and run by the CUDA backend: device definitions emitted
     symbol: str = ""                 # the routine's name after the prefix; families sharing one are C++ overloads
-    on_stream: bool = False          # _on_queue core is impl::<impl>_on_queue(q, deps, ...): native on a CUDA stream
+    on_stream: bool = False          # _on_queue core is impl::<impl>_on_queue(q, deps, [ret,] ...): native on a CUDA stream
 
     @property
     def routine(self) -> str:
@@ -537,11 +537,14 @@ def _entry_point(fam: Family, form: _Form, variant: str, team_form: bool = False
             failed = "*ret = -1;" if base_ret != "void" else ""
             body.append(f"if (!({' && '.join(soft)})) return ishmemi::impl::enqueue(q, deps, [=] {{ {failed} }});")
         if fam.on_stream:
-            if soft or base_ret != "void":
-                raise ValueError(f"{name}: on_stream families return void and have no soft checks")
+            # The core queues the work on the stream or falls back to a task; ret (int families),
+            # after the checks above, is set by the core.
+            if base_ret not in ("void", "int"):
+                raise ValueError(f"{name}: on_stream families return void or int")
             fn_q = f"{fam.impl}_on_queue"
             targs = f"<{form.elem}>" if form.elem else ""
-            body.append(f"return ishmemi::impl::{fn_q}{targs}({', '.join(['q', 'deps'] + _core_args(fam, form))});")
+            lead = ["q", "deps"] + (["ret"] if base_ret != "void" else [])
+            body.append(f"return ishmemi::impl::{fn_q}{targs}({', '.join(lead + _core_args(fam, form))});")
         else:
             body.append(f"return ishmemi::impl::enqueue(q, deps, [=] {{ {inner} }});")
     else:
@@ -560,7 +563,11 @@ def _entry_point(fam: Family, form: _Form, variant: str, team_form: bool = False
                       for e in elems)
     gpu_tests = ()
     if fam.test != "none" and fam.cuda:
-        gpu_tests = tuple(tc for e in elems for tc in _gpu_test_cases(
+        # A C++ template runs on the GPU for its table's first type only: its device definition is
+        # the typed entry points' (which the GPU suite runs for every type) under a template, and
+        # the host suite runs it for every type. This halves the GPU suite's compile time.
+        gpu_elems = elems[:1] if form.kind == "generic" else elems
+        gpu_tests = tuple(tc for e in gpu_elems for tc in _gpu_test_cases(
             fam, form, variant, name, ret if variant == "work_group" else fam.returns, e, team_form))
     return EntryPoint(name=name, family=fam, variant=variant, team_form=team_form, form=form.kind, typename=form.tag,
                       elem=form.elem, header=header, template=template, ret=ret, params=tuple(params),
@@ -572,7 +579,8 @@ def _entry_point(fam: Family, form: _Form, variant: str, team_form: bool = False
 # device half of the core (runtime/include/ishmem/cuda/device.cuh), which has the same names.
 _DEVICE_NAMES = (("ishmemi::impl::", "ishmemi::dev::"), ("ishmemi::check_", "ishmemi::dev::check_"),
                  ("ishmemi::strided_extent", "ishmemi::dev::strided_extent"),
-                 ("ishmemi::blocked_extent", "ishmemi::dev::blocked_extent"))
+                 ("ishmemi::blocked_extent", "ishmemi::dev::blocked_extent"),
+                 ("ishmemi::team_size_or_zero", "ishmemi::dev::team_size_or_zero"))
 
 
 def _device_line(line: str) -> str:

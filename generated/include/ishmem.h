@@ -7792,558 +7792,6 @@ ISHMEM_API ISHMEM_HD int ishmem_team_translate_pe(ishmem_team_t src_team, int sr
 
 
 /* Collective synchronization */
-ISHMEM_API int ishmem_float_alltoall(float* dest, const float* source, size_t nelems);
-ISHMEM_API int ishmem_float_alltoall(ishmem_team_t team, float* dest, const float* source, size_t nelems);
-ISHMEM_API int ishmem_double_alltoall(double* dest, const double* source, size_t nelems);
-ISHMEM_API int ishmem_double_alltoall(ishmem_team_t team, double* dest, const double* source, size_t nelems);
-ISHMEM_API int ishmem_char_alltoall(char* dest, const char* source, size_t nelems);
-ISHMEM_API int ishmem_char_alltoall(ishmem_team_t team, char* dest, const char* source, size_t nelems);
-ISHMEM_API int ishmem_schar_alltoall(signed char* dest, const signed char* source, size_t nelems);
-ISHMEM_API int ishmem_schar_alltoall(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems);
-ISHMEM_API int ishmem_short_alltoall(short* dest, const short* source, size_t nelems);
-ISHMEM_API int ishmem_short_alltoall(ishmem_team_t team, short* dest, const short* source, size_t nelems);
-ISHMEM_API int ishmem_int_alltoall(int* dest, const int* source, size_t nelems);
-ISHMEM_API int ishmem_int_alltoall(ishmem_team_t team, int* dest, const int* source, size_t nelems);
-ISHMEM_API int ishmem_long_alltoall(long* dest, const long* source, size_t nelems);
-ISHMEM_API int ishmem_long_alltoall(ishmem_team_t team, long* dest, const long* source, size_t nelems);
-ISHMEM_API int ishmem_longlong_alltoall(long long* dest, const long long* source, size_t nelems);
-ISHMEM_API int ishmem_longlong_alltoall(ishmem_team_t team, long long* dest, const long long* source, size_t nelems);
-ISHMEM_API int ishmem_uchar_alltoall(unsigned char* dest, const unsigned char* source, size_t nelems);
-ISHMEM_API int ishmem_uchar_alltoall(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems);
-ISHMEM_API int ishmem_ushort_alltoall(unsigned short* dest, const unsigned short* source, size_t nelems);
-ISHMEM_API int ishmem_ushort_alltoall(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems);
-ISHMEM_API int ishmem_uint_alltoall(unsigned int* dest, const unsigned int* source, size_t nelems);
-ISHMEM_API int ishmem_uint_alltoall(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems);
-ISHMEM_API int ishmem_ulong_alltoall(unsigned long* dest, const unsigned long* source, size_t nelems);
-ISHMEM_API int ishmem_ulong_alltoall(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems);
-ISHMEM_API int ishmem_ulonglong_alltoall(unsigned long long* dest, const unsigned long long* source, size_t nelems);
-ISHMEM_API int ishmem_ulonglong_alltoall(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems);
-ISHMEM_API int ishmem_int8_alltoall(int8_t* dest, const int8_t* source, size_t nelems);
-ISHMEM_API int ishmem_int8_alltoall(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems);
-ISHMEM_API int ishmem_int16_alltoall(int16_t* dest, const int16_t* source, size_t nelems);
-ISHMEM_API int ishmem_int16_alltoall(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems);
-ISHMEM_API int ishmem_int32_alltoall(int32_t* dest, const int32_t* source, size_t nelems);
-ISHMEM_API int ishmem_int32_alltoall(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems);
-ISHMEM_API int ishmem_int64_alltoall(int64_t* dest, const int64_t* source, size_t nelems);
-ISHMEM_API int ishmem_int64_alltoall(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint8_alltoall(uint8_t* dest, const uint8_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint8_alltoall(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint16_alltoall(uint16_t* dest, const uint16_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint16_alltoall(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint32_alltoall(uint32_t* dest, const uint32_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint32_alltoall(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint64_alltoall(uint64_t* dest, const uint64_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint64_alltoall(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems);
-ISHMEM_API int ishmem_size_alltoall(size_t* dest, const size_t* source, size_t nelems);
-ISHMEM_API int ishmem_size_alltoall(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems);
-ISHMEM_API int ishmem_ptrdiff_alltoall(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems);
-ISHMEM_API int ishmem_ptrdiff_alltoall(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems);
-ISHMEM_API int ishmem_alltoallmem(void* dest, const void* source, size_t nelems);
-ISHMEM_API int ishmem_alltoallmem(ishmem_team_t team, void* dest, const void* source, size_t nelems);
-ISHMEM_API int ishmem_float_broadcast(float* dest, const float* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_float_broadcast(ishmem_team_t team, float* dest, const float* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_double_broadcast(double* dest, const double* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_double_broadcast(ishmem_team_t team, double* dest, const double* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_char_broadcast(char* dest, const char* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_char_broadcast(ishmem_team_t team, char* dest, const char* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_schar_broadcast(signed char* dest, const signed char* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_schar_broadcast(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_short_broadcast(short* dest, const short* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_short_broadcast(ishmem_team_t team, short* dest, const short* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_int_broadcast(int* dest, const int* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_int_broadcast(ishmem_team_t team, int* dest, const int* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_long_broadcast(long* dest, const long* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_long_broadcast(ishmem_team_t team, long* dest, const long* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_longlong_broadcast(long long* dest, const long long* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_longlong_broadcast(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_uchar_broadcast(unsigned char* dest, const unsigned char* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_uchar_broadcast(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_ushort_broadcast(unsigned short* dest, const unsigned short* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_ushort_broadcast(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_uint_broadcast(unsigned int* dest, const unsigned int* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_uint_broadcast(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_ulong_broadcast(unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_ulong_broadcast(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_ulonglong_broadcast(unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_ulonglong_broadcast(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_int8_broadcast(int8_t* dest, const int8_t* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_int8_broadcast(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_int16_broadcast(int16_t* dest, const int16_t* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_int16_broadcast(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_int32_broadcast(int32_t* dest, const int32_t* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_int32_broadcast(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_int64_broadcast(int64_t* dest, const int64_t* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_int64_broadcast(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_uint8_broadcast(uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_uint8_broadcast(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_uint16_broadcast(uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_uint16_broadcast(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_uint32_broadcast(uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_uint32_broadcast(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_uint64_broadcast(uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_uint64_broadcast(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_size_broadcast(size_t* dest, const size_t* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_size_broadcast(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_ptrdiff_broadcast(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_ptrdiff_broadcast(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_broadcastmem(void* dest, const void* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_broadcastmem(ishmem_team_t team, void* dest, const void* source, size_t nelems, int PE_root);
-ISHMEM_API int ishmem_float_collect(float* dest, const float* source, size_t nelems);
-ISHMEM_API int ishmem_float_collect(ishmem_team_t team, float* dest, const float* source, size_t nelems);
-ISHMEM_API int ishmem_double_collect(double* dest, const double* source, size_t nelems);
-ISHMEM_API int ishmem_double_collect(ishmem_team_t team, double* dest, const double* source, size_t nelems);
-ISHMEM_API int ishmem_char_collect(char* dest, const char* source, size_t nelems);
-ISHMEM_API int ishmem_char_collect(ishmem_team_t team, char* dest, const char* source, size_t nelems);
-ISHMEM_API int ishmem_schar_collect(signed char* dest, const signed char* source, size_t nelems);
-ISHMEM_API int ishmem_schar_collect(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems);
-ISHMEM_API int ishmem_short_collect(short* dest, const short* source, size_t nelems);
-ISHMEM_API int ishmem_short_collect(ishmem_team_t team, short* dest, const short* source, size_t nelems);
-ISHMEM_API int ishmem_int_collect(int* dest, const int* source, size_t nelems);
-ISHMEM_API int ishmem_int_collect(ishmem_team_t team, int* dest, const int* source, size_t nelems);
-ISHMEM_API int ishmem_long_collect(long* dest, const long* source, size_t nelems);
-ISHMEM_API int ishmem_long_collect(ishmem_team_t team, long* dest, const long* source, size_t nelems);
-ISHMEM_API int ishmem_longlong_collect(long long* dest, const long long* source, size_t nelems);
-ISHMEM_API int ishmem_longlong_collect(ishmem_team_t team, long long* dest, const long long* source, size_t nelems);
-ISHMEM_API int ishmem_uchar_collect(unsigned char* dest, const unsigned char* source, size_t nelems);
-ISHMEM_API int ishmem_uchar_collect(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems);
-ISHMEM_API int ishmem_ushort_collect(unsigned short* dest, const unsigned short* source, size_t nelems);
-ISHMEM_API int ishmem_ushort_collect(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems);
-ISHMEM_API int ishmem_uint_collect(unsigned int* dest, const unsigned int* source, size_t nelems);
-ISHMEM_API int ishmem_uint_collect(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems);
-ISHMEM_API int ishmem_ulong_collect(unsigned long* dest, const unsigned long* source, size_t nelems);
-ISHMEM_API int ishmem_ulong_collect(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems);
-ISHMEM_API int ishmem_ulonglong_collect(unsigned long long* dest, const unsigned long long* source, size_t nelems);
-ISHMEM_API int ishmem_ulonglong_collect(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems);
-ISHMEM_API int ishmem_int8_collect(int8_t* dest, const int8_t* source, size_t nelems);
-ISHMEM_API int ishmem_int8_collect(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems);
-ISHMEM_API int ishmem_int16_collect(int16_t* dest, const int16_t* source, size_t nelems);
-ISHMEM_API int ishmem_int16_collect(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems);
-ISHMEM_API int ishmem_int32_collect(int32_t* dest, const int32_t* source, size_t nelems);
-ISHMEM_API int ishmem_int32_collect(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems);
-ISHMEM_API int ishmem_int64_collect(int64_t* dest, const int64_t* source, size_t nelems);
-ISHMEM_API int ishmem_int64_collect(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint8_collect(uint8_t* dest, const uint8_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint8_collect(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint16_collect(uint16_t* dest, const uint16_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint16_collect(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint32_collect(uint32_t* dest, const uint32_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint32_collect(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint64_collect(uint64_t* dest, const uint64_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint64_collect(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems);
-ISHMEM_API int ishmem_size_collect(size_t* dest, const size_t* source, size_t nelems);
-ISHMEM_API int ishmem_size_collect(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems);
-ISHMEM_API int ishmem_ptrdiff_collect(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems);
-ISHMEM_API int ishmem_ptrdiff_collect(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems);
-ISHMEM_API int ishmem_collectmem(void* dest, const void* source, size_t nelems);
-ISHMEM_API int ishmem_collectmem(ishmem_team_t team, void* dest, const void* source, size_t nelems);
-ISHMEM_API int ishmem_float_fcollect(float* dest, const float* source, size_t nelems);
-ISHMEM_API int ishmem_float_fcollect(ishmem_team_t team, float* dest, const float* source, size_t nelems);
-ISHMEM_API int ishmem_double_fcollect(double* dest, const double* source, size_t nelems);
-ISHMEM_API int ishmem_double_fcollect(ishmem_team_t team, double* dest, const double* source, size_t nelems);
-ISHMEM_API int ishmem_char_fcollect(char* dest, const char* source, size_t nelems);
-ISHMEM_API int ishmem_char_fcollect(ishmem_team_t team, char* dest, const char* source, size_t nelems);
-ISHMEM_API int ishmem_schar_fcollect(signed char* dest, const signed char* source, size_t nelems);
-ISHMEM_API int ishmem_schar_fcollect(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems);
-ISHMEM_API int ishmem_short_fcollect(short* dest, const short* source, size_t nelems);
-ISHMEM_API int ishmem_short_fcollect(ishmem_team_t team, short* dest, const short* source, size_t nelems);
-ISHMEM_API int ishmem_int_fcollect(int* dest, const int* source, size_t nelems);
-ISHMEM_API int ishmem_int_fcollect(ishmem_team_t team, int* dest, const int* source, size_t nelems);
-ISHMEM_API int ishmem_long_fcollect(long* dest, const long* source, size_t nelems);
-ISHMEM_API int ishmem_long_fcollect(ishmem_team_t team, long* dest, const long* source, size_t nelems);
-ISHMEM_API int ishmem_longlong_fcollect(long long* dest, const long long* source, size_t nelems);
-ISHMEM_API int ishmem_longlong_fcollect(ishmem_team_t team, long long* dest, const long long* source, size_t nelems);
-ISHMEM_API int ishmem_uchar_fcollect(unsigned char* dest, const unsigned char* source, size_t nelems);
-ISHMEM_API int ishmem_uchar_fcollect(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems);
-ISHMEM_API int ishmem_ushort_fcollect(unsigned short* dest, const unsigned short* source, size_t nelems);
-ISHMEM_API int ishmem_ushort_fcollect(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems);
-ISHMEM_API int ishmem_uint_fcollect(unsigned int* dest, const unsigned int* source, size_t nelems);
-ISHMEM_API int ishmem_uint_fcollect(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems);
-ISHMEM_API int ishmem_ulong_fcollect(unsigned long* dest, const unsigned long* source, size_t nelems);
-ISHMEM_API int ishmem_ulong_fcollect(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems);
-ISHMEM_API int ishmem_ulonglong_fcollect(unsigned long long* dest, const unsigned long long* source, size_t nelems);
-ISHMEM_API int ishmem_ulonglong_fcollect(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems);
-ISHMEM_API int ishmem_int8_fcollect(int8_t* dest, const int8_t* source, size_t nelems);
-ISHMEM_API int ishmem_int8_fcollect(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems);
-ISHMEM_API int ishmem_int16_fcollect(int16_t* dest, const int16_t* source, size_t nelems);
-ISHMEM_API int ishmem_int16_fcollect(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems);
-ISHMEM_API int ishmem_int32_fcollect(int32_t* dest, const int32_t* source, size_t nelems);
-ISHMEM_API int ishmem_int32_fcollect(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems);
-ISHMEM_API int ishmem_int64_fcollect(int64_t* dest, const int64_t* source, size_t nelems);
-ISHMEM_API int ishmem_int64_fcollect(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint8_fcollect(uint8_t* dest, const uint8_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint8_fcollect(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint16_fcollect(uint16_t* dest, const uint16_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint16_fcollect(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint32_fcollect(uint32_t* dest, const uint32_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint32_fcollect(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint64_fcollect(uint64_t* dest, const uint64_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint64_fcollect(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems);
-ISHMEM_API int ishmem_size_fcollect(size_t* dest, const size_t* source, size_t nelems);
-ISHMEM_API int ishmem_size_fcollect(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems);
-ISHMEM_API int ishmem_ptrdiff_fcollect(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems);
-ISHMEM_API int ishmem_ptrdiff_fcollect(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems);
-ISHMEM_API int ishmem_fcollectmem(void* dest, const void* source, size_t nelems);
-ISHMEM_API int ishmem_fcollectmem(ishmem_team_t team, void* dest, const void* source, size_t nelems);
-ISHMEM_API int ishmem_uchar_and_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce);
-ISHMEM_API int ishmem_uchar_and_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce);
-ISHMEM_API int ishmem_ushort_and_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce);
-ISHMEM_API int ishmem_ushort_and_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce);
-ISHMEM_API int ishmem_uint_and_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce);
-ISHMEM_API int ishmem_uint_and_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce);
-ISHMEM_API int ishmem_ulong_and_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce);
-ISHMEM_API int ishmem_ulong_and_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce);
-ISHMEM_API int ishmem_ulonglong_and_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce);
-ISHMEM_API int ishmem_ulonglong_and_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce);
-ISHMEM_API int ishmem_int8_and_reduce(int8_t* dest, const int8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int8_and_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int16_and_reduce(int16_t* dest, const int16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int16_and_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int32_and_reduce(int32_t* dest, const int32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int32_and_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int64_and_reduce(int64_t* dest, const int64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int64_and_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint8_and_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint8_and_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint16_and_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint16_and_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint32_and_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint32_and_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint64_and_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint64_and_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_size_and_reduce(size_t* dest, const size_t* source, size_t nreduce);
-ISHMEM_API int ishmem_size_and_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uchar_or_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce);
-ISHMEM_API int ishmem_uchar_or_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce);
-ISHMEM_API int ishmem_ushort_or_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce);
-ISHMEM_API int ishmem_ushort_or_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce);
-ISHMEM_API int ishmem_uint_or_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce);
-ISHMEM_API int ishmem_uint_or_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce);
-ISHMEM_API int ishmem_ulong_or_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce);
-ISHMEM_API int ishmem_ulong_or_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce);
-ISHMEM_API int ishmem_ulonglong_or_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce);
-ISHMEM_API int ishmem_ulonglong_or_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce);
-ISHMEM_API int ishmem_int8_or_reduce(int8_t* dest, const int8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int8_or_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int16_or_reduce(int16_t* dest, const int16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int16_or_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int32_or_reduce(int32_t* dest, const int32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int32_or_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int64_or_reduce(int64_t* dest, const int64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int64_or_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint8_or_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint8_or_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint16_or_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint16_or_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint32_or_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint32_or_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint64_or_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint64_or_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_size_or_reduce(size_t* dest, const size_t* source, size_t nreduce);
-ISHMEM_API int ishmem_size_or_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uchar_xor_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce);
-ISHMEM_API int ishmem_uchar_xor_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce);
-ISHMEM_API int ishmem_ushort_xor_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce);
-ISHMEM_API int ishmem_ushort_xor_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce);
-ISHMEM_API int ishmem_uint_xor_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce);
-ISHMEM_API int ishmem_uint_xor_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce);
-ISHMEM_API int ishmem_ulong_xor_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce);
-ISHMEM_API int ishmem_ulong_xor_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce);
-ISHMEM_API int ishmem_ulonglong_xor_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce);
-ISHMEM_API int ishmem_ulonglong_xor_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce);
-ISHMEM_API int ishmem_int8_xor_reduce(int8_t* dest, const int8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int8_xor_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int16_xor_reduce(int16_t* dest, const int16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int16_xor_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int32_xor_reduce(int32_t* dest, const int32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int32_xor_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int64_xor_reduce(int64_t* dest, const int64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int64_xor_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint8_xor_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint8_xor_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint16_xor_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint16_xor_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint32_xor_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint32_xor_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint64_xor_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint64_xor_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_size_xor_reduce(size_t* dest, const size_t* source, size_t nreduce);
-ISHMEM_API int ishmem_size_xor_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce);
-ISHMEM_API int ishmem_char_max_reduce(char* dest, const char* source, size_t nreduce);
-ISHMEM_API int ishmem_char_max_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce);
-ISHMEM_API int ishmem_schar_max_reduce(signed char* dest, const signed char* source, size_t nreduce);
-ISHMEM_API int ishmem_schar_max_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce);
-ISHMEM_API int ishmem_short_max_reduce(short* dest, const short* source, size_t nreduce);
-ISHMEM_API int ishmem_short_max_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce);
-ISHMEM_API int ishmem_int_max_reduce(int* dest, const int* source, size_t nreduce);
-ISHMEM_API int ishmem_int_max_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce);
-ISHMEM_API int ishmem_long_max_reduce(long* dest, const long* source, size_t nreduce);
-ISHMEM_API int ishmem_long_max_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce);
-ISHMEM_API int ishmem_longlong_max_reduce(long long* dest, const long long* source, size_t nreduce);
-ISHMEM_API int ishmem_longlong_max_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce);
-ISHMEM_API int ishmem_ptrdiff_max_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce);
-ISHMEM_API int ishmem_ptrdiff_max_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uchar_max_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce);
-ISHMEM_API int ishmem_uchar_max_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce);
-ISHMEM_API int ishmem_ushort_max_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce);
-ISHMEM_API int ishmem_ushort_max_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce);
-ISHMEM_API int ishmem_uint_max_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce);
-ISHMEM_API int ishmem_uint_max_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce);
-ISHMEM_API int ishmem_ulong_max_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce);
-ISHMEM_API int ishmem_ulong_max_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce);
-ISHMEM_API int ishmem_ulonglong_max_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce);
-ISHMEM_API int ishmem_ulonglong_max_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce);
-ISHMEM_API int ishmem_int8_max_reduce(int8_t* dest, const int8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int8_max_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int16_max_reduce(int16_t* dest, const int16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int16_max_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int32_max_reduce(int32_t* dest, const int32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int32_max_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int64_max_reduce(int64_t* dest, const int64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int64_max_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint8_max_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint8_max_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint16_max_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint16_max_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint32_max_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint32_max_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint64_max_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint64_max_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_size_max_reduce(size_t* dest, const size_t* source, size_t nreduce);
-ISHMEM_API int ishmem_size_max_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce);
-ISHMEM_API int ishmem_float_max_reduce(float* dest, const float* source, size_t nreduce);
-ISHMEM_API int ishmem_float_max_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce);
-ISHMEM_API int ishmem_double_max_reduce(double* dest, const double* source, size_t nreduce);
-ISHMEM_API int ishmem_double_max_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce);
-ISHMEM_API int ishmem_char_min_reduce(char* dest, const char* source, size_t nreduce);
-ISHMEM_API int ishmem_char_min_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce);
-ISHMEM_API int ishmem_schar_min_reduce(signed char* dest, const signed char* source, size_t nreduce);
-ISHMEM_API int ishmem_schar_min_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce);
-ISHMEM_API int ishmem_short_min_reduce(short* dest, const short* source, size_t nreduce);
-ISHMEM_API int ishmem_short_min_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce);
-ISHMEM_API int ishmem_int_min_reduce(int* dest, const int* source, size_t nreduce);
-ISHMEM_API int ishmem_int_min_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce);
-ISHMEM_API int ishmem_long_min_reduce(long* dest, const long* source, size_t nreduce);
-ISHMEM_API int ishmem_long_min_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce);
-ISHMEM_API int ishmem_longlong_min_reduce(long long* dest, const long long* source, size_t nreduce);
-ISHMEM_API int ishmem_longlong_min_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce);
-ISHMEM_API int ishmem_ptrdiff_min_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce);
-ISHMEM_API int ishmem_ptrdiff_min_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uchar_min_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce);
-ISHMEM_API int ishmem_uchar_min_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce);
-ISHMEM_API int ishmem_ushort_min_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce);
-ISHMEM_API int ishmem_ushort_min_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce);
-ISHMEM_API int ishmem_uint_min_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce);
-ISHMEM_API int ishmem_uint_min_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce);
-ISHMEM_API int ishmem_ulong_min_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce);
-ISHMEM_API int ishmem_ulong_min_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce);
-ISHMEM_API int ishmem_ulonglong_min_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce);
-ISHMEM_API int ishmem_ulonglong_min_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce);
-ISHMEM_API int ishmem_int8_min_reduce(int8_t* dest, const int8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int8_min_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int16_min_reduce(int16_t* dest, const int16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int16_min_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int32_min_reduce(int32_t* dest, const int32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int32_min_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int64_min_reduce(int64_t* dest, const int64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int64_min_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint8_min_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint8_min_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint16_min_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint16_min_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint32_min_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint32_min_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint64_min_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint64_min_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_size_min_reduce(size_t* dest, const size_t* source, size_t nreduce);
-ISHMEM_API int ishmem_size_min_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce);
-ISHMEM_API int ishmem_float_min_reduce(float* dest, const float* source, size_t nreduce);
-ISHMEM_API int ishmem_float_min_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce);
-ISHMEM_API int ishmem_double_min_reduce(double* dest, const double* source, size_t nreduce);
-ISHMEM_API int ishmem_double_min_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce);
-ISHMEM_API int ishmem_char_sum_reduce(char* dest, const char* source, size_t nreduce);
-ISHMEM_API int ishmem_char_sum_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce);
-ISHMEM_API int ishmem_schar_sum_reduce(signed char* dest, const signed char* source, size_t nreduce);
-ISHMEM_API int ishmem_schar_sum_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce);
-ISHMEM_API int ishmem_short_sum_reduce(short* dest, const short* source, size_t nreduce);
-ISHMEM_API int ishmem_short_sum_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce);
-ISHMEM_API int ishmem_int_sum_reduce(int* dest, const int* source, size_t nreduce);
-ISHMEM_API int ishmem_int_sum_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce);
-ISHMEM_API int ishmem_long_sum_reduce(long* dest, const long* source, size_t nreduce);
-ISHMEM_API int ishmem_long_sum_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce);
-ISHMEM_API int ishmem_longlong_sum_reduce(long long* dest, const long long* source, size_t nreduce);
-ISHMEM_API int ishmem_longlong_sum_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce);
-ISHMEM_API int ishmem_ptrdiff_sum_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce);
-ISHMEM_API int ishmem_ptrdiff_sum_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uchar_sum_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce);
-ISHMEM_API int ishmem_uchar_sum_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce);
-ISHMEM_API int ishmem_ushort_sum_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce);
-ISHMEM_API int ishmem_ushort_sum_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce);
-ISHMEM_API int ishmem_uint_sum_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce);
-ISHMEM_API int ishmem_uint_sum_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce);
-ISHMEM_API int ishmem_ulong_sum_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce);
-ISHMEM_API int ishmem_ulong_sum_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce);
-ISHMEM_API int ishmem_ulonglong_sum_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce);
-ISHMEM_API int ishmem_ulonglong_sum_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce);
-ISHMEM_API int ishmem_int8_sum_reduce(int8_t* dest, const int8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int8_sum_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int16_sum_reduce(int16_t* dest, const int16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int16_sum_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int32_sum_reduce(int32_t* dest, const int32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int32_sum_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int64_sum_reduce(int64_t* dest, const int64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int64_sum_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint8_sum_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint8_sum_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint16_sum_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint16_sum_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint32_sum_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint32_sum_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint64_sum_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint64_sum_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_size_sum_reduce(size_t* dest, const size_t* source, size_t nreduce);
-ISHMEM_API int ishmem_size_sum_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce);
-ISHMEM_API int ishmem_float_sum_reduce(float* dest, const float* source, size_t nreduce);
-ISHMEM_API int ishmem_float_sum_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce);
-ISHMEM_API int ishmem_double_sum_reduce(double* dest, const double* source, size_t nreduce);
-ISHMEM_API int ishmem_double_sum_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce);
-ISHMEM_API int ishmem_char_prod_reduce(char* dest, const char* source, size_t nreduce);
-ISHMEM_API int ishmem_char_prod_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce);
-ISHMEM_API int ishmem_schar_prod_reduce(signed char* dest, const signed char* source, size_t nreduce);
-ISHMEM_API int ishmem_schar_prod_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce);
-ISHMEM_API int ishmem_short_prod_reduce(short* dest, const short* source, size_t nreduce);
-ISHMEM_API int ishmem_short_prod_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce);
-ISHMEM_API int ishmem_int_prod_reduce(int* dest, const int* source, size_t nreduce);
-ISHMEM_API int ishmem_int_prod_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce);
-ISHMEM_API int ishmem_long_prod_reduce(long* dest, const long* source, size_t nreduce);
-ISHMEM_API int ishmem_long_prod_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce);
-ISHMEM_API int ishmem_longlong_prod_reduce(long long* dest, const long long* source, size_t nreduce);
-ISHMEM_API int ishmem_longlong_prod_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce);
-ISHMEM_API int ishmem_ptrdiff_prod_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce);
-ISHMEM_API int ishmem_ptrdiff_prod_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uchar_prod_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce);
-ISHMEM_API int ishmem_uchar_prod_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce);
-ISHMEM_API int ishmem_ushort_prod_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce);
-ISHMEM_API int ishmem_ushort_prod_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce);
-ISHMEM_API int ishmem_uint_prod_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce);
-ISHMEM_API int ishmem_uint_prod_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce);
-ISHMEM_API int ishmem_ulong_prod_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce);
-ISHMEM_API int ishmem_ulong_prod_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce);
-ISHMEM_API int ishmem_ulonglong_prod_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce);
-ISHMEM_API int ishmem_ulonglong_prod_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce);
-ISHMEM_API int ishmem_int8_prod_reduce(int8_t* dest, const int8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int8_prod_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int16_prod_reduce(int16_t* dest, const int16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int16_prod_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int32_prod_reduce(int32_t* dest, const int32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int32_prod_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int64_prod_reduce(int64_t* dest, const int64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_int64_prod_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint8_prod_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint8_prod_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint16_prod_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint16_prod_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint32_prod_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint32_prod_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint64_prod_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_uint64_prod_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce);
-ISHMEM_API int ishmem_size_prod_reduce(size_t* dest, const size_t* source, size_t nreduce);
-ISHMEM_API int ishmem_size_prod_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce);
-ISHMEM_API int ishmem_float_prod_reduce(float* dest, const float* source, size_t nreduce);
-ISHMEM_API int ishmem_float_prod_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce);
-ISHMEM_API int ishmem_double_prod_reduce(double* dest, const double* source, size_t nreduce);
-ISHMEM_API int ishmem_double_prod_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce);
-ISHMEM_API int ishmem_char_sum_inscan(char* dest, const char* source, size_t nelems);
-ISHMEM_API int ishmem_char_sum_inscan(ishmem_team_t team, char* dest, const char* source, size_t nelems);
-ISHMEM_API int ishmem_schar_sum_inscan(signed char* dest, const signed char* source, size_t nelems);
-ISHMEM_API int ishmem_schar_sum_inscan(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems);
-ISHMEM_API int ishmem_short_sum_inscan(short* dest, const short* source, size_t nelems);
-ISHMEM_API int ishmem_short_sum_inscan(ishmem_team_t team, short* dest, const short* source, size_t nelems);
-ISHMEM_API int ishmem_int_sum_inscan(int* dest, const int* source, size_t nelems);
-ISHMEM_API int ishmem_int_sum_inscan(ishmem_team_t team, int* dest, const int* source, size_t nelems);
-ISHMEM_API int ishmem_long_sum_inscan(long* dest, const long* source, size_t nelems);
-ISHMEM_API int ishmem_long_sum_inscan(ishmem_team_t team, long* dest, const long* source, size_t nelems);
-ISHMEM_API int ishmem_longlong_sum_inscan(long long* dest, const long long* source, size_t nelems);
-ISHMEM_API int ishmem_longlong_sum_inscan(ishmem_team_t team, long long* dest, const long long* source, size_t nelems);
-ISHMEM_API int ishmem_ptrdiff_sum_inscan(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems);
-ISHMEM_API int ishmem_ptrdiff_sum_inscan(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems);
-ISHMEM_API int ishmem_uchar_sum_inscan(unsigned char* dest, const unsigned char* source, size_t nelems);
-ISHMEM_API int ishmem_uchar_sum_inscan(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems);
-ISHMEM_API int ishmem_ushort_sum_inscan(unsigned short* dest, const unsigned short* source, size_t nelems);
-ISHMEM_API int ishmem_ushort_sum_inscan(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems);
-ISHMEM_API int ishmem_uint_sum_inscan(unsigned int* dest, const unsigned int* source, size_t nelems);
-ISHMEM_API int ishmem_uint_sum_inscan(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems);
-ISHMEM_API int ishmem_ulong_sum_inscan(unsigned long* dest, const unsigned long* source, size_t nelems);
-ISHMEM_API int ishmem_ulong_sum_inscan(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems);
-ISHMEM_API int ishmem_ulonglong_sum_inscan(unsigned long long* dest, const unsigned long long* source, size_t nelems);
-ISHMEM_API int ishmem_ulonglong_sum_inscan(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems);
-ISHMEM_API int ishmem_int8_sum_inscan(int8_t* dest, const int8_t* source, size_t nelems);
-ISHMEM_API int ishmem_int8_sum_inscan(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems);
-ISHMEM_API int ishmem_int16_sum_inscan(int16_t* dest, const int16_t* source, size_t nelems);
-ISHMEM_API int ishmem_int16_sum_inscan(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems);
-ISHMEM_API int ishmem_int32_sum_inscan(int32_t* dest, const int32_t* source, size_t nelems);
-ISHMEM_API int ishmem_int32_sum_inscan(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems);
-ISHMEM_API int ishmem_int64_sum_inscan(int64_t* dest, const int64_t* source, size_t nelems);
-ISHMEM_API int ishmem_int64_sum_inscan(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint8_sum_inscan(uint8_t* dest, const uint8_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint8_sum_inscan(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint16_sum_inscan(uint16_t* dest, const uint16_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint16_sum_inscan(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint32_sum_inscan(uint32_t* dest, const uint32_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint32_sum_inscan(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint64_sum_inscan(uint64_t* dest, const uint64_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint64_sum_inscan(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems);
-ISHMEM_API int ishmem_size_sum_inscan(size_t* dest, const size_t* source, size_t nelems);
-ISHMEM_API int ishmem_size_sum_inscan(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems);
-ISHMEM_API int ishmem_float_sum_inscan(float* dest, const float* source, size_t nelems);
-ISHMEM_API int ishmem_float_sum_inscan(ishmem_team_t team, float* dest, const float* source, size_t nelems);
-ISHMEM_API int ishmem_double_sum_inscan(double* dest, const double* source, size_t nelems);
-ISHMEM_API int ishmem_double_sum_inscan(ishmem_team_t team, double* dest, const double* source, size_t nelems);
-ISHMEM_API int ishmem_char_sum_exscan(char* dest, const char* source, size_t nelems);
-ISHMEM_API int ishmem_char_sum_exscan(ishmem_team_t team, char* dest, const char* source, size_t nelems);
-ISHMEM_API int ishmem_schar_sum_exscan(signed char* dest, const signed char* source, size_t nelems);
-ISHMEM_API int ishmem_schar_sum_exscan(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems);
-ISHMEM_API int ishmem_short_sum_exscan(short* dest, const short* source, size_t nelems);
-ISHMEM_API int ishmem_short_sum_exscan(ishmem_team_t team, short* dest, const short* source, size_t nelems);
-ISHMEM_API int ishmem_int_sum_exscan(int* dest, const int* source, size_t nelems);
-ISHMEM_API int ishmem_int_sum_exscan(ishmem_team_t team, int* dest, const int* source, size_t nelems);
-ISHMEM_API int ishmem_long_sum_exscan(long* dest, const long* source, size_t nelems);
-ISHMEM_API int ishmem_long_sum_exscan(ishmem_team_t team, long* dest, const long* source, size_t nelems);
-ISHMEM_API int ishmem_longlong_sum_exscan(long long* dest, const long long* source, size_t nelems);
-ISHMEM_API int ishmem_longlong_sum_exscan(ishmem_team_t team, long long* dest, const long long* source, size_t nelems);
-ISHMEM_API int ishmem_ptrdiff_sum_exscan(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems);
-ISHMEM_API int ishmem_ptrdiff_sum_exscan(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems);
-ISHMEM_API int ishmem_uchar_sum_exscan(unsigned char* dest, const unsigned char* source, size_t nelems);
-ISHMEM_API int ishmem_uchar_sum_exscan(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems);
-ISHMEM_API int ishmem_ushort_sum_exscan(unsigned short* dest, const unsigned short* source, size_t nelems);
-ISHMEM_API int ishmem_ushort_sum_exscan(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems);
-ISHMEM_API int ishmem_uint_sum_exscan(unsigned int* dest, const unsigned int* source, size_t nelems);
-ISHMEM_API int ishmem_uint_sum_exscan(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems);
-ISHMEM_API int ishmem_ulong_sum_exscan(unsigned long* dest, const unsigned long* source, size_t nelems);
-ISHMEM_API int ishmem_ulong_sum_exscan(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems);
-ISHMEM_API int ishmem_ulonglong_sum_exscan(unsigned long long* dest, const unsigned long long* source, size_t nelems);
-ISHMEM_API int ishmem_ulonglong_sum_exscan(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems);
-ISHMEM_API int ishmem_int8_sum_exscan(int8_t* dest, const int8_t* source, size_t nelems);
-ISHMEM_API int ishmem_int8_sum_exscan(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems);
-ISHMEM_API int ishmem_int16_sum_exscan(int16_t* dest, const int16_t* source, size_t nelems);
-ISHMEM_API int ishmem_int16_sum_exscan(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems);
-ISHMEM_API int ishmem_int32_sum_exscan(int32_t* dest, const int32_t* source, size_t nelems);
-ISHMEM_API int ishmem_int32_sum_exscan(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems);
-ISHMEM_API int ishmem_int64_sum_exscan(int64_t* dest, const int64_t* source, size_t nelems);
-ISHMEM_API int ishmem_int64_sum_exscan(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint8_sum_exscan(uint8_t* dest, const uint8_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint8_sum_exscan(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint16_sum_exscan(uint16_t* dest, const uint16_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint16_sum_exscan(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint32_sum_exscan(uint32_t* dest, const uint32_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint32_sum_exscan(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint64_sum_exscan(uint64_t* dest, const uint64_t* source, size_t nelems);
-ISHMEM_API int ishmem_uint64_sum_exscan(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems);
-ISHMEM_API int ishmem_size_sum_exscan(size_t* dest, const size_t* source, size_t nelems);
-ISHMEM_API int ishmem_size_sum_exscan(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems);
-ISHMEM_API int ishmem_float_sum_exscan(float* dest, const float* source, size_t nelems);
-ISHMEM_API int ishmem_float_sum_exscan(ishmem_team_t team, float* dest, const float* source, size_t nelems);
-ISHMEM_API int ishmem_double_sum_exscan(double* dest, const double* source, size_t nelems);
-ISHMEM_API int ishmem_double_sum_exscan(ishmem_team_t team, double* dest, const double* source, size_t nelems);
 #if defined(__CUDA_ARCH__)
 ISHMEM_HD inline void ishmem_barrier_all() {
     constexpr const char* fn = "ishmem_barrier_all";
@@ -8361,14 +7809,5195 @@ ISHMEM_HD inline int ishmem_team_sync(ishmem_team_t team) {
     if (!(ishmemi::dev::check_team(fn, team))) return -1;
     return ishmemi::dev::team_sync(team);
 }
+ISHMEM_HD inline int ishmem_float_alltoall(float* dest, const float* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_float_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
+    return ishmemi::dev::alltoall<float>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_float_alltoall(ishmem_team_t team, float* dest, const float* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_float_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<float>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_double_alltoall(double* dest, const double* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_double_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
+    return ishmemi::dev::alltoall<double>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_double_alltoall(ishmem_team_t team, double* dest, const double* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_double_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<double>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_char_alltoall(char* dest, const char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_char_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
+    return ishmemi::dev::alltoall<char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_char_alltoall(ishmem_team_t team, char* dest, const char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_char_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_schar_alltoall(signed char* dest, const signed char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_schar_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
+    return ishmemi::dev::alltoall<signed char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_schar_alltoall(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_schar_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<signed char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_short_alltoall(short* dest, const short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_short_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
+    return ishmemi::dev::alltoall<short>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_short_alltoall(ishmem_team_t team, short* dest, const short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_short_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<short>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int_alltoall(int* dest, const int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
+    return ishmemi::dev::alltoall<int>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int_alltoall(ishmem_team_t team, int* dest, const int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<int>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_long_alltoall(long* dest, const long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_long_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
+    return ishmemi::dev::alltoall<long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_long_alltoall(ishmem_team_t team, long* dest, const long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_long_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_longlong_alltoall(long long* dest, const long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_longlong_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
+    return ishmemi::dev::alltoall<long long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_longlong_alltoall(ishmem_team_t team, long long* dest, const long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_longlong_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<long long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uchar_alltoall(unsigned char* dest, const unsigned char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uchar_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
+    return ishmemi::dev::alltoall<unsigned char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uchar_alltoall(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uchar_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<unsigned char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ushort_alltoall(unsigned short* dest, const unsigned short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ushort_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
+    return ishmemi::dev::alltoall<unsigned short>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ushort_alltoall(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ushort_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<unsigned short>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint_alltoall(unsigned int* dest, const unsigned int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
+    return ishmemi::dev::alltoall<unsigned int>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint_alltoall(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<unsigned int>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ulong_alltoall(unsigned long* dest, const unsigned long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulong_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
+    return ishmemi::dev::alltoall<unsigned long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ulong_alltoall(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulong_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<unsigned long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ulonglong_alltoall(unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulonglong_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
+    return ishmemi::dev::alltoall<unsigned long long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ulonglong_alltoall(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulonglong_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<unsigned long long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int8_alltoall(int8_t* dest, const int8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int8_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
+    return ishmemi::dev::alltoall<int8_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int8_alltoall(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int8_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<int8_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int16_alltoall(int16_t* dest, const int16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int16_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
+    return ishmemi::dev::alltoall<int16_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int16_alltoall(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int16_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<int16_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int32_alltoall(int32_t* dest, const int32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int32_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
+    return ishmemi::dev::alltoall<int32_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int32_alltoall(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int32_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<int32_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int64_alltoall(int64_t* dest, const int64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int64_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
+    return ishmemi::dev::alltoall<int64_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int64_alltoall(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int64_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<int64_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint8_alltoall(uint8_t* dest, const uint8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint8_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    return ishmemi::dev::alltoall<uint8_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint8_alltoall(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint8_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<uint8_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint16_alltoall(uint16_t* dest, const uint16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint16_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
+    return ishmemi::dev::alltoall<uint16_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint16_alltoall(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint16_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<uint16_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint32_alltoall(uint32_t* dest, const uint32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint32_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
+    return ishmemi::dev::alltoall<uint32_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint32_alltoall(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint32_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<uint32_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint64_alltoall(uint64_t* dest, const uint64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint64_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
+    return ishmemi::dev::alltoall<uint64_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint64_alltoall(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint64_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<uint64_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_size_alltoall(size_t* dest, const size_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_size_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
+    return ishmemi::dev::alltoall<size_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_size_alltoall(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_size_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<size_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_alltoall(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ptrdiff_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    return ishmemi::dev::alltoall<ptrdiff_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_alltoall(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ptrdiff_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<ptrdiff_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_alltoallmem(void* dest, const void* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_alltoallmem";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    return ishmemi::dev::alltoall<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
+}
+ISHMEM_HD inline int ishmem_alltoallmem(ishmem_team_t team, void* dest, const void* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_alltoallmem";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
+}
+ISHMEM_HD inline int ishmem_float_broadcast(float* dest, const float* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_float_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<float>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_float_broadcast(ishmem_team_t team, float* dest, const float* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_float_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<float>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_double_broadcast(double* dest, const double* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_double_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<double>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_double_broadcast(ishmem_team_t team, double* dest, const double* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_double_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<double>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_char_broadcast(char* dest, const char* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_char_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<char>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_char_broadcast(ishmem_team_t team, char* dest, const char* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_char_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<char>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_schar_broadcast(signed char* dest, const signed char* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_schar_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<signed char>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_schar_broadcast(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_schar_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<signed char>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_short_broadcast(short* dest, const short* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_short_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<short>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_short_broadcast(ishmem_team_t team, short* dest, const short* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_short_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<short>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_int_broadcast(int* dest, const int* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_int_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<int>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_int_broadcast(ishmem_team_t team, int* dest, const int* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_int_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<int>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_long_broadcast(long* dest, const long* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_long_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<long>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_long_broadcast(ishmem_team_t team, long* dest, const long* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_long_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<long>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_longlong_broadcast(long long* dest, const long long* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_longlong_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<long long>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_longlong_broadcast(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_longlong_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<long long>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_uchar_broadcast(unsigned char* dest, const unsigned char* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uchar_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<unsigned char>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_uchar_broadcast(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uchar_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<unsigned char>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_ushort_broadcast(unsigned short* dest, const unsigned short* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_ushort_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<unsigned short>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_ushort_broadcast(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_ushort_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<unsigned short>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_uint_broadcast(unsigned int* dest, const unsigned int* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uint_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<unsigned int>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_uint_broadcast(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uint_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<unsigned int>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_ulong_broadcast(unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_ulong_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<unsigned long>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_ulong_broadcast(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_ulong_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<unsigned long>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_ulonglong_broadcast(unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_ulonglong_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<unsigned long long>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_ulonglong_broadcast(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_ulonglong_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<unsigned long long>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_int8_broadcast(int8_t* dest, const int8_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_int8_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<int8_t>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_int8_broadcast(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_int8_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<int8_t>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_int16_broadcast(int16_t* dest, const int16_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_int16_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<int16_t>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_int16_broadcast(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_int16_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<int16_t>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_int32_broadcast(int32_t* dest, const int32_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_int32_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<int32_t>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_int32_broadcast(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_int32_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<int32_t>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_int64_broadcast(int64_t* dest, const int64_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_int64_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<int64_t>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_int64_broadcast(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_int64_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<int64_t>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_uint8_broadcast(uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uint8_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<uint8_t>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_uint8_broadcast(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uint8_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<uint8_t>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_uint16_broadcast(uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uint16_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<uint16_t>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_uint16_broadcast(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uint16_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<uint16_t>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_uint32_broadcast(uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uint32_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<uint32_t>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_uint32_broadcast(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uint32_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<uint32_t>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_uint64_broadcast(uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uint64_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<uint64_t>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_uint64_broadcast(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_uint64_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<uint64_t>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_size_broadcast(size_t* dest, const size_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_size_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<size_t>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_size_broadcast(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_size_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<size_t>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_broadcast(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_ptrdiff_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<ptrdiff_t>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_broadcast(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_ptrdiff_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<ptrdiff_t>(team, dest, source, nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_broadcastmem(void* dest, const void* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_broadcastmem";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_broadcastmem(ishmem_team_t team, void* dest, const void* source, size_t nelems, int PE_root) {
+    constexpr const char* fn = "ishmem_broadcastmem";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root);
+}
+ISHMEM_HD inline int ishmem_float_collect(float* dest, const float* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_float_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    return ishmemi::dev::collect<float>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_float_collect(ishmem_team_t team, float* dest, const float* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_float_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<float>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_double_collect(double* dest, const double* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_double_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    return ishmemi::dev::collect<double>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_double_collect(ishmem_team_t team, double* dest, const double* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_double_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<double>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_char_collect(char* dest, const char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_char_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    return ishmemi::dev::collect<char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_char_collect(ishmem_team_t team, char* dest, const char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_char_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_schar_collect(signed char* dest, const signed char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_schar_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    return ishmemi::dev::collect<signed char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_schar_collect(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_schar_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<signed char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_short_collect(short* dest, const short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_short_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    return ishmemi::dev::collect<short>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_short_collect(ishmem_team_t team, short* dest, const short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_short_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<short>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int_collect(int* dest, const int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    return ishmemi::dev::collect<int>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int_collect(ishmem_team_t team, int* dest, const int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<int>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_long_collect(long* dest, const long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_long_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    return ishmemi::dev::collect<long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_long_collect(ishmem_team_t team, long* dest, const long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_long_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_longlong_collect(long long* dest, const long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_longlong_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    return ishmemi::dev::collect<long long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_longlong_collect(ishmem_team_t team, long long* dest, const long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_longlong_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<long long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uchar_collect(unsigned char* dest, const unsigned char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uchar_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    return ishmemi::dev::collect<unsigned char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uchar_collect(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uchar_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<unsigned char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ushort_collect(unsigned short* dest, const unsigned short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ushort_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    return ishmemi::dev::collect<unsigned short>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ushort_collect(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ushort_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<unsigned short>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint_collect(unsigned int* dest, const unsigned int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    return ishmemi::dev::collect<unsigned int>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint_collect(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<unsigned int>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ulong_collect(unsigned long* dest, const unsigned long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulong_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    return ishmemi::dev::collect<unsigned long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ulong_collect(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulong_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<unsigned long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ulonglong_collect(unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulonglong_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    return ishmemi::dev::collect<unsigned long long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ulonglong_collect(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulonglong_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<unsigned long long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int8_collect(int8_t* dest, const int8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int8_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    return ishmemi::dev::collect<int8_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int8_collect(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int8_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<int8_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int16_collect(int16_t* dest, const int16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int16_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    return ishmemi::dev::collect<int16_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int16_collect(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int16_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<int16_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int32_collect(int32_t* dest, const int32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int32_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    return ishmemi::dev::collect<int32_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int32_collect(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int32_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<int32_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int64_collect(int64_t* dest, const int64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int64_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    return ishmemi::dev::collect<int64_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int64_collect(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int64_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<int64_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint8_collect(uint8_t* dest, const uint8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint8_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    return ishmemi::dev::collect<uint8_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint8_collect(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint8_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<uint8_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint16_collect(uint16_t* dest, const uint16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint16_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    return ishmemi::dev::collect<uint16_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint16_collect(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint16_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<uint16_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint32_collect(uint32_t* dest, const uint32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint32_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    return ishmemi::dev::collect<uint32_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint32_collect(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint32_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<uint32_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint64_collect(uint64_t* dest, const uint64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint64_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    return ishmemi::dev::collect<uint64_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint64_collect(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint64_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<uint64_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_size_collect(size_t* dest, const size_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_size_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    return ishmemi::dev::collect<size_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_size_collect(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_size_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<size_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_collect(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ptrdiff_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    return ishmemi::dev::collect<ptrdiff_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_collect(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ptrdiff_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<ptrdiff_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_collectmem(void* dest, const void* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_collectmem";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    return ishmemi::dev::collect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
+}
+ISHMEM_HD inline int ishmem_collectmem(ishmem_team_t team, void* dest, const void* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_collectmem";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
+}
+ISHMEM_HD inline int ishmem_float_fcollect(float* dest, const float* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_float_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    return ishmemi::dev::fcollect<float>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_float_fcollect(ishmem_team_t team, float* dest, const float* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_float_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<float>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_double_fcollect(double* dest, const double* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_double_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    return ishmemi::dev::fcollect<double>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_double_fcollect(ishmem_team_t team, double* dest, const double* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_double_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<double>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_char_fcollect(char* dest, const char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_char_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    return ishmemi::dev::fcollect<char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_char_fcollect(ishmem_team_t team, char* dest, const char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_char_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_schar_fcollect(signed char* dest, const signed char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_schar_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    return ishmemi::dev::fcollect<signed char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_schar_fcollect(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_schar_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<signed char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_short_fcollect(short* dest, const short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_short_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    return ishmemi::dev::fcollect<short>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_short_fcollect(ishmem_team_t team, short* dest, const short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_short_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<short>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int_fcollect(int* dest, const int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    return ishmemi::dev::fcollect<int>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int_fcollect(ishmem_team_t team, int* dest, const int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<int>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_long_fcollect(long* dest, const long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_long_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    return ishmemi::dev::fcollect<long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_long_fcollect(ishmem_team_t team, long* dest, const long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_long_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_longlong_fcollect(long long* dest, const long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_longlong_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    return ishmemi::dev::fcollect<long long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_longlong_fcollect(ishmem_team_t team, long long* dest, const long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_longlong_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<long long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uchar_fcollect(unsigned char* dest, const unsigned char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uchar_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    return ishmemi::dev::fcollect<unsigned char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uchar_fcollect(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uchar_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<unsigned char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ushort_fcollect(unsigned short* dest, const unsigned short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ushort_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    return ishmemi::dev::fcollect<unsigned short>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ushort_fcollect(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ushort_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<unsigned short>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint_fcollect(unsigned int* dest, const unsigned int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    return ishmemi::dev::fcollect<unsigned int>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint_fcollect(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<unsigned int>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ulong_fcollect(unsigned long* dest, const unsigned long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulong_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    return ishmemi::dev::fcollect<unsigned long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ulong_fcollect(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulong_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<unsigned long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ulonglong_fcollect(unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulonglong_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    return ishmemi::dev::fcollect<unsigned long long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ulonglong_fcollect(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulonglong_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<unsigned long long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int8_fcollect(int8_t* dest, const int8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int8_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    return ishmemi::dev::fcollect<int8_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int8_fcollect(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int8_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<int8_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int16_fcollect(int16_t* dest, const int16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int16_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    return ishmemi::dev::fcollect<int16_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int16_fcollect(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int16_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<int16_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int32_fcollect(int32_t* dest, const int32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int32_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    return ishmemi::dev::fcollect<int32_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int32_fcollect(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int32_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<int32_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int64_fcollect(int64_t* dest, const int64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int64_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    return ishmemi::dev::fcollect<int64_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int64_fcollect(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int64_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<int64_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint8_fcollect(uint8_t* dest, const uint8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint8_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    return ishmemi::dev::fcollect<uint8_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint8_fcollect(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint8_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<uint8_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint16_fcollect(uint16_t* dest, const uint16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint16_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    return ishmemi::dev::fcollect<uint16_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint16_fcollect(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint16_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<uint16_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint32_fcollect(uint32_t* dest, const uint32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint32_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    return ishmemi::dev::fcollect<uint32_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint32_fcollect(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint32_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<uint32_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint64_fcollect(uint64_t* dest, const uint64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint64_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    return ishmemi::dev::fcollect<uint64_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint64_fcollect(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint64_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<uint64_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_size_fcollect(size_t* dest, const size_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_size_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    return ishmemi::dev::fcollect<size_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_size_fcollect(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_size_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<size_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_fcollect(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ptrdiff_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    return ishmemi::dev::fcollect<ptrdiff_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_fcollect(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ptrdiff_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<ptrdiff_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_fcollectmem(void* dest, const void* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_fcollectmem";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    return ishmemi::dev::fcollect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
+}
+ISHMEM_HD inline int ishmem_fcollectmem(ishmem_team_t team, void* dest, const void* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_fcollectmem";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
+}
+ISHMEM_HD inline int ishmem_uchar_and_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::and_reduce<unsigned char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uchar_and_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_and_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::and_reduce<unsigned char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ushort_and_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::and_reduce<unsigned short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ushort_and_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_and_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::and_reduce<unsigned short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint_and_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::and_reduce<unsigned int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint_and_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_and_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::and_reduce<unsigned int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulong_and_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::and_reduce<unsigned long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulong_and_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_and_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::and_reduce<unsigned long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulonglong_and_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::and_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulonglong_and_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_and_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::and_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int8_and_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::and_reduce<int8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int8_and_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_and_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::and_reduce<int8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int16_and_reduce(int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::and_reduce<int16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int16_and_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_and_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::and_reduce<int16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int32_and_reduce(int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::and_reduce<int32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int32_and_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_and_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::and_reduce<int32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int64_and_reduce(int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::and_reduce<int64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int64_and_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_and_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::and_reduce<int64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint8_and_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::and_reduce<uint8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint8_and_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_and_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::and_reduce<uint8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint16_and_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::and_reduce<uint16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint16_and_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_and_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::and_reduce<uint16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint32_and_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::and_reduce<uint32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint32_and_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_and_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::and_reduce<uint32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint64_and_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::and_reduce<uint64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint64_and_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_and_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::and_reduce<uint64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_size_and_reduce(size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::and_reduce<size_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_size_and_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_and_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::and_reduce<size_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uchar_or_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::or_reduce<unsigned char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uchar_or_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_or_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::or_reduce<unsigned char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ushort_or_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::or_reduce<unsigned short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ushort_or_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_or_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::or_reduce<unsigned short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint_or_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::or_reduce<unsigned int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint_or_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_or_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::or_reduce<unsigned int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulong_or_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::or_reduce<unsigned long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulong_or_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_or_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::or_reduce<unsigned long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulonglong_or_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::or_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulonglong_or_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_or_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::or_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int8_or_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::or_reduce<int8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int8_or_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_or_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::or_reduce<int8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int16_or_reduce(int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::or_reduce<int16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int16_or_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_or_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::or_reduce<int16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int32_or_reduce(int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::or_reduce<int32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int32_or_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_or_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::or_reduce<int32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int64_or_reduce(int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::or_reduce<int64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int64_or_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_or_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::or_reduce<int64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint8_or_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::or_reduce<uint8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint8_or_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_or_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::or_reduce<uint8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint16_or_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::or_reduce<uint16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint16_or_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_or_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::or_reduce<uint16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint32_or_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::or_reduce<uint32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint32_or_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_or_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::or_reduce<uint32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint64_or_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::or_reduce<uint64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint64_or_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_or_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::or_reduce<uint64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_size_or_reduce(size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::or_reduce<size_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_size_or_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_or_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::or_reduce<size_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uchar_xor_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::xor_reduce<unsigned char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uchar_xor_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_xor_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::xor_reduce<unsigned char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ushort_xor_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::xor_reduce<unsigned short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ushort_xor_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_xor_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::xor_reduce<unsigned short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint_xor_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::xor_reduce<unsigned int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint_xor_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_xor_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::xor_reduce<unsigned int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulong_xor_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::xor_reduce<unsigned long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulong_xor_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_xor_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::xor_reduce<unsigned long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulonglong_xor_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::xor_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulonglong_xor_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_xor_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::xor_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int8_xor_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::xor_reduce<int8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int8_xor_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_xor_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::xor_reduce<int8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int16_xor_reduce(int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::xor_reduce<int16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int16_xor_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_xor_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::xor_reduce<int16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int32_xor_reduce(int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::xor_reduce<int32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int32_xor_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_xor_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::xor_reduce<int32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int64_xor_reduce(int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::xor_reduce<int64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int64_xor_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_xor_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::xor_reduce<int64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint8_xor_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::xor_reduce<uint8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint8_xor_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_xor_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::xor_reduce<uint8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint16_xor_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::xor_reduce<uint16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint16_xor_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_xor_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::xor_reduce<uint16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint32_xor_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::xor_reduce<uint32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint32_xor_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_xor_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::xor_reduce<uint32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint64_xor_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::xor_reduce<uint64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint64_xor_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_xor_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::xor_reduce<uint64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_size_xor_reduce(size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::xor_reduce<size_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_size_xor_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_xor_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::xor_reduce<size_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_char_max_reduce(char* dest, const char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_char_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::dev::max_reduce<char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_char_max_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_char_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::dev::max_reduce<char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_schar_max_reduce(signed char* dest, const signed char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_schar_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::dev::max_reduce<signed char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_schar_max_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_schar_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::dev::max_reduce<signed char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_short_max_reduce(short* dest, const short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_short_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::dev::max_reduce<short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_short_max_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_short_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::dev::max_reduce<short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int_max_reduce(int* dest, const int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::dev::max_reduce<int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int_max_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::dev::max_reduce<int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_long_max_reduce(long* dest, const long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_long_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::dev::max_reduce<long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_long_max_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_long_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::dev::max_reduce<long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_longlong_max_reduce(long long* dest, const long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_longlong_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::dev::max_reduce<long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_longlong_max_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_longlong_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::dev::max_reduce<long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_max_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ptrdiff_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::dev::max_reduce<ptrdiff_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_max_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ptrdiff_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::dev::max_reduce<ptrdiff_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uchar_max_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::max_reduce<unsigned char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uchar_max_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::max_reduce<unsigned char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ushort_max_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::max_reduce<unsigned short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ushort_max_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::max_reduce<unsigned short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint_max_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::max_reduce<unsigned int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint_max_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::max_reduce<unsigned int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulong_max_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::max_reduce<unsigned long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulong_max_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::max_reduce<unsigned long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulonglong_max_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::max_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulonglong_max_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::max_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int8_max_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::max_reduce<int8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int8_max_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::max_reduce<int8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int16_max_reduce(int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::max_reduce<int16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int16_max_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::max_reduce<int16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int32_max_reduce(int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::max_reduce<int32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int32_max_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::max_reduce<int32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int64_max_reduce(int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::max_reduce<int64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int64_max_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::max_reduce<int64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint8_max_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::max_reduce<uint8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint8_max_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::max_reduce<uint8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint16_max_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::max_reduce<uint16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint16_max_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::max_reduce<uint16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint32_max_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::max_reduce<uint32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint32_max_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::max_reduce<uint32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint64_max_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::max_reduce<uint64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint64_max_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::max_reduce<uint64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_size_max_reduce(size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::max_reduce<size_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_size_max_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::max_reduce<size_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_float_max_reduce(float* dest, const float* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_float_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::dev::max_reduce<float>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_float_max_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_float_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::dev::max_reduce<float>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_double_max_reduce(double* dest, const double* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_double_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::dev::max_reduce<double>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_double_max_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_double_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::dev::max_reduce<double>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_char_min_reduce(char* dest, const char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_char_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::dev::min_reduce<char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_char_min_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_char_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::dev::min_reduce<char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_schar_min_reduce(signed char* dest, const signed char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_schar_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::dev::min_reduce<signed char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_schar_min_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_schar_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::dev::min_reduce<signed char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_short_min_reduce(short* dest, const short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_short_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::dev::min_reduce<short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_short_min_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_short_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::dev::min_reduce<short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int_min_reduce(int* dest, const int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::dev::min_reduce<int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int_min_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::dev::min_reduce<int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_long_min_reduce(long* dest, const long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_long_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::dev::min_reduce<long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_long_min_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_long_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::dev::min_reduce<long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_longlong_min_reduce(long long* dest, const long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_longlong_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::dev::min_reduce<long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_longlong_min_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_longlong_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::dev::min_reduce<long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_min_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ptrdiff_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::dev::min_reduce<ptrdiff_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_min_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ptrdiff_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::dev::min_reduce<ptrdiff_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uchar_min_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::min_reduce<unsigned char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uchar_min_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::min_reduce<unsigned char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ushort_min_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::min_reduce<unsigned short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ushort_min_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::min_reduce<unsigned short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint_min_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::min_reduce<unsigned int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint_min_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::min_reduce<unsigned int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulong_min_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::min_reduce<unsigned long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulong_min_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::min_reduce<unsigned long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulonglong_min_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::min_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulonglong_min_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::min_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int8_min_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::min_reduce<int8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int8_min_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::min_reduce<int8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int16_min_reduce(int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::min_reduce<int16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int16_min_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::min_reduce<int16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int32_min_reduce(int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::min_reduce<int32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int32_min_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::min_reduce<int32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int64_min_reduce(int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::min_reduce<int64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int64_min_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::min_reduce<int64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint8_min_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::min_reduce<uint8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint8_min_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::min_reduce<uint8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint16_min_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::min_reduce<uint16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint16_min_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::min_reduce<uint16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint32_min_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::min_reduce<uint32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint32_min_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::min_reduce<uint32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint64_min_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::min_reduce<uint64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint64_min_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::min_reduce<uint64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_size_min_reduce(size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::min_reduce<size_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_size_min_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::min_reduce<size_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_float_min_reduce(float* dest, const float* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_float_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::dev::min_reduce<float>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_float_min_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_float_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::dev::min_reduce<float>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_double_min_reduce(double* dest, const double* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_double_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::dev::min_reduce<double>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_double_min_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_double_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::dev::min_reduce<double>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_char_sum_reduce(char* dest, const char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_char_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::dev::sum_reduce<char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_char_sum_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_char_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::dev::sum_reduce<char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_schar_sum_reduce(signed char* dest, const signed char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_schar_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::dev::sum_reduce<signed char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_schar_sum_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_schar_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::dev::sum_reduce<signed char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_short_sum_reduce(short* dest, const short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_short_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::dev::sum_reduce<short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_short_sum_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_short_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::dev::sum_reduce<short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int_sum_reduce(int* dest, const int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::dev::sum_reduce<int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int_sum_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::dev::sum_reduce<int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_long_sum_reduce(long* dest, const long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_long_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::dev::sum_reduce<long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_long_sum_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_long_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::dev::sum_reduce<long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_longlong_sum_reduce(long long* dest, const long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_longlong_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::dev::sum_reduce<long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_longlong_sum_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_longlong_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::dev::sum_reduce<long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_sum_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ptrdiff_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::dev::sum_reduce<ptrdiff_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_sum_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ptrdiff_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::dev::sum_reduce<ptrdiff_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uchar_sum_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::sum_reduce<unsigned char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uchar_sum_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::sum_reduce<unsigned char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ushort_sum_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::sum_reduce<unsigned short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ushort_sum_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::sum_reduce<unsigned short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint_sum_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::sum_reduce<unsigned int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint_sum_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::sum_reduce<unsigned int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulong_sum_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::sum_reduce<unsigned long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulong_sum_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::sum_reduce<unsigned long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulonglong_sum_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::sum_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulonglong_sum_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::sum_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int8_sum_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::sum_reduce<int8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int8_sum_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::sum_reduce<int8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int16_sum_reduce(int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::sum_reduce<int16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int16_sum_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::sum_reduce<int16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int32_sum_reduce(int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::sum_reduce<int32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int32_sum_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::sum_reduce<int32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int64_sum_reduce(int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::sum_reduce<int64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int64_sum_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::sum_reduce<int64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint8_sum_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::sum_reduce<uint8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint8_sum_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::sum_reduce<uint8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint16_sum_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::sum_reduce<uint16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint16_sum_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::sum_reduce<uint16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint32_sum_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::sum_reduce<uint32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint32_sum_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::sum_reduce<uint32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint64_sum_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::sum_reduce<uint64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint64_sum_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::sum_reduce<uint64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_size_sum_reduce(size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::sum_reduce<size_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_size_sum_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::sum_reduce<size_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_float_sum_reduce(float* dest, const float* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_float_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::dev::sum_reduce<float>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_float_sum_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_float_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::dev::sum_reduce<float>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_double_sum_reduce(double* dest, const double* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_double_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::dev::sum_reduce<double>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_double_sum_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_double_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::dev::sum_reduce<double>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_char_prod_reduce(char* dest, const char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_char_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::dev::prod_reduce<char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_char_prod_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_char_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::dev::prod_reduce<char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_schar_prod_reduce(signed char* dest, const signed char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_schar_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::dev::prod_reduce<signed char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_schar_prod_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_schar_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::dev::prod_reduce<signed char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_short_prod_reduce(short* dest, const short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_short_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::dev::prod_reduce<short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_short_prod_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_short_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::dev::prod_reduce<short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int_prod_reduce(int* dest, const int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::dev::prod_reduce<int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int_prod_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::dev::prod_reduce<int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_long_prod_reduce(long* dest, const long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_long_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::dev::prod_reduce<long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_long_prod_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_long_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::dev::prod_reduce<long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_longlong_prod_reduce(long long* dest, const long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_longlong_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::dev::prod_reduce<long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_longlong_prod_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_longlong_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::dev::prod_reduce<long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_prod_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ptrdiff_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::dev::prod_reduce<ptrdiff_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_prod_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ptrdiff_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::dev::prod_reduce<ptrdiff_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uchar_prod_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::prod_reduce<unsigned char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uchar_prod_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uchar_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::prod_reduce<unsigned char>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ushort_prod_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::prod_reduce<unsigned short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ushort_prod_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ushort_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::prod_reduce<unsigned short>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint_prod_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::prod_reduce<unsigned int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint_prod_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::prod_reduce<unsigned int>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulong_prod_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::prod_reduce<unsigned long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulong_prod_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulong_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::prod_reduce<unsigned long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulonglong_prod_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::prod_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_ulonglong_prod_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_ulonglong_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::prod_reduce<unsigned long long>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int8_prod_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::prod_reduce<int8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int8_prod_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int8_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::prod_reduce<int8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int16_prod_reduce(int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::prod_reduce<int16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int16_prod_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int16_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::prod_reduce<int16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int32_prod_reduce(int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::prod_reduce<int32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int32_prod_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int32_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::prod_reduce<int32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int64_prod_reduce(int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::prod_reduce<int64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_int64_prod_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_int64_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::prod_reduce<int64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint8_prod_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::prod_reduce<uint8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint8_prod_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint8_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::prod_reduce<uint8_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint16_prod_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::prod_reduce<uint16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint16_prod_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint16_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::prod_reduce<uint16_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint32_prod_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::prod_reduce<uint32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint32_prod_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint32_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::prod_reduce<uint32_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint64_prod_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::prod_reduce<uint64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_uint64_prod_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_uint64_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::prod_reduce<uint64_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_size_prod_reduce(size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::prod_reduce<size_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_size_prod_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_size_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::prod_reduce<size_t>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_float_prod_reduce(float* dest, const float* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_float_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::dev::prod_reduce<float>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_float_prod_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_float_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::dev::prod_reduce<float>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_double_prod_reduce(double* dest, const double* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_double_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::dev::prod_reduce<double>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_double_prod_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce) {
+    constexpr const char* fn = "ishmem_double_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::dev::prod_reduce<double>(team, dest, source, nreduce);
+}
+ISHMEM_HD inline int ishmem_char_sum_inscan(char* dest, const char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_char_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return -1;
+    return ishmemi::dev::sum_inscan<char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_char_sum_inscan(ishmem_team_t team, char* dest, const char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_char_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return -1;
+    return ishmemi::dev::sum_inscan<char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_schar_sum_inscan(signed char* dest, const signed char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_schar_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return -1;
+    return ishmemi::dev::sum_inscan<signed char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_schar_sum_inscan(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_schar_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return -1;
+    return ishmemi::dev::sum_inscan<signed char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_short_sum_inscan(short* dest, const short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_short_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return -1;
+    return ishmemi::dev::sum_inscan<short>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_short_sum_inscan(ishmem_team_t team, short* dest, const short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_short_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return -1;
+    return ishmemi::dev::sum_inscan<short>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int_sum_inscan(int* dest, const int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return -1;
+    return ishmemi::dev::sum_inscan<int>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int_sum_inscan(ishmem_team_t team, int* dest, const int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return -1;
+    return ishmemi::dev::sum_inscan<int>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_long_sum_inscan(long* dest, const long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_long_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return -1;
+    return ishmemi::dev::sum_inscan<long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_long_sum_inscan(ishmem_team_t team, long* dest, const long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_long_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return -1;
+    return ishmemi::dev::sum_inscan<long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_longlong_sum_inscan(long long* dest, const long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_longlong_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return -1;
+    return ishmemi::dev::sum_inscan<long long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_longlong_sum_inscan(ishmem_team_t team, long long* dest, const long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_longlong_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return -1;
+    return ishmemi::dev::sum_inscan<long long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_sum_inscan(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ptrdiff_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::dev::sum_inscan<ptrdiff_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_sum_inscan(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ptrdiff_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::dev::sum_inscan<ptrdiff_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uchar_sum_inscan(unsigned char* dest, const unsigned char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uchar_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::sum_inscan<unsigned char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uchar_sum_inscan(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uchar_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::sum_inscan<unsigned char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ushort_sum_inscan(unsigned short* dest, const unsigned short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ushort_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::sum_inscan<unsigned short>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ushort_sum_inscan(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ushort_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::sum_inscan<unsigned short>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint_sum_inscan(unsigned int* dest, const unsigned int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::sum_inscan<unsigned int>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint_sum_inscan(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::sum_inscan<unsigned int>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ulong_sum_inscan(unsigned long* dest, const unsigned long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulong_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::sum_inscan<unsigned long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ulong_sum_inscan(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulong_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::sum_inscan<unsigned long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ulonglong_sum_inscan(unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulonglong_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::sum_inscan<unsigned long long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ulonglong_sum_inscan(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulonglong_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::sum_inscan<unsigned long long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int8_sum_inscan(int8_t* dest, const int8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int8_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::sum_inscan<int8_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int8_sum_inscan(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int8_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::sum_inscan<int8_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int16_sum_inscan(int16_t* dest, const int16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int16_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::sum_inscan<int16_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int16_sum_inscan(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int16_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::sum_inscan<int16_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int32_sum_inscan(int32_t* dest, const int32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int32_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::sum_inscan<int32_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int32_sum_inscan(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int32_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::sum_inscan<int32_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int64_sum_inscan(int64_t* dest, const int64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int64_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::sum_inscan<int64_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int64_sum_inscan(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int64_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::sum_inscan<int64_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint8_sum_inscan(uint8_t* dest, const uint8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint8_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::sum_inscan<uint8_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint8_sum_inscan(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint8_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::sum_inscan<uint8_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint16_sum_inscan(uint16_t* dest, const uint16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint16_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::sum_inscan<uint16_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint16_sum_inscan(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint16_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::sum_inscan<uint16_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint32_sum_inscan(uint32_t* dest, const uint32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint32_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::sum_inscan<uint32_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint32_sum_inscan(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint32_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::sum_inscan<uint32_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint64_sum_inscan(uint64_t* dest, const uint64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint64_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::sum_inscan<uint64_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint64_sum_inscan(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint64_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::sum_inscan<uint64_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_size_sum_inscan(size_t* dest, const size_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_size_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::sum_inscan<size_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_size_sum_inscan(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_size_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::sum_inscan<size_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_float_sum_inscan(float* dest, const float* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_float_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return -1;
+    return ishmemi::dev::sum_inscan<float>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_float_sum_inscan(ishmem_team_t team, float* dest, const float* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_float_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return -1;
+    return ishmemi::dev::sum_inscan<float>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_double_sum_inscan(double* dest, const double* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_double_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return -1;
+    return ishmemi::dev::sum_inscan<double>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_double_sum_inscan(ishmem_team_t team, double* dest, const double* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_double_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return -1;
+    return ishmemi::dev::sum_inscan<double>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_char_sum_exscan(char* dest, const char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_char_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return -1;
+    return ishmemi::dev::sum_exscan<char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_char_sum_exscan(ishmem_team_t team, char* dest, const char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_char_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return -1;
+    return ishmemi::dev::sum_exscan<char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_schar_sum_exscan(signed char* dest, const signed char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_schar_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return -1;
+    return ishmemi::dev::sum_exscan<signed char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_schar_sum_exscan(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_schar_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return -1;
+    return ishmemi::dev::sum_exscan<signed char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_short_sum_exscan(short* dest, const short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_short_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return -1;
+    return ishmemi::dev::sum_exscan<short>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_short_sum_exscan(ishmem_team_t team, short* dest, const short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_short_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return -1;
+    return ishmemi::dev::sum_exscan<short>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int_sum_exscan(int* dest, const int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return -1;
+    return ishmemi::dev::sum_exscan<int>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int_sum_exscan(ishmem_team_t team, int* dest, const int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return -1;
+    return ishmemi::dev::sum_exscan<int>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_long_sum_exscan(long* dest, const long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_long_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return -1;
+    return ishmemi::dev::sum_exscan<long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_long_sum_exscan(ishmem_team_t team, long* dest, const long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_long_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return -1;
+    return ishmemi::dev::sum_exscan<long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_longlong_sum_exscan(long long* dest, const long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_longlong_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return -1;
+    return ishmemi::dev::sum_exscan<long long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_longlong_sum_exscan(ishmem_team_t team, long long* dest, const long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_longlong_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return -1;
+    return ishmemi::dev::sum_exscan<long long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_sum_exscan(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ptrdiff_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::dev::sum_exscan<ptrdiff_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ptrdiff_sum_exscan(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ptrdiff_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::dev::sum_exscan<ptrdiff_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uchar_sum_exscan(unsigned char* dest, const unsigned char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uchar_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::sum_exscan<unsigned char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uchar_sum_exscan(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uchar_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::sum_exscan<unsigned char>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ushort_sum_exscan(unsigned short* dest, const unsigned short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ushort_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::sum_exscan<unsigned short>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ushort_sum_exscan(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ushort_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::sum_exscan<unsigned short>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint_sum_exscan(unsigned int* dest, const unsigned int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::sum_exscan<unsigned int>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint_sum_exscan(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::sum_exscan<unsigned int>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ulong_sum_exscan(unsigned long* dest, const unsigned long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulong_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::sum_exscan<unsigned long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ulong_sum_exscan(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulong_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::sum_exscan<unsigned long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ulonglong_sum_exscan(unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulonglong_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::sum_exscan<unsigned long long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_ulonglong_sum_exscan(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_ulonglong_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::sum_exscan<unsigned long long>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int8_sum_exscan(int8_t* dest, const int8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int8_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::sum_exscan<int8_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int8_sum_exscan(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int8_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::sum_exscan<int8_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int16_sum_exscan(int16_t* dest, const int16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int16_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::sum_exscan<int16_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int16_sum_exscan(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int16_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::sum_exscan<int16_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int32_sum_exscan(int32_t* dest, const int32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int32_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::sum_exscan<int32_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int32_sum_exscan(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int32_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::sum_exscan<int32_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int64_sum_exscan(int64_t* dest, const int64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int64_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::sum_exscan<int64_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_int64_sum_exscan(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_int64_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::sum_exscan<int64_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint8_sum_exscan(uint8_t* dest, const uint8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint8_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::sum_exscan<uint8_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint8_sum_exscan(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint8_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::sum_exscan<uint8_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint16_sum_exscan(uint16_t* dest, const uint16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint16_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::sum_exscan<uint16_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint16_sum_exscan(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint16_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::sum_exscan<uint16_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint32_sum_exscan(uint32_t* dest, const uint32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint32_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::sum_exscan<uint32_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint32_sum_exscan(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint32_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::sum_exscan<uint32_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint64_sum_exscan(uint64_t* dest, const uint64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint64_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::sum_exscan<uint64_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_uint64_sum_exscan(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_uint64_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::sum_exscan<uint64_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_size_sum_exscan(size_t* dest, const size_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_size_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::sum_exscan<size_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_size_sum_exscan(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_size_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::sum_exscan<size_t>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_float_sum_exscan(float* dest, const float* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_float_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return -1;
+    return ishmemi::dev::sum_exscan<float>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_float_sum_exscan(ishmem_team_t team, float* dest, const float* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_float_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return -1;
+    return ishmemi::dev::sum_exscan<float>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_double_sum_exscan(double* dest, const double* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_double_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return -1;
+    return ishmemi::dev::sum_exscan<double>(team, dest, source, nelems);
+}
+ISHMEM_HD inline int ishmem_double_sum_exscan(ishmem_team_t team, double* dest, const double* source, size_t nelems) {
+    constexpr const char* fn = "ishmem_double_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return -1;
+    return ishmemi::dev::sum_exscan<double>(team, dest, source, nelems);
+}
 #else
 ISHMEM_API ISHMEM_HD void ishmem_barrier_all();
 ISHMEM_API ISHMEM_HD void ishmem_sync_all();
 ISHMEM_API ISHMEM_HD int ishmem_team_sync(ishmem_team_t team);
+ISHMEM_API ISHMEM_HD int ishmem_float_alltoall(float* dest, const float* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_float_alltoall(ishmem_team_t team, float* dest, const float* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_double_alltoall(double* dest, const double* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_double_alltoall(ishmem_team_t team, double* dest, const double* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_char_alltoall(char* dest, const char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_char_alltoall(ishmem_team_t team, char* dest, const char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_schar_alltoall(signed char* dest, const signed char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_schar_alltoall(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_short_alltoall(short* dest, const short* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_short_alltoall(ishmem_team_t team, short* dest, const short* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int_alltoall(int* dest, const int* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int_alltoall(ishmem_team_t team, int* dest, const int* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_long_alltoall(long* dest, const long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_long_alltoall(ishmem_team_t team, long* dest, const long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_alltoall(long long* dest, const long long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_alltoall(ishmem_team_t team, long long* dest, const long long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_alltoall(unsigned char* dest, const unsigned char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_alltoall(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_alltoall(unsigned short* dest, const unsigned short* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_alltoall(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint_alltoall(unsigned int* dest, const unsigned int* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint_alltoall(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_alltoall(unsigned long* dest, const unsigned long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_alltoall(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_alltoall(unsigned long long* dest, const unsigned long long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_alltoall(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int8_alltoall(int8_t* dest, const int8_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int8_alltoall(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int16_alltoall(int16_t* dest, const int16_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int16_alltoall(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int32_alltoall(int32_t* dest, const int32_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int32_alltoall(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int64_alltoall(int64_t* dest, const int64_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int64_alltoall(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_alltoall(uint8_t* dest, const uint8_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_alltoall(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_alltoall(uint16_t* dest, const uint16_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_alltoall(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_alltoall(uint32_t* dest, const uint32_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_alltoall(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_alltoall(uint64_t* dest, const uint64_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_alltoall(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_size_alltoall(size_t* dest, const size_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_size_alltoall(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_alltoall(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_alltoall(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_alltoallmem(void* dest, const void* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_alltoallmem(ishmem_team_t team, void* dest, const void* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_float_broadcast(float* dest, const float* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_float_broadcast(ishmem_team_t team, float* dest, const float* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_double_broadcast(double* dest, const double* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_double_broadcast(ishmem_team_t team, double* dest, const double* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_char_broadcast(char* dest, const char* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_char_broadcast(ishmem_team_t team, char* dest, const char* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_schar_broadcast(signed char* dest, const signed char* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_schar_broadcast(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_short_broadcast(short* dest, const short* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_short_broadcast(ishmem_team_t team, short* dest, const short* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_int_broadcast(int* dest, const int* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_int_broadcast(ishmem_team_t team, int* dest, const int* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_long_broadcast(long* dest, const long* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_long_broadcast(ishmem_team_t team, long* dest, const long* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_broadcast(long long* dest, const long long* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_broadcast(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_broadcast(unsigned char* dest, const unsigned char* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_broadcast(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_broadcast(unsigned short* dest, const unsigned short* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_broadcast(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_uint_broadcast(unsigned int* dest, const unsigned int* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_uint_broadcast(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_broadcast(unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_broadcast(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_broadcast(unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_broadcast(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_int8_broadcast(int8_t* dest, const int8_t* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_int8_broadcast(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_int16_broadcast(int16_t* dest, const int16_t* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_int16_broadcast(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_int32_broadcast(int32_t* dest, const int32_t* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_int32_broadcast(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_int64_broadcast(int64_t* dest, const int64_t* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_int64_broadcast(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_broadcast(uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_broadcast(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_broadcast(uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_broadcast(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_broadcast(uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_broadcast(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_broadcast(uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_broadcast(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_size_broadcast(size_t* dest, const size_t* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_size_broadcast(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_broadcast(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_broadcast(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_broadcastmem(void* dest, const void* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_broadcastmem(ishmem_team_t team, void* dest, const void* source, size_t nelems, int PE_root);
+ISHMEM_API ISHMEM_HD int ishmem_float_collect(float* dest, const float* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_float_collect(ishmem_team_t team, float* dest, const float* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_double_collect(double* dest, const double* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_double_collect(ishmem_team_t team, double* dest, const double* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_char_collect(char* dest, const char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_char_collect(ishmem_team_t team, char* dest, const char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_schar_collect(signed char* dest, const signed char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_schar_collect(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_short_collect(short* dest, const short* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_short_collect(ishmem_team_t team, short* dest, const short* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int_collect(int* dest, const int* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int_collect(ishmem_team_t team, int* dest, const int* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_long_collect(long* dest, const long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_long_collect(ishmem_team_t team, long* dest, const long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_collect(long long* dest, const long long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_collect(ishmem_team_t team, long long* dest, const long long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_collect(unsigned char* dest, const unsigned char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_collect(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_collect(unsigned short* dest, const unsigned short* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_collect(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint_collect(unsigned int* dest, const unsigned int* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint_collect(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_collect(unsigned long* dest, const unsigned long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_collect(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_collect(unsigned long long* dest, const unsigned long long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_collect(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int8_collect(int8_t* dest, const int8_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int8_collect(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int16_collect(int16_t* dest, const int16_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int16_collect(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int32_collect(int32_t* dest, const int32_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int32_collect(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int64_collect(int64_t* dest, const int64_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int64_collect(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_collect(uint8_t* dest, const uint8_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_collect(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_collect(uint16_t* dest, const uint16_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_collect(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_collect(uint32_t* dest, const uint32_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_collect(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_collect(uint64_t* dest, const uint64_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_collect(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_size_collect(size_t* dest, const size_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_size_collect(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_collect(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_collect(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_collectmem(void* dest, const void* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_collectmem(ishmem_team_t team, void* dest, const void* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_float_fcollect(float* dest, const float* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_float_fcollect(ishmem_team_t team, float* dest, const float* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_double_fcollect(double* dest, const double* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_double_fcollect(ishmem_team_t team, double* dest, const double* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_char_fcollect(char* dest, const char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_char_fcollect(ishmem_team_t team, char* dest, const char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_schar_fcollect(signed char* dest, const signed char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_schar_fcollect(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_short_fcollect(short* dest, const short* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_short_fcollect(ishmem_team_t team, short* dest, const short* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int_fcollect(int* dest, const int* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int_fcollect(ishmem_team_t team, int* dest, const int* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_long_fcollect(long* dest, const long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_long_fcollect(ishmem_team_t team, long* dest, const long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_fcollect(long long* dest, const long long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_fcollect(ishmem_team_t team, long long* dest, const long long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_fcollect(unsigned char* dest, const unsigned char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_fcollect(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_fcollect(unsigned short* dest, const unsigned short* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_fcollect(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint_fcollect(unsigned int* dest, const unsigned int* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint_fcollect(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_fcollect(unsigned long* dest, const unsigned long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_fcollect(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_fcollect(unsigned long long* dest, const unsigned long long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_fcollect(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int8_fcollect(int8_t* dest, const int8_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int8_fcollect(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int16_fcollect(int16_t* dest, const int16_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int16_fcollect(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int32_fcollect(int32_t* dest, const int32_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int32_fcollect(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int64_fcollect(int64_t* dest, const int64_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int64_fcollect(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_fcollect(uint8_t* dest, const uint8_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_fcollect(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_fcollect(uint16_t* dest, const uint16_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_fcollect(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_fcollect(uint32_t* dest, const uint32_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_fcollect(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_fcollect(uint64_t* dest, const uint64_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_fcollect(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_size_fcollect(size_t* dest, const size_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_size_fcollect(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_fcollect(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_fcollect(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_fcollectmem(void* dest, const void* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_fcollectmem(ishmem_team_t team, void* dest, const void* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_and_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_and_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_and_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_and_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint_and_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint_and_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_and_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_and_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_and_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_and_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int8_and_reduce(int8_t* dest, const int8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int8_and_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int16_and_reduce(int16_t* dest, const int16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int16_and_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int32_and_reduce(int32_t* dest, const int32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int32_and_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int64_and_reduce(int64_t* dest, const int64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int64_and_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_and_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_and_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_and_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_and_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_and_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_and_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_and_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_and_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_size_and_reduce(size_t* dest, const size_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_size_and_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_or_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_or_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_or_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_or_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint_or_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint_or_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_or_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_or_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_or_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_or_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int8_or_reduce(int8_t* dest, const int8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int8_or_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int16_or_reduce(int16_t* dest, const int16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int16_or_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int32_or_reduce(int32_t* dest, const int32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int32_or_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int64_or_reduce(int64_t* dest, const int64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int64_or_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_or_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_or_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_or_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_or_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_or_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_or_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_or_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_or_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_size_or_reduce(size_t* dest, const size_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_size_or_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_xor_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_xor_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_xor_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_xor_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint_xor_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint_xor_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_xor_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_xor_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_xor_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_xor_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int8_xor_reduce(int8_t* dest, const int8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int8_xor_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int16_xor_reduce(int16_t* dest, const int16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int16_xor_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int32_xor_reduce(int32_t* dest, const int32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int32_xor_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int64_xor_reduce(int64_t* dest, const int64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int64_xor_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_xor_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_xor_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_xor_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_xor_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_xor_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_xor_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_xor_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_xor_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_size_xor_reduce(size_t* dest, const size_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_size_xor_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_char_max_reduce(char* dest, const char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_char_max_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_schar_max_reduce(signed char* dest, const signed char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_schar_max_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_short_max_reduce(short* dest, const short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_short_max_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int_max_reduce(int* dest, const int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int_max_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_long_max_reduce(long* dest, const long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_long_max_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_max_reduce(long long* dest, const long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_max_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_max_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_max_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_max_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_max_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_max_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_max_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint_max_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint_max_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_max_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_max_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_max_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_max_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int8_max_reduce(int8_t* dest, const int8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int8_max_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int16_max_reduce(int16_t* dest, const int16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int16_max_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int32_max_reduce(int32_t* dest, const int32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int32_max_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int64_max_reduce(int64_t* dest, const int64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int64_max_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_max_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_max_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_max_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_max_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_max_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_max_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_max_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_max_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_size_max_reduce(size_t* dest, const size_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_size_max_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_float_max_reduce(float* dest, const float* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_float_max_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_double_max_reduce(double* dest, const double* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_double_max_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_char_min_reduce(char* dest, const char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_char_min_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_schar_min_reduce(signed char* dest, const signed char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_schar_min_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_short_min_reduce(short* dest, const short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_short_min_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int_min_reduce(int* dest, const int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int_min_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_long_min_reduce(long* dest, const long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_long_min_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_min_reduce(long long* dest, const long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_min_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_min_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_min_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_min_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_min_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_min_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_min_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint_min_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint_min_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_min_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_min_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_min_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_min_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int8_min_reduce(int8_t* dest, const int8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int8_min_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int16_min_reduce(int16_t* dest, const int16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int16_min_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int32_min_reduce(int32_t* dest, const int32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int32_min_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int64_min_reduce(int64_t* dest, const int64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int64_min_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_min_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_min_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_min_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_min_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_min_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_min_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_min_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_min_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_size_min_reduce(size_t* dest, const size_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_size_min_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_float_min_reduce(float* dest, const float* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_float_min_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_double_min_reduce(double* dest, const double* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_double_min_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_char_sum_reduce(char* dest, const char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_char_sum_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_schar_sum_reduce(signed char* dest, const signed char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_schar_sum_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_short_sum_reduce(short* dest, const short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_short_sum_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int_sum_reduce(int* dest, const int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int_sum_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_long_sum_reduce(long* dest, const long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_long_sum_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_sum_reduce(long long* dest, const long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_sum_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_sum_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_sum_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_sum_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_sum_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_sum_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_sum_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint_sum_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint_sum_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_sum_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_sum_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_sum_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_sum_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int8_sum_reduce(int8_t* dest, const int8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int8_sum_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int16_sum_reduce(int16_t* dest, const int16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int16_sum_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int32_sum_reduce(int32_t* dest, const int32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int32_sum_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int64_sum_reduce(int64_t* dest, const int64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int64_sum_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_sum_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_sum_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_sum_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_sum_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_sum_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_sum_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_sum_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_sum_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_size_sum_reduce(size_t* dest, const size_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_size_sum_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_float_sum_reduce(float* dest, const float* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_float_sum_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_double_sum_reduce(double* dest, const double* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_double_sum_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_char_prod_reduce(char* dest, const char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_char_prod_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_schar_prod_reduce(signed char* dest, const signed char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_schar_prod_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_short_prod_reduce(short* dest, const short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_short_prod_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int_prod_reduce(int* dest, const int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int_prod_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_long_prod_reduce(long* dest, const long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_long_prod_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_prod_reduce(long long* dest, const long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_prod_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_prod_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_prod_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_prod_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_prod_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_prod_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_prod_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint_prod_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint_prod_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_prod_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_prod_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_prod_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_prod_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int8_prod_reduce(int8_t* dest, const int8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int8_prod_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int16_prod_reduce(int16_t* dest, const int16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int16_prod_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int32_prod_reduce(int32_t* dest, const int32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int32_prod_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int64_prod_reduce(int64_t* dest, const int64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_int64_prod_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_prod_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_prod_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_prod_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_prod_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_prod_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_prod_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_prod_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_prod_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_size_prod_reduce(size_t* dest, const size_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_size_prod_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_float_prod_reduce(float* dest, const float* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_float_prod_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_double_prod_reduce(double* dest, const double* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_double_prod_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce);
+ISHMEM_API ISHMEM_HD int ishmem_char_sum_inscan(char* dest, const char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_char_sum_inscan(ishmem_team_t team, char* dest, const char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_schar_sum_inscan(signed char* dest, const signed char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_schar_sum_inscan(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_short_sum_inscan(short* dest, const short* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_short_sum_inscan(ishmem_team_t team, short* dest, const short* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int_sum_inscan(int* dest, const int* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int_sum_inscan(ishmem_team_t team, int* dest, const int* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_long_sum_inscan(long* dest, const long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_long_sum_inscan(ishmem_team_t team, long* dest, const long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_sum_inscan(long long* dest, const long long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_sum_inscan(ishmem_team_t team, long long* dest, const long long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_sum_inscan(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_sum_inscan(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_sum_inscan(unsigned char* dest, const unsigned char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_sum_inscan(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_sum_inscan(unsigned short* dest, const unsigned short* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_sum_inscan(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint_sum_inscan(unsigned int* dest, const unsigned int* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint_sum_inscan(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_sum_inscan(unsigned long* dest, const unsigned long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_sum_inscan(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_sum_inscan(unsigned long long* dest, const unsigned long long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_sum_inscan(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int8_sum_inscan(int8_t* dest, const int8_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int8_sum_inscan(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int16_sum_inscan(int16_t* dest, const int16_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int16_sum_inscan(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int32_sum_inscan(int32_t* dest, const int32_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int32_sum_inscan(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int64_sum_inscan(int64_t* dest, const int64_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int64_sum_inscan(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_sum_inscan(uint8_t* dest, const uint8_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_sum_inscan(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_sum_inscan(uint16_t* dest, const uint16_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_sum_inscan(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_sum_inscan(uint32_t* dest, const uint32_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_sum_inscan(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_sum_inscan(uint64_t* dest, const uint64_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_sum_inscan(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_size_sum_inscan(size_t* dest, const size_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_size_sum_inscan(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_float_sum_inscan(float* dest, const float* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_float_sum_inscan(ishmem_team_t team, float* dest, const float* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_double_sum_inscan(double* dest, const double* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_double_sum_inscan(ishmem_team_t team, double* dest, const double* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_char_sum_exscan(char* dest, const char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_char_sum_exscan(ishmem_team_t team, char* dest, const char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_schar_sum_exscan(signed char* dest, const signed char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_schar_sum_exscan(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_short_sum_exscan(short* dest, const short* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_short_sum_exscan(ishmem_team_t team, short* dest, const short* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int_sum_exscan(int* dest, const int* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int_sum_exscan(ishmem_team_t team, int* dest, const int* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_long_sum_exscan(long* dest, const long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_long_sum_exscan(ishmem_team_t team, long* dest, const long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_sum_exscan(long long* dest, const long long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_longlong_sum_exscan(ishmem_team_t team, long long* dest, const long long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_sum_exscan(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ptrdiff_sum_exscan(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_sum_exscan(unsigned char* dest, const unsigned char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uchar_sum_exscan(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_sum_exscan(unsigned short* dest, const unsigned short* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ushort_sum_exscan(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint_sum_exscan(unsigned int* dest, const unsigned int* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint_sum_exscan(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_sum_exscan(unsigned long* dest, const unsigned long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ulong_sum_exscan(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_sum_exscan(unsigned long long* dest, const unsigned long long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_ulonglong_sum_exscan(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int8_sum_exscan(int8_t* dest, const int8_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int8_sum_exscan(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int16_sum_exscan(int16_t* dest, const int16_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int16_sum_exscan(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int32_sum_exscan(int32_t* dest, const int32_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int32_sum_exscan(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int64_sum_exscan(int64_t* dest, const int64_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_int64_sum_exscan(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_sum_exscan(uint8_t* dest, const uint8_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint8_sum_exscan(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_sum_exscan(uint16_t* dest, const uint16_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint16_sum_exscan(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_sum_exscan(uint32_t* dest, const uint32_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint32_sum_exscan(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_sum_exscan(uint64_t* dest, const uint64_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_uint64_sum_exscan(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_size_sum_exscan(size_t* dest, const size_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_size_sum_exscan(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_float_sum_exscan(float* dest, const float* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_float_sum_exscan(ishmem_team_t team, float* dest, const float* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_double_sum_exscan(double* dest, const double* source, size_t nelems);
+ISHMEM_API ISHMEM_HD int ishmem_double_sum_exscan(ishmem_team_t team, double* dest, const double* source, size_t nelems);
 #endif
 
 template <typename T>
-inline int ishmem_alltoall(T* dest, const T* source, size_t nelems) {
+ISHMEM_HD inline int ishmem_alltoall(T* dest, const T* source, size_t nelems) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_alltoall: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmem_alltoall";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
+    return ishmemi::dev::alltoall<T>(team, dest, source, nelems);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_alltoall: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmem_alltoall";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -8376,9 +13005,19 @@ inline int ishmem_alltoall(T* dest, const T* source, size_t nelems) {
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     return ishmemi::impl::alltoall<T>(team, dest, source, nelems);
+#endif
 }
 template <typename T>
-inline int ishmem_alltoall(ishmem_team_t team, T* dest, const T* source, size_t nelems) {
+ISHMEM_HD inline int ishmem_alltoall(ishmem_team_t team, T* dest, const T* source, size_t nelems) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_alltoall: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmem_alltoall";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall<T>(team, dest, source, nelems);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_alltoall: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmem_alltoall";
     ishmemi::check_init(fn);
@@ -8386,9 +13025,20 @@ inline int ishmem_alltoall(ishmem_team_t team, T* dest, const T* source, size_t 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall<T>(team, dest, source, nelems);
+#endif
 }
 template <typename T>
-inline int ishmem_broadcast(T* dest, const T* source, size_t nelems, int PE_root) {
+ISHMEM_HD inline int ishmem_broadcast(T* dest, const T* source, size_t nelems, int PE_root) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_broadcast: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmem_broadcast";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<T>(team, dest, source, nelems, PE_root);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_broadcast: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmem_broadcast";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -8397,9 +13047,19 @@ inline int ishmem_broadcast(T* dest, const T* source, size_t nelems, int PE_root
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<T>(team, dest, source, nelems, PE_root);
+#endif
 }
 template <typename T>
-inline int ishmem_broadcast(ishmem_team_t team, T* dest, const T* source, size_t nelems, int PE_root) {
+ISHMEM_HD inline int ishmem_broadcast(ishmem_team_t team, T* dest, const T* source, size_t nelems, int PE_root) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_broadcast: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmem_broadcast";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast<T>(team, dest, source, nelems, PE_root);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_broadcast: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmem_broadcast";
     ishmemi::check_init(fn);
@@ -8407,9 +13067,19 @@ inline int ishmem_broadcast(ishmem_team_t team, T* dest, const T* source, size_t
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast<T>(team, dest, source, nelems, PE_root);
+#endif
 }
 template <typename T>
-inline int ishmem_collect(T* dest, const T* source, size_t nelems) {
+ISHMEM_HD inline int ishmem_collect(T* dest, const T* source, size_t nelems) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_collect: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmem_collect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    return ishmemi::dev::collect<T>(team, dest, source, nelems);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_collect: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmem_collect";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -8417,9 +13087,19 @@ inline int ishmem_collect(T* dest, const T* source, size_t nelems) {
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     return ishmemi::impl::collect<T>(team, dest, source, nelems);
+#endif
 }
 template <typename T>
-inline int ishmem_collect(ishmem_team_t team, T* dest, const T* source, size_t nelems) {
+ISHMEM_HD inline int ishmem_collect(ishmem_team_t team, T* dest, const T* source, size_t nelems) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_collect: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmem_collect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect<T>(team, dest, source, nelems);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_collect: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmem_collect";
     ishmemi::check_init(fn);
@@ -8427,9 +13107,19 @@ inline int ishmem_collect(ishmem_team_t team, T* dest, const T* source, size_t n
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect<T>(team, dest, source, nelems);
+#endif
 }
 template <typename T>
-inline int ishmem_fcollect(T* dest, const T* source, size_t nelems) {
+ISHMEM_HD inline int ishmem_fcollect(T* dest, const T* source, size_t nelems) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_fcollect: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmem_fcollect";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    return ishmemi::dev::fcollect<T>(team, dest, source, nelems);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_fcollect: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmem_fcollect";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -8437,9 +13127,19 @@ inline int ishmem_fcollect(T* dest, const T* source, size_t nelems) {
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     return ishmemi::impl::fcollect<T>(team, dest, source, nelems);
+#endif
 }
 template <typename T>
-inline int ishmem_fcollect(ishmem_team_t team, T* dest, const T* source, size_t nelems) {
+ISHMEM_HD inline int ishmem_fcollect(ishmem_team_t team, T* dest, const T* source, size_t nelems) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_fcollect: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmem_fcollect";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect<T>(team, dest, source, nelems);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmem_fcollect: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmem_fcollect";
     ishmemi::check_init(fn);
@@ -8447,9 +13147,20 @@ inline int ishmem_fcollect(ishmem_team_t team, T* dest, const T* source, size_t 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect<T>(team, dest, source, nelems);
+#endif
 }
 template <typename T>
-inline int ishmem_and_reduce(T* dest, const T* source, size_t nreduce) {
+ISHMEM_HD inline int ishmem_and_reduce(T* dest, const T* source, size_t nreduce) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_and_reduce: T is not one of the reduction types");
+    constexpr const char* fn = "ishmem_and_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::and_reduce<T>(team, dest, source, nreduce);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_and_reduce: T is not one of the reduction types");
     constexpr const char* fn = "ishmem_and_reduce";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -8458,9 +13169,19 @@ inline int ishmem_and_reduce(T* dest, const T* source, size_t nreduce) {
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::and_reduce<T>(team, dest, source, nreduce);
+#endif
 }
 template <typename T>
-inline int ishmem_and_reduce(ishmem_team_t team, T* dest, const T* source, size_t nreduce) {
+ISHMEM_HD inline int ishmem_and_reduce(ishmem_team_t team, T* dest, const T* source, size_t nreduce) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_and_reduce: T is not one of the reduction types");
+    constexpr const char* fn = "ishmem_and_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::and_reduce<T>(team, dest, source, nreduce);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_and_reduce: T is not one of the reduction types");
     constexpr const char* fn = "ishmem_and_reduce";
     ishmemi::check_init(fn);
@@ -8468,9 +13189,20 @@ inline int ishmem_and_reduce(ishmem_team_t team, T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::and_reduce<T>(team, dest, source, nreduce);
+#endif
 }
 template <typename T>
-inline int ishmem_or_reduce(T* dest, const T* source, size_t nreduce) {
+ISHMEM_HD inline int ishmem_or_reduce(T* dest, const T* source, size_t nreduce) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_or_reduce: T is not one of the reduction types");
+    constexpr const char* fn = "ishmem_or_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::or_reduce<T>(team, dest, source, nreduce);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_or_reduce: T is not one of the reduction types");
     constexpr const char* fn = "ishmem_or_reduce";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -8479,9 +13211,19 @@ inline int ishmem_or_reduce(T* dest, const T* source, size_t nreduce) {
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::or_reduce<T>(team, dest, source, nreduce);
+#endif
 }
 template <typename T>
-inline int ishmem_or_reduce(ishmem_team_t team, T* dest, const T* source, size_t nreduce) {
+ISHMEM_HD inline int ishmem_or_reduce(ishmem_team_t team, T* dest, const T* source, size_t nreduce) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_or_reduce: T is not one of the reduction types");
+    constexpr const char* fn = "ishmem_or_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::or_reduce<T>(team, dest, source, nreduce);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_or_reduce: T is not one of the reduction types");
     constexpr const char* fn = "ishmem_or_reduce";
     ishmemi::check_init(fn);
@@ -8489,9 +13231,20 @@ inline int ishmem_or_reduce(ishmem_team_t team, T* dest, const T* source, size_t
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::or_reduce<T>(team, dest, source, nreduce);
+#endif
 }
 template <typename T>
-inline int ishmem_xor_reduce(T* dest, const T* source, size_t nreduce) {
+ISHMEM_HD inline int ishmem_xor_reduce(T* dest, const T* source, size_t nreduce) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_xor_reduce: T is not one of the reduction types");
+    constexpr const char* fn = "ishmem_xor_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::xor_reduce<T>(team, dest, source, nreduce);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_xor_reduce: T is not one of the reduction types");
     constexpr const char* fn = "ishmem_xor_reduce";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -8500,9 +13253,19 @@ inline int ishmem_xor_reduce(T* dest, const T* source, size_t nreduce) {
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::xor_reduce<T>(team, dest, source, nreduce);
+#endif
 }
 template <typename T>
-inline int ishmem_xor_reduce(ishmem_team_t team, T* dest, const T* source, size_t nreduce) {
+ISHMEM_HD inline int ishmem_xor_reduce(ishmem_team_t team, T* dest, const T* source, size_t nreduce) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_xor_reduce: T is not one of the reduction types");
+    constexpr const char* fn = "ishmem_xor_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::xor_reduce<T>(team, dest, source, nreduce);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_xor_reduce: T is not one of the reduction types");
     constexpr const char* fn = "ishmem_xor_reduce";
     ishmemi::check_init(fn);
@@ -8510,9 +13273,20 @@ inline int ishmem_xor_reduce(ishmem_team_t team, T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::xor_reduce<T>(team, dest, source, nreduce);
+#endif
 }
 template <typename T>
-inline int ishmem_max_reduce(T* dest, const T* source, size_t nreduce) {
+ISHMEM_HD inline int ishmem_max_reduce(T* dest, const T* source, size_t nreduce) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_max_reduce: T is not one of the reduction types");
+    constexpr const char* fn = "ishmem_max_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::max_reduce<T>(team, dest, source, nreduce);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_max_reduce: T is not one of the reduction types");
     constexpr const char* fn = "ishmem_max_reduce";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -8521,9 +13295,19 @@ inline int ishmem_max_reduce(T* dest, const T* source, size_t nreduce) {
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::max_reduce<T>(team, dest, source, nreduce);
+#endif
 }
 template <typename T>
-inline int ishmem_max_reduce(ishmem_team_t team, T* dest, const T* source, size_t nreduce) {
+ISHMEM_HD inline int ishmem_max_reduce(ishmem_team_t team, T* dest, const T* source, size_t nreduce) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_max_reduce: T is not one of the reduction types");
+    constexpr const char* fn = "ishmem_max_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::max_reduce<T>(team, dest, source, nreduce);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_max_reduce: T is not one of the reduction types");
     constexpr const char* fn = "ishmem_max_reduce";
     ishmemi::check_init(fn);
@@ -8531,9 +13315,20 @@ inline int ishmem_max_reduce(ishmem_team_t team, T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::max_reduce<T>(team, dest, source, nreduce);
+#endif
 }
 template <typename T>
-inline int ishmem_min_reduce(T* dest, const T* source, size_t nreduce) {
+ISHMEM_HD inline int ishmem_min_reduce(T* dest, const T* source, size_t nreduce) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_min_reduce: T is not one of the reduction types");
+    constexpr const char* fn = "ishmem_min_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::min_reduce<T>(team, dest, source, nreduce);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_min_reduce: T is not one of the reduction types");
     constexpr const char* fn = "ishmem_min_reduce";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -8542,9 +13337,19 @@ inline int ishmem_min_reduce(T* dest, const T* source, size_t nreduce) {
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::min_reduce<T>(team, dest, source, nreduce);
+#endif
 }
 template <typename T>
-inline int ishmem_min_reduce(ishmem_team_t team, T* dest, const T* source, size_t nreduce) {
+ISHMEM_HD inline int ishmem_min_reduce(ishmem_team_t team, T* dest, const T* source, size_t nreduce) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_min_reduce: T is not one of the reduction types");
+    constexpr const char* fn = "ishmem_min_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::min_reduce<T>(team, dest, source, nreduce);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_min_reduce: T is not one of the reduction types");
     constexpr const char* fn = "ishmem_min_reduce";
     ishmemi::check_init(fn);
@@ -8552,9 +13357,20 @@ inline int ishmem_min_reduce(ishmem_team_t team, T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::min_reduce<T>(team, dest, source, nreduce);
+#endif
 }
 template <typename T>
-inline int ishmem_sum_reduce(T* dest, const T* source, size_t nreduce) {
+ISHMEM_HD inline int ishmem_sum_reduce(T* dest, const T* source, size_t nreduce) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_sum_reduce: T is not one of the reduction types");
+    constexpr const char* fn = "ishmem_sum_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::sum_reduce<T>(team, dest, source, nreduce);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_sum_reduce: T is not one of the reduction types");
     constexpr const char* fn = "ishmem_sum_reduce";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -8563,9 +13379,19 @@ inline int ishmem_sum_reduce(T* dest, const T* source, size_t nreduce) {
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::sum_reduce<T>(team, dest, source, nreduce);
+#endif
 }
 template <typename T>
-inline int ishmem_sum_reduce(ishmem_team_t team, T* dest, const T* source, size_t nreduce) {
+ISHMEM_HD inline int ishmem_sum_reduce(ishmem_team_t team, T* dest, const T* source, size_t nreduce) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_sum_reduce: T is not one of the reduction types");
+    constexpr const char* fn = "ishmem_sum_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::sum_reduce<T>(team, dest, source, nreduce);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_sum_reduce: T is not one of the reduction types");
     constexpr const char* fn = "ishmem_sum_reduce";
     ishmemi::check_init(fn);
@@ -8573,9 +13399,20 @@ inline int ishmem_sum_reduce(ishmem_team_t team, T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::sum_reduce<T>(team, dest, source, nreduce);
+#endif
 }
 template <typename T>
-inline int ishmem_prod_reduce(T* dest, const T* source, size_t nreduce) {
+ISHMEM_HD inline int ishmem_prod_reduce(T* dest, const T* source, size_t nreduce) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_prod_reduce: T is not one of the reduction types");
+    constexpr const char* fn = "ishmem_prod_reduce";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::prod_reduce<T>(team, dest, source, nreduce);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_prod_reduce: T is not one of the reduction types");
     constexpr const char* fn = "ishmem_prod_reduce";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -8584,9 +13421,19 @@ inline int ishmem_prod_reduce(T* dest, const T* source, size_t nreduce) {
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::prod_reduce<T>(team, dest, source, nreduce);
+#endif
 }
 template <typename T>
-inline int ishmem_prod_reduce(ishmem_team_t team, T* dest, const T* source, size_t nreduce) {
+ISHMEM_HD inline int ishmem_prod_reduce(ishmem_team_t team, T* dest, const T* source, size_t nreduce) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_prod_reduce: T is not one of the reduction types");
+    constexpr const char* fn = "ishmem_prod_reduce";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::prod_reduce<T>(team, dest, source, nreduce);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_prod_reduce: T is not one of the reduction types");
     constexpr const char* fn = "ishmem_prod_reduce";
     ishmemi::check_init(fn);
@@ -8594,9 +13441,20 @@ inline int ishmem_prod_reduce(ishmem_team_t team, T* dest, const T* source, size
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::prod_reduce<T>(team, dest, source, nreduce);
+#endif
 }
 template <typename T>
-inline int ishmem_sum_inscan(T* dest, const T* source, size_t nelems) {
+ISHMEM_HD inline int ishmem_sum_inscan(T* dest, const T* source, size_t nelems) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_sum_inscan: T is not one of the reduction types");
+    constexpr const char* fn = "ishmem_sum_inscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return -1;
+    return ishmemi::dev::sum_inscan<T>(team, dest, source, nelems);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_sum_inscan: T is not one of the reduction types");
     constexpr const char* fn = "ishmem_sum_inscan";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -8605,9 +13463,19 @@ inline int ishmem_sum_inscan(T* dest, const T* source, size_t nelems) {
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return -1;
     return ishmemi::impl::sum_inscan<T>(team, dest, source, nelems);
+#endif
 }
 template <typename T>
-inline int ishmem_sum_inscan(ishmem_team_t team, T* dest, const T* source, size_t nelems) {
+ISHMEM_HD inline int ishmem_sum_inscan(ishmem_team_t team, T* dest, const T* source, size_t nelems) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_sum_inscan: T is not one of the reduction types");
+    constexpr const char* fn = "ishmem_sum_inscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return -1;
+    return ishmemi::dev::sum_inscan<T>(team, dest, source, nelems);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_sum_inscan: T is not one of the reduction types");
     constexpr const char* fn = "ishmem_sum_inscan";
     ishmemi::check_init(fn);
@@ -8615,9 +13483,20 @@ inline int ishmem_sum_inscan(ishmem_team_t team, T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return -1;
     return ishmemi::impl::sum_inscan<T>(team, dest, source, nelems);
+#endif
 }
 template <typename T>
-inline int ishmem_sum_exscan(T* dest, const T* source, size_t nelems) {
+ISHMEM_HD inline int ishmem_sum_exscan(T* dest, const T* source, size_t nelems) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_sum_exscan: T is not one of the reduction types");
+    constexpr const char* fn = "ishmem_sum_exscan";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return -1;
+    return ishmemi::dev::sum_exscan<T>(team, dest, source, nelems);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_sum_exscan: T is not one of the reduction types");
     constexpr const char* fn = "ishmem_sum_exscan";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -8626,9 +13505,19 @@ inline int ishmem_sum_exscan(T* dest, const T* source, size_t nelems) {
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return -1;
     return ishmemi::impl::sum_exscan<T>(team, dest, source, nelems);
+#endif
 }
 template <typename T>
-inline int ishmem_sum_exscan(ishmem_team_t team, T* dest, const T* source, size_t nelems) {
+ISHMEM_HD inline int ishmem_sum_exscan(ishmem_team_t team, T* dest, const T* source, size_t nelems) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_sum_exscan: T is not one of the reduction types");
+    constexpr const char* fn = "ishmem_sum_exscan";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return -1;
+    return ishmemi::dev::sum_exscan<T>(team, dest, source, nelems);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmem_sum_exscan: T is not one of the reduction types");
     constexpr const char* fn = "ishmem_sum_exscan";
     ishmemi::check_init(fn);
@@ -8636,4 +13525,5 @@ inline int ishmem_sum_exscan(ishmem_team_t team, T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return -1;
     return ishmemi::impl::sum_exscan<T>(team, dest, source, nelems);
+#endif
 }

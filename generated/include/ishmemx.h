@@ -12334,436 +12334,868 @@ ISHMEM_HD inline void ishmemx_team_sync_work_group(ishmem_team_t team, const Gro
 #endif
 }
 template <typename Group>
-inline int ishmemx_float_alltoall_work_group(float* dest, const float* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_float_alltoall_work_group(float* dest, const float* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
+    return ishmemi::dev::alltoall_work_group<float>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_float_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     return ishmemi::impl::alltoall_work_group<float>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_float_alltoall_work_group(ishmem_team_t team, float* dest, const float* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_float_alltoall_work_group(ishmem_team_t team, float* dest, const float* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<float>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_float_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<float>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_double_alltoall_work_group(double* dest, const double* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_double_alltoall_work_group(double* dest, const double* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
+    return ishmemi::dev::alltoall_work_group<double>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_double_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     return ishmemi::impl::alltoall_work_group<double>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_double_alltoall_work_group(ishmem_team_t team, double* dest, const double* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_double_alltoall_work_group(ishmem_team_t team, double* dest, const double* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<double>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_double_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<double>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_char_alltoall_work_group(char* dest, const char* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_char_alltoall_work_group(char* dest, const char* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
+    return ishmemi::dev::alltoall_work_group<char>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_char_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     return ishmemi::impl::alltoall_work_group<char>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_char_alltoall_work_group(ishmem_team_t team, char* dest, const char* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_char_alltoall_work_group(ishmem_team_t team, char* dest, const char* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<char>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_char_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<char>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_schar_alltoall_work_group(signed char* dest, const signed char* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_schar_alltoall_work_group(signed char* dest, const signed char* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
+    return ishmemi::dev::alltoall_work_group<signed char>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_schar_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     return ishmemi::impl::alltoall_work_group<signed char>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_schar_alltoall_work_group(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_schar_alltoall_work_group(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<signed char>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_schar_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<signed char>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_short_alltoall_work_group(short* dest, const short* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_short_alltoall_work_group(short* dest, const short* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
+    return ishmemi::dev::alltoall_work_group<short>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_short_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     return ishmemi::impl::alltoall_work_group<short>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_short_alltoall_work_group(ishmem_team_t team, short* dest, const short* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_short_alltoall_work_group(ishmem_team_t team, short* dest, const short* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<short>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_short_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<short>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int_alltoall_work_group(int* dest, const int* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int_alltoall_work_group(int* dest, const int* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
+    return ishmemi::dev::alltoall_work_group<int>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     return ishmemi::impl::alltoall_work_group<int>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int_alltoall_work_group(ishmem_team_t team, int* dest, const int* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int_alltoall_work_group(ishmem_team_t team, int* dest, const int* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<int>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<int>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_long_alltoall_work_group(long* dest, const long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_long_alltoall_work_group(long* dest, const long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
+    return ishmemi::dev::alltoall_work_group<long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_long_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     return ishmemi::impl::alltoall_work_group<long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_long_alltoall_work_group(ishmem_team_t team, long* dest, const long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_long_alltoall_work_group(ishmem_team_t team, long* dest, const long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_long_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_longlong_alltoall_work_group(long long* dest, const long long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_longlong_alltoall_work_group(long long* dest, const long long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
+    return ishmemi::dev::alltoall_work_group<long long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     return ishmemi::impl::alltoall_work_group<long long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_longlong_alltoall_work_group(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_longlong_alltoall_work_group(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<long long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<long long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_alltoall_work_group(unsigned char* dest, const unsigned char* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_alltoall_work_group(unsigned char* dest, const unsigned char* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
+    return ishmemi::dev::alltoall_work_group<unsigned char>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     return ishmemi::impl::alltoall_work_group<unsigned char>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_alltoall_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_alltoall_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<unsigned char>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<unsigned char>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_alltoall_work_group(unsigned short* dest, const unsigned short* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_alltoall_work_group(unsigned short* dest, const unsigned short* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
+    return ishmemi::dev::alltoall_work_group<unsigned short>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     return ishmemi::impl::alltoall_work_group<unsigned short>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_alltoall_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_alltoall_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<unsigned short>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<unsigned short>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_alltoall_work_group(unsigned int* dest, const unsigned int* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_alltoall_work_group(unsigned int* dest, const unsigned int* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
+    return ishmemi::dev::alltoall_work_group<unsigned int>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     return ishmemi::impl::alltoall_work_group<unsigned int>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_alltoall_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_alltoall_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<unsigned int>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<unsigned int>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_alltoall_work_group(unsigned long* dest, const unsigned long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_alltoall_work_group(unsigned long* dest, const unsigned long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
+    return ishmemi::dev::alltoall_work_group<unsigned long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     return ishmemi::impl::alltoall_work_group<unsigned long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_alltoall_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_alltoall_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<unsigned long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<unsigned long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_alltoall_work_group(unsigned long long* dest, const unsigned long long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_alltoall_work_group(unsigned long long* dest, const unsigned long long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
+    return ishmemi::dev::alltoall_work_group<unsigned long long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     return ishmemi::impl::alltoall_work_group<unsigned long long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_alltoall_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_alltoall_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<unsigned long long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<unsigned long long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_alltoall_work_group(int8_t* dest, const int8_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_alltoall_work_group(int8_t* dest, const int8_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
+    return ishmemi::dev::alltoall_work_group<int8_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int8_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     return ishmemi::impl::alltoall_work_group<int8_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_alltoall_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_alltoall_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<int8_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int8_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<int8_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_alltoall_work_group(int16_t* dest, const int16_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_alltoall_work_group(int16_t* dest, const int16_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
+    return ishmemi::dev::alltoall_work_group<int16_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int16_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     return ishmemi::impl::alltoall_work_group<int16_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_alltoall_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_alltoall_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<int16_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int16_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<int16_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_alltoall_work_group(int32_t* dest, const int32_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_alltoall_work_group(int32_t* dest, const int32_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
+    return ishmemi::dev::alltoall_work_group<int32_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int32_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     return ishmemi::impl::alltoall_work_group<int32_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_alltoall_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_alltoall_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<int32_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int32_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<int32_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_alltoall_work_group(int64_t* dest, const int64_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_alltoall_work_group(int64_t* dest, const int64_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
+    return ishmemi::dev::alltoall_work_group<int64_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int64_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     return ishmemi::impl::alltoall_work_group<int64_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_alltoall_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_alltoall_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<int64_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int64_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<int64_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_alltoall_work_group(uint8_t* dest, const uint8_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_alltoall_work_group(uint8_t* dest, const uint8_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    return ishmemi::dev::alltoall_work_group<uint8_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     return ishmemi::impl::alltoall_work_group<uint8_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_alltoall_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_alltoall_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<uint8_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<uint8_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_alltoall_work_group(uint16_t* dest, const uint16_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_alltoall_work_group(uint16_t* dest, const uint16_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
+    return ishmemi::dev::alltoall_work_group<uint16_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     return ishmemi::impl::alltoall_work_group<uint16_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_alltoall_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_alltoall_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<uint16_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<uint16_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_alltoall_work_group(uint32_t* dest, const uint32_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_alltoall_work_group(uint32_t* dest, const uint32_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
+    return ishmemi::dev::alltoall_work_group<uint32_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     return ishmemi::impl::alltoall_work_group<uint32_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_alltoall_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_alltoall_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<uint32_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<uint32_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_alltoall_work_group(uint64_t* dest, const uint64_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_alltoall_work_group(uint64_t* dest, const uint64_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
+    return ishmemi::dev::alltoall_work_group<uint64_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     return ishmemi::impl::alltoall_work_group<uint64_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_alltoall_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_alltoall_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<uint64_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<uint64_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_alltoall_work_group(size_t* dest, const size_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_alltoall_work_group(size_t* dest, const size_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
+    return ishmemi::dev::alltoall_work_group<size_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_size_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     return ishmemi::impl::alltoall_work_group<size_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_alltoall_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_alltoall_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<size_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_size_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<size_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ptrdiff_alltoall_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ptrdiff_alltoall_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    return ishmemi::dev::alltoall_work_group<ptrdiff_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     return ishmemi::impl::alltoall_work_group<ptrdiff_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ptrdiff_alltoall_work_group(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ptrdiff_alltoall_work_group(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<ptrdiff_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_alltoall_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<ptrdiff_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_alltoallmem_work_group(void* dest, const void* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_alltoallmem_work_group(void* dest, const void* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_alltoallmem_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    return ishmemi::dev::alltoall_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
+#else
     constexpr const char* fn = "ishmemx_alltoallmem_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     return ishmemi::impl::alltoall_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_alltoallmem_work_group(ishmem_team_t team, void* dest, const void* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_alltoallmem_work_group(ishmem_team_t team, void* dest, const void* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_alltoallmem_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
+#else
     constexpr const char* fn = "ishmemx_alltoallmem_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_alltoall_on_queue(T* dest, const T* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -12774,7 +13206,7 @@ inline ishmem::event ishmemx_alltoall_on_queue(T* dest, const T* source, size_t 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<T>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<T>(q, deps, ret, team, dest, source, nelems);
 }
 template <typename T>
 inline ishmem::event ishmemx_alltoall_on_queue(ishmem_team_t team, T* dest, const T* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -12785,10 +13217,19 @@ inline ishmem::event ishmemx_alltoall_on_queue(ishmem_team_t team, T* dest, cons
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<T>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<T>(q, deps, ret, team, dest, source, nelems);
 }
 template <typename T, typename Group>
-inline int ishmemx_alltoall_work_group(T* dest, const T* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_alltoall_work_group(T* dest, const T* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_alltoall_work_group: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_alltoall_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
+    return ishmemi::dev::alltoall_work_group<T>(team, dest, source, nelems, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_alltoall_work_group: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmemx_alltoall_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -12796,9 +13237,19 @@ inline int ishmemx_alltoall_work_group(T* dest, const T* source, size_t nelems, 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     return ishmemi::impl::alltoall_work_group<T>(team, dest, source, nelems, group);
+#endif
 }
 template <typename T, typename Group>
-inline int ishmemx_alltoall_work_group(ishmem_team_t team, T* dest, const T* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_alltoall_work_group(ishmem_team_t team, T* dest, const T* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_alltoall_work_group: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_alltoall_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::alltoall_work_group<T>(team, dest, source, nelems, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_alltoall_work_group: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmemx_alltoall_work_group";
     ishmemi::check_init(fn);
@@ -12806,9 +13257,19 @@ inline int ishmemx_alltoall_work_group(ishmem_team_t team, T* dest, const T* sou
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<T>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_float_broadcast_work_group(float* dest, const float* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_float_broadcast_work_group(float* dest, const float* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<float>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_float_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -12816,18 +13277,37 @@ inline int ishmemx_float_broadcast_work_group(float* dest, const float* source, 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<float>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_float_broadcast_work_group(ishmem_team_t team, float* dest, const float* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_float_broadcast_work_group(ishmem_team_t team, float* dest, const float* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<float>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_float_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<float>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_double_broadcast_work_group(double* dest, const double* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_double_broadcast_work_group(double* dest, const double* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<double>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_double_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -12835,18 +13315,37 @@ inline int ishmemx_double_broadcast_work_group(double* dest, const double* sourc
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<double>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_double_broadcast_work_group(ishmem_team_t team, double* dest, const double* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_double_broadcast_work_group(ishmem_team_t team, double* dest, const double* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<double>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_double_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<double>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_char_broadcast_work_group(char* dest, const char* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_char_broadcast_work_group(char* dest, const char* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<char>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_char_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -12854,18 +13353,37 @@ inline int ishmemx_char_broadcast_work_group(char* dest, const char* source, siz
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<char>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_char_broadcast_work_group(ishmem_team_t team, char* dest, const char* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_char_broadcast_work_group(ishmem_team_t team, char* dest, const char* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<char>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_char_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<char>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_schar_broadcast_work_group(signed char* dest, const signed char* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_schar_broadcast_work_group(signed char* dest, const signed char* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<signed char>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_schar_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -12873,18 +13391,37 @@ inline int ishmemx_schar_broadcast_work_group(signed char* dest, const signed ch
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<signed char>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_schar_broadcast_work_group(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_schar_broadcast_work_group(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<signed char>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_schar_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<signed char>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_short_broadcast_work_group(short* dest, const short* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_short_broadcast_work_group(short* dest, const short* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<short>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_short_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -12892,18 +13429,37 @@ inline int ishmemx_short_broadcast_work_group(short* dest, const short* source, 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<short>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_short_broadcast_work_group(ishmem_team_t team, short* dest, const short* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_short_broadcast_work_group(ishmem_team_t team, short* dest, const short* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<short>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_short_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<short>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int_broadcast_work_group(int* dest, const int* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_int_broadcast_work_group(int* dest, const int* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<int>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_int_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -12911,18 +13467,37 @@ inline int ishmemx_int_broadcast_work_group(int* dest, const int* source, size_t
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int_broadcast_work_group(ishmem_team_t team, int* dest, const int* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_int_broadcast_work_group(ishmem_team_t team, int* dest, const int* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<int>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_int_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_long_broadcast_work_group(long* dest, const long* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_long_broadcast_work_group(long* dest, const long* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<long>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_long_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -12930,18 +13505,37 @@ inline int ishmemx_long_broadcast_work_group(long* dest, const long* source, siz
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<long>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_long_broadcast_work_group(ishmem_team_t team, long* dest, const long* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_long_broadcast_work_group(ishmem_team_t team, long* dest, const long* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<long>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_long_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<long>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_longlong_broadcast_work_group(long long* dest, const long long* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_longlong_broadcast_work_group(long long* dest, const long long* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<long long>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -12949,18 +13543,37 @@ inline int ishmemx_longlong_broadcast_work_group(long long* dest, const long lon
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<long long>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_longlong_broadcast_work_group(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_longlong_broadcast_work_group(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<long long>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<long long>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_broadcast_work_group(unsigned char* dest, const unsigned char* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_broadcast_work_group(unsigned char* dest, const unsigned char* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<unsigned char>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -12968,18 +13581,37 @@ inline int ishmemx_uchar_broadcast_work_group(unsigned char* dest, const unsigne
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned char>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_broadcast_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_broadcast_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<unsigned char>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned char>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_broadcast_work_group(unsigned short* dest, const unsigned short* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_broadcast_work_group(unsigned short* dest, const unsigned short* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<unsigned short>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -12987,18 +13619,37 @@ inline int ishmemx_ushort_broadcast_work_group(unsigned short* dest, const unsig
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned short>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_broadcast_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_broadcast_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<unsigned short>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned short>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_broadcast_work_group(unsigned int* dest, const unsigned int* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_broadcast_work_group(unsigned int* dest, const unsigned int* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<unsigned int>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_uint_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -13006,18 +13657,37 @@ inline int ishmemx_uint_broadcast_work_group(unsigned int* dest, const unsigned 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned int>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_broadcast_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_broadcast_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<unsigned int>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_uint_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned int>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_broadcast_work_group(unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_broadcast_work_group(unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<unsigned long>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -13025,18 +13695,37 @@ inline int ishmemx_ulong_broadcast_work_group(unsigned long* dest, const unsigne
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned long>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_broadcast_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_broadcast_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<unsigned long>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned long>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_broadcast_work_group(unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_broadcast_work_group(unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<unsigned long long>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -13044,18 +13733,37 @@ inline int ishmemx_ulonglong_broadcast_work_group(unsigned long long* dest, cons
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned long long>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_broadcast_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_broadcast_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<unsigned long long>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<unsigned long long>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_broadcast_work_group(int8_t* dest, const int8_t* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_broadcast_work_group(int8_t* dest, const int8_t* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<int8_t>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_int8_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -13063,18 +13771,37 @@ inline int ishmemx_int8_broadcast_work_group(int8_t* dest, const int8_t* source,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int8_t>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_broadcast_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_broadcast_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<int8_t>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_int8_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int8_t>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_broadcast_work_group(int16_t* dest, const int16_t* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_broadcast_work_group(int16_t* dest, const int16_t* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<int16_t>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_int16_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -13082,18 +13809,37 @@ inline int ishmemx_int16_broadcast_work_group(int16_t* dest, const int16_t* sour
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int16_t>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_broadcast_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_broadcast_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<int16_t>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_int16_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int16_t>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_broadcast_work_group(int32_t* dest, const int32_t* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_broadcast_work_group(int32_t* dest, const int32_t* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<int32_t>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_int32_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -13101,18 +13847,37 @@ inline int ishmemx_int32_broadcast_work_group(int32_t* dest, const int32_t* sour
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int32_t>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_broadcast_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_broadcast_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<int32_t>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_int32_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int32_t>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_broadcast_work_group(int64_t* dest, const int64_t* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_broadcast_work_group(int64_t* dest, const int64_t* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<int64_t>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_int64_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -13120,18 +13885,37 @@ inline int ishmemx_int64_broadcast_work_group(int64_t* dest, const int64_t* sour
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int64_t>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_broadcast_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_broadcast_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<int64_t>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_int64_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<int64_t>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_broadcast_work_group(uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_broadcast_work_group(uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<uint8_t>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -13139,18 +13923,37 @@ inline int ishmemx_uint8_broadcast_work_group(uint8_t* dest, const uint8_t* sour
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint8_t>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_broadcast_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_broadcast_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<uint8_t>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint8_t>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_broadcast_work_group(uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_broadcast_work_group(uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<uint16_t>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -13158,18 +13961,37 @@ inline int ishmemx_uint16_broadcast_work_group(uint16_t* dest, const uint16_t* s
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint16_t>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_broadcast_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_broadcast_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<uint16_t>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint16_t>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_broadcast_work_group(uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_broadcast_work_group(uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<uint32_t>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -13177,18 +13999,37 @@ inline int ishmemx_uint32_broadcast_work_group(uint32_t* dest, const uint32_t* s
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint32_t>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_broadcast_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_broadcast_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<uint32_t>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint32_t>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_broadcast_work_group(uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_broadcast_work_group(uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<uint64_t>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -13196,18 +14037,37 @@ inline int ishmemx_uint64_broadcast_work_group(uint64_t* dest, const uint64_t* s
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint64_t>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_broadcast_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_broadcast_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<uint64_t>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint64_t>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_broadcast_work_group(size_t* dest, const size_t* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_broadcast_work_group(size_t* dest, const size_t* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<size_t>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_size_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -13215,18 +14075,37 @@ inline int ishmemx_size_broadcast_work_group(size_t* dest, const size_t* source,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<size_t>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_broadcast_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_broadcast_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<size_t>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_size_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<size_t>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ptrdiff_broadcast_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_ptrdiff_broadcast_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<ptrdiff_t>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -13234,18 +14113,37 @@ inline int ishmemx_ptrdiff_broadcast_work_group(ptrdiff_t* dest, const ptrdiff_t
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<ptrdiff_t>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ptrdiff_broadcast_work_group(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_ptrdiff_broadcast_work_group(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<ptrdiff_t>(team, dest, source, nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_broadcast_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<ptrdiff_t>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_broadcastmem_work_group(void* dest, const void* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_broadcastmem_work_group(void* dest, const void* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_broadcastmem_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_broadcastmem_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -13253,15 +14151,25 @@ inline int ishmemx_broadcastmem_work_group(void* dest, const void* source, size_
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_broadcastmem_work_group(ishmem_team_t team, void* dest, const void* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_broadcastmem_work_group(ishmem_team_t team, void* dest, const void* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_broadcastmem_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root, group);
+#else
     constexpr const char* fn = "ishmemx_broadcastmem_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_broadcast_on_queue(T* dest, const T* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -13273,7 +14181,7 @@ inline ishmem::event ishmemx_broadcast_on_queue(T* dest, const T* source, size_t
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<T>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<T>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 template <typename T>
 inline ishmem::event ishmemx_broadcast_on_queue(ishmem_team_t team, T* dest, const T* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -13284,10 +14192,20 @@ inline ishmem::event ishmemx_broadcast_on_queue(ishmem_team_t team, T* dest, con
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<T>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<T>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 template <typename T, typename Group>
-inline int ishmemx_broadcast_work_group(T* dest, const T* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_broadcast_work_group(T* dest, const T* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_broadcast_work_group: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_broadcast_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    if (!(ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<T>(team, dest, source, nelems, PE_root, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_broadcast_work_group: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmemx_broadcast_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -13296,9 +14214,19 @@ inline int ishmemx_broadcast_work_group(T* dest, const T* source, size_t nelems,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<T>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename T, typename Group>
-inline int ishmemx_broadcast_work_group(ishmem_team_t team, T* dest, const T* source, size_t nelems, int PE_root, const Group& group) {
+ISHMEM_HD inline int ishmemx_broadcast_work_group(ishmem_team_t team, T* dest, const T* source, size_t nelems, int PE_root, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_broadcast_work_group: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_broadcast_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
+    return ishmemi::dev::broadcast_work_group<T>(team, dest, source, nelems, PE_root, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_broadcast_work_group: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmemx_broadcast_work_group";
     ishmemi::check_init(fn);
@@ -13306,438 +14234,871 @@ inline int ishmemx_broadcast_work_group(ishmem_team_t team, T* dest, const T* so
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return -1;
     return ishmemi::impl::broadcast_work_group<T>(team, dest, source, nelems, PE_root, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_float_collect_work_group(float* dest, const float* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_float_collect_work_group(float* dest, const float* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    return ishmemi::dev::collect_work_group<float>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_float_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     return ishmemi::impl::collect_work_group<float>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_float_collect_work_group(ishmem_team_t team, float* dest, const float* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_float_collect_work_group(ishmem_team_t team, float* dest, const float* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<float>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_float_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<float>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_double_collect_work_group(double* dest, const double* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_double_collect_work_group(double* dest, const double* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    return ishmemi::dev::collect_work_group<double>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_double_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     return ishmemi::impl::collect_work_group<double>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_double_collect_work_group(ishmem_team_t team, double* dest, const double* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_double_collect_work_group(ishmem_team_t team, double* dest, const double* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<double>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_double_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<double>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_char_collect_work_group(char* dest, const char* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_char_collect_work_group(char* dest, const char* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    return ishmemi::dev::collect_work_group<char>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_char_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     return ishmemi::impl::collect_work_group<char>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_char_collect_work_group(ishmem_team_t team, char* dest, const char* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_char_collect_work_group(ishmem_team_t team, char* dest, const char* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<char>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_char_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<char>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_schar_collect_work_group(signed char* dest, const signed char* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_schar_collect_work_group(signed char* dest, const signed char* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    return ishmemi::dev::collect_work_group<signed char>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_schar_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     return ishmemi::impl::collect_work_group<signed char>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_schar_collect_work_group(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_schar_collect_work_group(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<signed char>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_schar_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<signed char>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_short_collect_work_group(short* dest, const short* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_short_collect_work_group(short* dest, const short* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    return ishmemi::dev::collect_work_group<short>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_short_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     return ishmemi::impl::collect_work_group<short>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_short_collect_work_group(ishmem_team_t team, short* dest, const short* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_short_collect_work_group(ishmem_team_t team, short* dest, const short* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<short>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_short_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<short>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int_collect_work_group(int* dest, const int* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int_collect_work_group(int* dest, const int* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    return ishmemi::dev::collect_work_group<int>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     return ishmemi::impl::collect_work_group<int>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int_collect_work_group(ishmem_team_t team, int* dest, const int* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int_collect_work_group(ishmem_team_t team, int* dest, const int* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<int>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<int>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_long_collect_work_group(long* dest, const long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_long_collect_work_group(long* dest, const long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    return ishmemi::dev::collect_work_group<long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_long_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     return ishmemi::impl::collect_work_group<long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_long_collect_work_group(ishmem_team_t team, long* dest, const long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_long_collect_work_group(ishmem_team_t team, long* dest, const long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_long_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_longlong_collect_work_group(long long* dest, const long long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_longlong_collect_work_group(long long* dest, const long long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    return ishmemi::dev::collect_work_group<long long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     return ishmemi::impl::collect_work_group<long long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_longlong_collect_work_group(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_longlong_collect_work_group(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<long long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<long long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_collect_work_group(unsigned char* dest, const unsigned char* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_collect_work_group(unsigned char* dest, const unsigned char* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    return ishmemi::dev::collect_work_group<unsigned char>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     return ishmemi::impl::collect_work_group<unsigned char>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_collect_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_collect_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<unsigned char>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<unsigned char>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_collect_work_group(unsigned short* dest, const unsigned short* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_collect_work_group(unsigned short* dest, const unsigned short* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    return ishmemi::dev::collect_work_group<unsigned short>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     return ishmemi::impl::collect_work_group<unsigned short>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_collect_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_collect_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<unsigned short>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<unsigned short>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_collect_work_group(unsigned int* dest, const unsigned int* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_collect_work_group(unsigned int* dest, const unsigned int* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    return ishmemi::dev::collect_work_group<unsigned int>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     return ishmemi::impl::collect_work_group<unsigned int>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_collect_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_collect_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<unsigned int>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<unsigned int>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_collect_work_group(unsigned long* dest, const unsigned long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_collect_work_group(unsigned long* dest, const unsigned long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    return ishmemi::dev::collect_work_group<unsigned long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     return ishmemi::impl::collect_work_group<unsigned long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_collect_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_collect_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<unsigned long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<unsigned long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_collect_work_group(unsigned long long* dest, const unsigned long long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_collect_work_group(unsigned long long* dest, const unsigned long long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    return ishmemi::dev::collect_work_group<unsigned long long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     return ishmemi::impl::collect_work_group<unsigned long long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_collect_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_collect_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<unsigned long long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<unsigned long long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_collect_work_group(int8_t* dest, const int8_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_collect_work_group(int8_t* dest, const int8_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    return ishmemi::dev::collect_work_group<int8_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int8_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     return ishmemi::impl::collect_work_group<int8_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_collect_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_collect_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<int8_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int8_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<int8_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_collect_work_group(int16_t* dest, const int16_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_collect_work_group(int16_t* dest, const int16_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    return ishmemi::dev::collect_work_group<int16_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int16_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     return ishmemi::impl::collect_work_group<int16_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_collect_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_collect_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<int16_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int16_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<int16_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_collect_work_group(int32_t* dest, const int32_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_collect_work_group(int32_t* dest, const int32_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    return ishmemi::dev::collect_work_group<int32_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int32_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     return ishmemi::impl::collect_work_group<int32_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_collect_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_collect_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<int32_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int32_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<int32_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_collect_work_group(int64_t* dest, const int64_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_collect_work_group(int64_t* dest, const int64_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    return ishmemi::dev::collect_work_group<int64_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int64_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     return ishmemi::impl::collect_work_group<int64_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_collect_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_collect_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<int64_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int64_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<int64_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_collect_work_group(uint8_t* dest, const uint8_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_collect_work_group(uint8_t* dest, const uint8_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    return ishmemi::dev::collect_work_group<uint8_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     return ishmemi::impl::collect_work_group<uint8_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_collect_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_collect_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<uint8_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<uint8_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_collect_work_group(uint16_t* dest, const uint16_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_collect_work_group(uint16_t* dest, const uint16_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    return ishmemi::dev::collect_work_group<uint16_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     return ishmemi::impl::collect_work_group<uint16_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_collect_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_collect_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<uint16_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<uint16_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_collect_work_group(uint32_t* dest, const uint32_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_collect_work_group(uint32_t* dest, const uint32_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    return ishmemi::dev::collect_work_group<uint32_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     return ishmemi::impl::collect_work_group<uint32_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_collect_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_collect_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<uint32_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<uint32_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_collect_work_group(uint64_t* dest, const uint64_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_collect_work_group(uint64_t* dest, const uint64_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    return ishmemi::dev::collect_work_group<uint64_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     return ishmemi::impl::collect_work_group<uint64_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_collect_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_collect_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<uint64_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<uint64_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_collect_work_group(size_t* dest, const size_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_collect_work_group(size_t* dest, const size_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    return ishmemi::dev::collect_work_group<size_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_size_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     return ishmemi::impl::collect_work_group<size_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_collect_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_collect_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<size_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_size_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<size_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ptrdiff_collect_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ptrdiff_collect_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    return ishmemi::dev::collect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     return ishmemi::impl::collect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ptrdiff_collect_work_group(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ptrdiff_collect_work_group(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_collect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_collectmem_work_group(void* dest, const void* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_collectmem_work_group(void* dest, const void* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_collectmem_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    return ishmemi::dev::collect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
+#else
     constexpr const char* fn = "ishmemx_collectmem_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     return ishmemi::impl::collect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_collectmem_work_group(ishmem_team_t team, void* dest, const void* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_collectmem_work_group(ishmem_team_t team, void* dest, const void* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_collectmem_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
+#else
     constexpr const char* fn = "ishmemx_collectmem_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_collect_on_queue(T* dest, const T* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -13748,7 +15109,7 @@ inline ishmem::event ishmemx_collect_on_queue(T* dest, const T* source, size_t n
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<T>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<T>(q, deps, ret, team, dest, source, nelems);
 }
 template <typename T>
 inline ishmem::event ishmemx_collect_on_queue(ishmem_team_t team, T* dest, const T* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -13759,10 +15120,19 @@ inline ishmem::event ishmemx_collect_on_queue(ishmem_team_t team, T* dest, const
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<T>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<T>(q, deps, ret, team, dest, source, nelems);
 }
 template <typename T, typename Group>
-inline int ishmemx_collect_work_group(T* dest, const T* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_collect_work_group(T* dest, const T* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_collect_work_group: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_collect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    return ishmemi::dev::collect_work_group<T>(team, dest, source, nelems, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_collect_work_group: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmemx_collect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -13770,9 +15140,19 @@ inline int ishmemx_collect_work_group(T* dest, const T* source, size_t nelems, c
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     return ishmemi::impl::collect_work_group<T>(team, dest, source, nelems, group);
+#endif
 }
 template <typename T, typename Group>
-inline int ishmemx_collect_work_group(ishmem_team_t team, T* dest, const T* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_collect_work_group(ishmem_team_t team, T* dest, const T* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_collect_work_group: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_collect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (0) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::collect_work_group<T>(team, dest, source, nelems, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_collect_work_group: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmemx_collect_work_group";
     ishmemi::check_init(fn);
@@ -13780,438 +15160,871 @@ inline int ishmemx_collect_work_group(ishmem_team_t team, T* dest, const T* sour
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::collect_work_group<T>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_float_fcollect_work_group(float* dest, const float* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_float_fcollect_work_group(float* dest, const float* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    return ishmemi::dev::fcollect_work_group<float>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_float_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     return ishmemi::impl::fcollect_work_group<float>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_float_fcollect_work_group(ishmem_team_t team, float* dest, const float* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_float_fcollect_work_group(ishmem_team_t team, float* dest, const float* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<float>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_float_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<float>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_double_fcollect_work_group(double* dest, const double* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_double_fcollect_work_group(double* dest, const double* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    return ishmemi::dev::fcollect_work_group<double>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_double_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     return ishmemi::impl::fcollect_work_group<double>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_double_fcollect_work_group(ishmem_team_t team, double* dest, const double* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_double_fcollect_work_group(ishmem_team_t team, double* dest, const double* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<double>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_double_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<double>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_char_fcollect_work_group(char* dest, const char* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_char_fcollect_work_group(char* dest, const char* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    return ishmemi::dev::fcollect_work_group<char>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_char_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     return ishmemi::impl::fcollect_work_group<char>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_char_fcollect_work_group(ishmem_team_t team, char* dest, const char* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_char_fcollect_work_group(ishmem_team_t team, char* dest, const char* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<char>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_char_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<char>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_schar_fcollect_work_group(signed char* dest, const signed char* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_schar_fcollect_work_group(signed char* dest, const signed char* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    return ishmemi::dev::fcollect_work_group<signed char>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_schar_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     return ishmemi::impl::fcollect_work_group<signed char>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_schar_fcollect_work_group(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_schar_fcollect_work_group(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<signed char>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_schar_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<signed char>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_short_fcollect_work_group(short* dest, const short* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_short_fcollect_work_group(short* dest, const short* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    return ishmemi::dev::fcollect_work_group<short>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_short_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     return ishmemi::impl::fcollect_work_group<short>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_short_fcollect_work_group(ishmem_team_t team, short* dest, const short* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_short_fcollect_work_group(ishmem_team_t team, short* dest, const short* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<short>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_short_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<short>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int_fcollect_work_group(int* dest, const int* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int_fcollect_work_group(int* dest, const int* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    return ishmemi::dev::fcollect_work_group<int>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     return ishmemi::impl::fcollect_work_group<int>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int_fcollect_work_group(ishmem_team_t team, int* dest, const int* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int_fcollect_work_group(ishmem_team_t team, int* dest, const int* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<int>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<int>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_long_fcollect_work_group(long* dest, const long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_long_fcollect_work_group(long* dest, const long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    return ishmemi::dev::fcollect_work_group<long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_long_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     return ishmemi::impl::fcollect_work_group<long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_long_fcollect_work_group(ishmem_team_t team, long* dest, const long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_long_fcollect_work_group(ishmem_team_t team, long* dest, const long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_long_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_longlong_fcollect_work_group(long long* dest, const long long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_longlong_fcollect_work_group(long long* dest, const long long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    return ishmemi::dev::fcollect_work_group<long long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     return ishmemi::impl::fcollect_work_group<long long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_longlong_fcollect_work_group(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_longlong_fcollect_work_group(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<long long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<long long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_fcollect_work_group(unsigned char* dest, const unsigned char* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_fcollect_work_group(unsigned char* dest, const unsigned char* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    return ishmemi::dev::fcollect_work_group<unsigned char>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     return ishmemi::impl::fcollect_work_group<unsigned char>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_fcollect_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_fcollect_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<unsigned char>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned char>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_fcollect_work_group(unsigned short* dest, const unsigned short* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_fcollect_work_group(unsigned short* dest, const unsigned short* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    return ishmemi::dev::fcollect_work_group<unsigned short>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     return ishmemi::impl::fcollect_work_group<unsigned short>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_fcollect_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_fcollect_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<unsigned short>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned short>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_fcollect_work_group(unsigned int* dest, const unsigned int* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_fcollect_work_group(unsigned int* dest, const unsigned int* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    return ishmemi::dev::fcollect_work_group<unsigned int>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     return ishmemi::impl::fcollect_work_group<unsigned int>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_fcollect_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_fcollect_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<unsigned int>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned int>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_fcollect_work_group(unsigned long* dest, const unsigned long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_fcollect_work_group(unsigned long* dest, const unsigned long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    return ishmemi::dev::fcollect_work_group<unsigned long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     return ishmemi::impl::fcollect_work_group<unsigned long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_fcollect_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_fcollect_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<unsigned long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_fcollect_work_group(unsigned long long* dest, const unsigned long long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_fcollect_work_group(unsigned long long* dest, const unsigned long long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    return ishmemi::dev::fcollect_work_group<unsigned long long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     return ishmemi::impl::fcollect_work_group<unsigned long long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_fcollect_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_fcollect_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<unsigned long long>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<unsigned long long>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_fcollect_work_group(int8_t* dest, const int8_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_fcollect_work_group(int8_t* dest, const int8_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    return ishmemi::dev::fcollect_work_group<int8_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int8_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     return ishmemi::impl::fcollect_work_group<int8_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_fcollect_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_fcollect_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<int8_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int8_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<int8_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_fcollect_work_group(int16_t* dest, const int16_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_fcollect_work_group(int16_t* dest, const int16_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    return ishmemi::dev::fcollect_work_group<int16_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int16_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     return ishmemi::impl::fcollect_work_group<int16_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_fcollect_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_fcollect_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<int16_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int16_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<int16_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_fcollect_work_group(int32_t* dest, const int32_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_fcollect_work_group(int32_t* dest, const int32_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    return ishmemi::dev::fcollect_work_group<int32_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int32_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     return ishmemi::impl::fcollect_work_group<int32_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_fcollect_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_fcollect_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<int32_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int32_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<int32_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_fcollect_work_group(int64_t* dest, const int64_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_fcollect_work_group(int64_t* dest, const int64_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    return ishmemi::dev::fcollect_work_group<int64_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int64_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     return ishmemi::impl::fcollect_work_group<int64_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_fcollect_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_fcollect_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<int64_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_int64_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<int64_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_fcollect_work_group(uint8_t* dest, const uint8_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_fcollect_work_group(uint8_t* dest, const uint8_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    return ishmemi::dev::fcollect_work_group<uint8_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     return ishmemi::impl::fcollect_work_group<uint8_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_fcollect_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_fcollect_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<uint8_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<uint8_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_fcollect_work_group(uint16_t* dest, const uint16_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_fcollect_work_group(uint16_t* dest, const uint16_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    return ishmemi::dev::fcollect_work_group<uint16_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     return ishmemi::impl::fcollect_work_group<uint16_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_fcollect_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_fcollect_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<uint16_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<uint16_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_fcollect_work_group(uint32_t* dest, const uint32_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_fcollect_work_group(uint32_t* dest, const uint32_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    return ishmemi::dev::fcollect_work_group<uint32_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     return ishmemi::impl::fcollect_work_group<uint32_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_fcollect_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_fcollect_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<uint32_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<uint32_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_fcollect_work_group(uint64_t* dest, const uint64_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_fcollect_work_group(uint64_t* dest, const uint64_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    return ishmemi::dev::fcollect_work_group<uint64_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     return ishmemi::impl::fcollect_work_group<uint64_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_fcollect_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_fcollect_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<uint64_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<uint64_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_fcollect_work_group(size_t* dest, const size_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_fcollect_work_group(size_t* dest, const size_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    return ishmemi::dev::fcollect_work_group<size_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_size_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     return ishmemi::impl::fcollect_work_group<size_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_fcollect_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_fcollect_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<size_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_size_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<size_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ptrdiff_fcollect_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ptrdiff_fcollect_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    return ishmemi::dev::fcollect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     return ishmemi::impl::fcollect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ptrdiff_fcollect_work_group(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_ptrdiff_fcollect_work_group(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_fcollect_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<ptrdiff_t>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_fcollectmem_work_group(void* dest, const void* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_fcollectmem_work_group(void* dest, const void* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_fcollectmem_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    return ishmemi::dev::fcollect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
+#else
     constexpr const char* fn = "ishmemx_fcollectmem_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     return ishmemi::impl::fcollect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_fcollectmem_work_group(ishmem_team_t team, void* dest, const void* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_fcollectmem_work_group(ishmem_team_t team, void* dest, const void* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_fcollectmem_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
+#else
     constexpr const char* fn = "ishmemx_fcollectmem_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_fcollect_on_queue(T* dest, const T* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -14222,7 +16035,7 @@ inline ishmem::event ishmemx_fcollect_on_queue(T* dest, const T* source, size_t 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<T>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<T>(q, deps, ret, team, dest, source, nelems);
 }
 template <typename T>
 inline ishmem::event ishmemx_fcollect_on_queue(ishmem_team_t team, T* dest, const T* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -14233,10 +16046,19 @@ inline ishmem::event ishmemx_fcollect_on_queue(ishmem_team_t team, T* dest, cons
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<T>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<T>(q, deps, ret, team, dest, source, nelems);
 }
 template <typename T, typename Group>
-inline int ishmemx_fcollect_work_group(T* dest, const T* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_fcollect_work_group(T* dest, const T* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_fcollect_work_group: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_fcollect_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    return ishmemi::dev::fcollect_work_group<T>(team, dest, source, nelems, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_fcollect_work_group: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmemx_fcollect_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -14244,9 +16066,19 @@ inline int ishmemx_fcollect_work_group(T* dest, const T* source, size_t nelems, 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(T));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     return ishmemi::impl::fcollect_work_group<T>(team, dest, source, nelems, group);
+#endif
 }
 template <typename T, typename Group>
-inline int ishmemx_fcollect_work_group(ishmem_team_t team, T* dest, const T* source, size_t nelems, const Group& group) {
+ISHMEM_HD inline int ishmemx_fcollect_work_group(ishmem_team_t team, T* dest, const T* source, size_t nelems, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_fcollect_work_group: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_fcollect_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::dev::team_size_or_zero(team) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team))) return -1;
+    return ishmemi::dev::fcollect_work_group<T>(team, dest, source, nelems, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_fcollect_work_group: T is not one of the standard_rma types");
     constexpr const char* fn = "ishmemx_fcollect_work_group";
     ishmemi::check_init(fn);
@@ -14254,9 +16086,19 @@ inline int ishmemx_fcollect_work_group(ishmem_team_t team, T* dest, const T* sou
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::fcollect_work_group<T>(team, dest, source, nelems, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_and_reduce_work_group(unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_and_reduce_work_group(unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_and_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_and_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14264,18 +16106,37 @@ inline int ishmemx_uchar_and_reduce_work_group(unsigned char* dest, const unsign
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_and_reduce_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_and_reduce_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_and_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_and_reduce_work_group(unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_and_reduce_work_group(unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_and_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_and_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14283,18 +16144,37 @@ inline int ishmemx_ushort_and_reduce_work_group(unsigned short* dest, const unsi
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_and_reduce_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_and_reduce_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_and_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_and_reduce_work_group(unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_and_reduce_work_group(unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_and_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint_and_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14302,18 +16182,37 @@ inline int ishmemx_uint_and_reduce_work_group(unsigned int* dest, const unsigned
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_and_reduce_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_and_reduce_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_and_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_and_reduce_work_group(unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_and_reduce_work_group(unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_and_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_and_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14321,18 +16220,37 @@ inline int ishmemx_ulong_and_reduce_work_group(unsigned long* dest, const unsign
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_and_reduce_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_and_reduce_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_and_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_and_reduce_work_group(unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_and_reduce_work_group(unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_and_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_and_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14340,18 +16258,37 @@ inline int ishmemx_ulonglong_and_reduce_work_group(unsigned long long* dest, con
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_and_reduce_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_and_reduce_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_and_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::and_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_and_reduce_work_group(int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_and_reduce_work_group(int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_and_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int8_and_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14359,18 +16296,37 @@ inline int ishmemx_int8_and_reduce_work_group(int8_t* dest, const int8_t* source
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_and_reduce_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_and_reduce_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_and_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int8_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_and_reduce_work_group(int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_and_reduce_work_group(int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_and_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int16_and_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14378,18 +16334,37 @@ inline int ishmemx_int16_and_reduce_work_group(int16_t* dest, const int16_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_and_reduce_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_and_reduce_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_and_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int16_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_and_reduce_work_group(int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_and_reduce_work_group(int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_and_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int32_and_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14397,18 +16372,37 @@ inline int ishmemx_int32_and_reduce_work_group(int32_t* dest, const int32_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_and_reduce_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_and_reduce_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_and_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int32_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_and_reduce_work_group(int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_and_reduce_work_group(int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_and_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int64_and_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14416,18 +16410,37 @@ inline int ishmemx_int64_and_reduce_work_group(int64_t* dest, const int64_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_and_reduce_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_and_reduce_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_and_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int64_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_and_reduce_work_group(uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_and_reduce_work_group(uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_and_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_and_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14435,18 +16448,37 @@ inline int ishmemx_uint8_and_reduce_work_group(uint8_t* dest, const uint8_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_and_reduce_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_and_reduce_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_and_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_and_reduce_work_group(uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_and_reduce_work_group(uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_and_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_and_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14454,18 +16486,37 @@ inline int ishmemx_uint16_and_reduce_work_group(uint16_t* dest, const uint16_t* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_and_reduce_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_and_reduce_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_and_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_and_reduce_work_group(uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_and_reduce_work_group(uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_and_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_and_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14473,18 +16524,37 @@ inline int ishmemx_uint32_and_reduce_work_group(uint32_t* dest, const uint32_t* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_and_reduce_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_and_reduce_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_and_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_and_reduce_work_group(uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_and_reduce_work_group(uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_and_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_and_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14492,18 +16562,37 @@ inline int ishmemx_uint64_and_reduce_work_group(uint64_t* dest, const uint64_t* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_and_reduce_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_and_reduce_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_and_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_and_reduce_work_group(size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_and_reduce_work_group(size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_and_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_size_and_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14511,15 +16600,25 @@ inline int ishmemx_size_and_reduce_work_group(size_t* dest, const size_t* source
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_and_reduce_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_and_reduce_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_and_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_size_and_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::and_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_and_reduce_on_queue(T* dest, const T* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -14531,7 +16630,7 @@ inline ishmem::event ishmemx_and_reduce_on_queue(T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<T>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<T>(q, deps, ret, team, dest, source, nreduce);
 }
 template <typename T>
 inline ishmem::event ishmemx_and_reduce_on_queue(ishmem_team_t team, T* dest, const T* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -14542,10 +16641,20 @@ inline ishmem::event ishmemx_and_reduce_on_queue(ishmem_team_t team, T* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<T>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<T>(q, deps, ret, team, dest, source, nreduce);
 }
 template <typename T, typename Group>
-inline int ishmemx_and_reduce_work_group(T* dest, const T* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_and_reduce_work_group(T* dest, const T* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_and_reduce_work_group: T is not one of the reduction types");
+    constexpr const char* fn = "ishmemx_and_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<T>(team, dest, source, nreduce, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_and_reduce_work_group: T is not one of the reduction types");
     constexpr const char* fn = "ishmemx_and_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -14554,9 +16663,19 @@ inline int ishmemx_and_reduce_work_group(T* dest, const T* source, size_t nreduc
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::and_reduce_work_group<T>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename T, typename Group>
-inline int ishmemx_and_reduce_work_group(ishmem_team_t team, T* dest, const T* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_and_reduce_work_group(ishmem_team_t team, T* dest, const T* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_and_reduce_work_group: T is not one of the reduction types");
+    constexpr const char* fn = "ishmemx_and_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::and_reduce_work_group<T>(team, dest, source, nreduce, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_and_reduce_work_group: T is not one of the reduction types");
     constexpr const char* fn = "ishmemx_and_reduce_work_group";
     ishmemi::check_init(fn);
@@ -14564,9 +16683,19 @@ inline int ishmemx_and_reduce_work_group(ishmem_team_t team, T* dest, const T* s
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::and_reduce_work_group<T>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_or_reduce_work_group(unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_or_reduce_work_group(unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_or_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_or_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14574,18 +16703,37 @@ inline int ishmemx_uchar_or_reduce_work_group(unsigned char* dest, const unsigne
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_or_reduce_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_or_reduce_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_or_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_or_reduce_work_group(unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_or_reduce_work_group(unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_or_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_or_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14593,18 +16741,37 @@ inline int ishmemx_ushort_or_reduce_work_group(unsigned short* dest, const unsig
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_or_reduce_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_or_reduce_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_or_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_or_reduce_work_group(unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_or_reduce_work_group(unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_or_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint_or_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14612,18 +16779,37 @@ inline int ishmemx_uint_or_reduce_work_group(unsigned int* dest, const unsigned 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_or_reduce_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_or_reduce_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_or_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_or_reduce_work_group(unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_or_reduce_work_group(unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_or_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_or_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14631,18 +16817,37 @@ inline int ishmemx_ulong_or_reduce_work_group(unsigned long* dest, const unsigne
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_or_reduce_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_or_reduce_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_or_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_or_reduce_work_group(unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_or_reduce_work_group(unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_or_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_or_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14650,18 +16855,37 @@ inline int ishmemx_ulonglong_or_reduce_work_group(unsigned long long* dest, cons
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_or_reduce_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_or_reduce_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_or_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::or_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_or_reduce_work_group(int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_or_reduce_work_group(int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_or_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int8_or_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14669,18 +16893,37 @@ inline int ishmemx_int8_or_reduce_work_group(int8_t* dest, const int8_t* source,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_or_reduce_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_or_reduce_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_or_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int8_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_or_reduce_work_group(int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_or_reduce_work_group(int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_or_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int16_or_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14688,18 +16931,37 @@ inline int ishmemx_int16_or_reduce_work_group(int16_t* dest, const int16_t* sour
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_or_reduce_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_or_reduce_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_or_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int16_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_or_reduce_work_group(int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_or_reduce_work_group(int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_or_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int32_or_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14707,18 +16969,37 @@ inline int ishmemx_int32_or_reduce_work_group(int32_t* dest, const int32_t* sour
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_or_reduce_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_or_reduce_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_or_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int32_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_or_reduce_work_group(int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_or_reduce_work_group(int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_or_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int64_or_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14726,18 +17007,37 @@ inline int ishmemx_int64_or_reduce_work_group(int64_t* dest, const int64_t* sour
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_or_reduce_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_or_reduce_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_or_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int64_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_or_reduce_work_group(uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_or_reduce_work_group(uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_or_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_or_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14745,18 +17045,37 @@ inline int ishmemx_uint8_or_reduce_work_group(uint8_t* dest, const uint8_t* sour
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_or_reduce_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_or_reduce_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_or_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_or_reduce_work_group(uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_or_reduce_work_group(uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_or_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_or_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14764,18 +17083,37 @@ inline int ishmemx_uint16_or_reduce_work_group(uint16_t* dest, const uint16_t* s
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_or_reduce_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_or_reduce_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_or_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_or_reduce_work_group(uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_or_reduce_work_group(uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_or_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_or_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14783,18 +17121,37 @@ inline int ishmemx_uint32_or_reduce_work_group(uint32_t* dest, const uint32_t* s
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_or_reduce_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_or_reduce_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_or_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_or_reduce_work_group(uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_or_reduce_work_group(uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_or_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_or_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14802,18 +17159,37 @@ inline int ishmemx_uint64_or_reduce_work_group(uint64_t* dest, const uint64_t* s
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_or_reduce_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_or_reduce_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_or_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_or_reduce_work_group(size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_or_reduce_work_group(size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_or_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_size_or_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14821,15 +17197,25 @@ inline int ishmemx_size_or_reduce_work_group(size_t* dest, const size_t* source,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_or_reduce_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_or_reduce_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_or_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_size_or_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::or_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_or_reduce_on_queue(T* dest, const T* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -14841,7 +17227,7 @@ inline ishmem::event ishmemx_or_reduce_on_queue(T* dest, const T* source, size_t
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<T>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<T>(q, deps, ret, team, dest, source, nreduce);
 }
 template <typename T>
 inline ishmem::event ishmemx_or_reduce_on_queue(ishmem_team_t team, T* dest, const T* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -14852,10 +17238,20 @@ inline ishmem::event ishmemx_or_reduce_on_queue(ishmem_team_t team, T* dest, con
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<T>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<T>(q, deps, ret, team, dest, source, nreduce);
 }
 template <typename T, typename Group>
-inline int ishmemx_or_reduce_work_group(T* dest, const T* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_or_reduce_work_group(T* dest, const T* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_or_reduce_work_group: T is not one of the reduction types");
+    constexpr const char* fn = "ishmemx_or_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<T>(team, dest, source, nreduce, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_or_reduce_work_group: T is not one of the reduction types");
     constexpr const char* fn = "ishmemx_or_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -14864,9 +17260,19 @@ inline int ishmemx_or_reduce_work_group(T* dest, const T* source, size_t nreduce
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::or_reduce_work_group<T>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename T, typename Group>
-inline int ishmemx_or_reduce_work_group(ishmem_team_t team, T* dest, const T* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_or_reduce_work_group(ishmem_team_t team, T* dest, const T* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_or_reduce_work_group: T is not one of the reduction types");
+    constexpr const char* fn = "ishmemx_or_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::or_reduce_work_group<T>(team, dest, source, nreduce, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_or_reduce_work_group: T is not one of the reduction types");
     constexpr const char* fn = "ishmemx_or_reduce_work_group";
     ishmemi::check_init(fn);
@@ -14874,9 +17280,19 @@ inline int ishmemx_or_reduce_work_group(ishmem_team_t team, T* dest, const T* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::or_reduce_work_group<T>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_xor_reduce_work_group(unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_xor_reduce_work_group(unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_xor_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_xor_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14884,18 +17300,37 @@ inline int ishmemx_uchar_xor_reduce_work_group(unsigned char* dest, const unsign
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_xor_reduce_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_xor_reduce_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_xor_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_xor_reduce_work_group(unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_xor_reduce_work_group(unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_xor_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_xor_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14903,18 +17338,37 @@ inline int ishmemx_ushort_xor_reduce_work_group(unsigned short* dest, const unsi
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_xor_reduce_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_xor_reduce_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_xor_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_xor_reduce_work_group(unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_xor_reduce_work_group(unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_xor_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint_xor_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14922,18 +17376,37 @@ inline int ishmemx_uint_xor_reduce_work_group(unsigned int* dest, const unsigned
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_xor_reduce_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_xor_reduce_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_xor_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_xor_reduce_work_group(unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_xor_reduce_work_group(unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_xor_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_xor_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14941,18 +17414,37 @@ inline int ishmemx_ulong_xor_reduce_work_group(unsigned long* dest, const unsign
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_xor_reduce_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_xor_reduce_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_xor_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_xor_reduce_work_group(unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_xor_reduce_work_group(unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_xor_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_xor_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14960,18 +17452,37 @@ inline int ishmemx_ulonglong_xor_reduce_work_group(unsigned long long* dest, con
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_xor_reduce_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_xor_reduce_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_xor_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_xor_reduce_work_group(int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_xor_reduce_work_group(int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_xor_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int8_xor_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14979,18 +17490,37 @@ inline int ishmemx_int8_xor_reduce_work_group(int8_t* dest, const int8_t* source
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_xor_reduce_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_xor_reduce_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_xor_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int8_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_xor_reduce_work_group(int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_xor_reduce_work_group(int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_xor_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int16_xor_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -14998,18 +17528,37 @@ inline int ishmemx_int16_xor_reduce_work_group(int16_t* dest, const int16_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_xor_reduce_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_xor_reduce_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_xor_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int16_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_xor_reduce_work_group(int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_xor_reduce_work_group(int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_xor_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int32_xor_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15017,18 +17566,37 @@ inline int ishmemx_int32_xor_reduce_work_group(int32_t* dest, const int32_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_xor_reduce_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_xor_reduce_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_xor_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int32_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_xor_reduce_work_group(int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_xor_reduce_work_group(int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_xor_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int64_xor_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15036,18 +17604,37 @@ inline int ishmemx_int64_xor_reduce_work_group(int64_t* dest, const int64_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_xor_reduce_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_xor_reduce_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_xor_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int64_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_xor_reduce_work_group(uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_xor_reduce_work_group(uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_xor_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_xor_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15055,18 +17642,37 @@ inline int ishmemx_uint8_xor_reduce_work_group(uint8_t* dest, const uint8_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_xor_reduce_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_xor_reduce_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_xor_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_xor_reduce_work_group(uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_xor_reduce_work_group(uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_xor_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_xor_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15074,18 +17680,37 @@ inline int ishmemx_uint16_xor_reduce_work_group(uint16_t* dest, const uint16_t* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_xor_reduce_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_xor_reduce_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_xor_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_xor_reduce_work_group(uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_xor_reduce_work_group(uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_xor_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_xor_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15093,18 +17718,37 @@ inline int ishmemx_uint32_xor_reduce_work_group(uint32_t* dest, const uint32_t* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_xor_reduce_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_xor_reduce_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_xor_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_xor_reduce_work_group(uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_xor_reduce_work_group(uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_xor_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_xor_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15112,18 +17756,37 @@ inline int ishmemx_uint64_xor_reduce_work_group(uint64_t* dest, const uint64_t* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_xor_reduce_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_xor_reduce_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_xor_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_xor_reduce_work_group(size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_xor_reduce_work_group(size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_xor_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_size_xor_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15131,15 +17794,25 @@ inline int ishmemx_size_xor_reduce_work_group(size_t* dest, const size_t* source
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_xor_reduce_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_xor_reduce_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_xor_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_size_xor_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_xor_reduce_on_queue(T* dest, const T* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -15151,7 +17824,7 @@ inline ishmem::event ishmemx_xor_reduce_on_queue(T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<T>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<T>(q, deps, ret, team, dest, source, nreduce);
 }
 template <typename T>
 inline ishmem::event ishmemx_xor_reduce_on_queue(ishmem_team_t team, T* dest, const T* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -15162,10 +17835,20 @@ inline ishmem::event ishmemx_xor_reduce_on_queue(ishmem_team_t team, T* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<T>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<T>(q, deps, ret, team, dest, source, nreduce);
 }
 template <typename T, typename Group>
-inline int ishmemx_xor_reduce_work_group(T* dest, const T* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_xor_reduce_work_group(T* dest, const T* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_xor_reduce_work_group: T is not one of the reduction types");
+    constexpr const char* fn = "ishmemx_xor_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<T>(team, dest, source, nreduce, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_xor_reduce_work_group: T is not one of the reduction types");
     constexpr const char* fn = "ishmemx_xor_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -15174,9 +17857,19 @@ inline int ishmemx_xor_reduce_work_group(T* dest, const T* source, size_t nreduc
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<T>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename T, typename Group>
-inline int ishmemx_xor_reduce_work_group(ishmem_team_t team, T* dest, const T* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_xor_reduce_work_group(ishmem_team_t team, T* dest, const T* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_xor_reduce_work_group: T is not one of the reduction types");
+    constexpr const char* fn = "ishmemx_xor_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::xor_reduce_work_group<T>(team, dest, source, nreduce, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_xor_reduce_work_group: T is not one of the reduction types");
     constexpr const char* fn = "ishmemx_xor_reduce_work_group";
     ishmemi::check_init(fn);
@@ -15184,9 +17877,19 @@ inline int ishmemx_xor_reduce_work_group(ishmem_team_t team, T* dest, const T* s
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::xor_reduce_work_group<T>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_char_max_reduce_work_group(char* dest, const char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_char_max_reduce_work_group(char* dest, const char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_char_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15194,18 +17897,37 @@ inline int ishmemx_char_max_reduce_work_group(char* dest, const char* source, si
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::max_reduce_work_group<char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_char_max_reduce_work_group(ishmem_team_t team, char* dest, const char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_char_max_reduce_work_group(ishmem_team_t team, char* dest, const char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_char_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::max_reduce_work_group<char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_schar_max_reduce_work_group(signed char* dest, const signed char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_schar_max_reduce_work_group(signed char* dest, const signed char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<signed char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_schar_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15213,18 +17935,37 @@ inline int ishmemx_schar_max_reduce_work_group(signed char* dest, const signed c
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::max_reduce_work_group<signed char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_schar_max_reduce_work_group(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_schar_max_reduce_work_group(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<signed char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_schar_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::max_reduce_work_group<signed char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_short_max_reduce_work_group(short* dest, const short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_short_max_reduce_work_group(short* dest, const short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_short_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15232,18 +17973,37 @@ inline int ishmemx_short_max_reduce_work_group(short* dest, const short* source,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::max_reduce_work_group<short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_short_max_reduce_work_group(ishmem_team_t team, short* dest, const short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_short_max_reduce_work_group(ishmem_team_t team, short* dest, const short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_short_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::max_reduce_work_group<short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int_max_reduce_work_group(int* dest, const int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int_max_reduce_work_group(int* dest, const int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15251,18 +18011,37 @@ inline int ishmemx_int_max_reduce_work_group(int* dest, const int* source, size_
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int_max_reduce_work_group(ishmem_team_t team, int* dest, const int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int_max_reduce_work_group(ishmem_team_t team, int* dest, const int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_long_max_reduce_work_group(long* dest, const long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_long_max_reduce_work_group(long* dest, const long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_long_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15270,18 +18049,37 @@ inline int ishmemx_long_max_reduce_work_group(long* dest, const long* source, si
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::max_reduce_work_group<long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_long_max_reduce_work_group(ishmem_team_t team, long* dest, const long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_long_max_reduce_work_group(ishmem_team_t team, long* dest, const long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_long_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::max_reduce_work_group<long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_longlong_max_reduce_work_group(long long* dest, const long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_longlong_max_reduce_work_group(long long* dest, const long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15289,18 +18087,37 @@ inline int ishmemx_longlong_max_reduce_work_group(long long* dest, const long lo
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::max_reduce_work_group<long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_longlong_max_reduce_work_group(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_longlong_max_reduce_work_group(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::max_reduce_work_group<long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ptrdiff_max_reduce_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ptrdiff_max_reduce_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15308,18 +18125,37 @@ inline int ishmemx_ptrdiff_max_reduce_work_group(ptrdiff_t* dest, const ptrdiff_
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ptrdiff_max_reduce_work_group(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ptrdiff_max_reduce_work_group(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_max_reduce_work_group(unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_max_reduce_work_group(unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15327,18 +18163,37 @@ inline int ishmemx_uchar_max_reduce_work_group(unsigned char* dest, const unsign
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_max_reduce_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_max_reduce_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_max_reduce_work_group(unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_max_reduce_work_group(unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15346,18 +18201,37 @@ inline int ishmemx_ushort_max_reduce_work_group(unsigned short* dest, const unsi
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_max_reduce_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_max_reduce_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_max_reduce_work_group(unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_max_reduce_work_group(unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15365,18 +18239,37 @@ inline int ishmemx_uint_max_reduce_work_group(unsigned int* dest, const unsigned
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_max_reduce_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_max_reduce_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_max_reduce_work_group(unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_max_reduce_work_group(unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15384,18 +18277,37 @@ inline int ishmemx_ulong_max_reduce_work_group(unsigned long* dest, const unsign
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_max_reduce_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_max_reduce_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_max_reduce_work_group(unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_max_reduce_work_group(unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15403,18 +18315,37 @@ inline int ishmemx_ulonglong_max_reduce_work_group(unsigned long long* dest, con
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_max_reduce_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_max_reduce_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::max_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_max_reduce_work_group(int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_max_reduce_work_group(int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int8_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15422,18 +18353,37 @@ inline int ishmemx_int8_max_reduce_work_group(int8_t* dest, const int8_t* source
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_max_reduce_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_max_reduce_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int8_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_max_reduce_work_group(int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_max_reduce_work_group(int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int16_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15441,18 +18391,37 @@ inline int ishmemx_int16_max_reduce_work_group(int16_t* dest, const int16_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_max_reduce_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_max_reduce_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int16_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_max_reduce_work_group(int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_max_reduce_work_group(int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int32_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15460,18 +18429,37 @@ inline int ishmemx_int32_max_reduce_work_group(int32_t* dest, const int32_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_max_reduce_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_max_reduce_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int32_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_max_reduce_work_group(int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_max_reduce_work_group(int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int64_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15479,18 +18467,37 @@ inline int ishmemx_int64_max_reduce_work_group(int64_t* dest, const int64_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_max_reduce_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_max_reduce_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int64_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_max_reduce_work_group(uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_max_reduce_work_group(uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15498,18 +18505,37 @@ inline int ishmemx_uint8_max_reduce_work_group(uint8_t* dest, const uint8_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_max_reduce_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_max_reduce_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_max_reduce_work_group(uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_max_reduce_work_group(uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15517,18 +18543,37 @@ inline int ishmemx_uint16_max_reduce_work_group(uint16_t* dest, const uint16_t* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_max_reduce_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_max_reduce_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_max_reduce_work_group(uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_max_reduce_work_group(uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15536,18 +18581,37 @@ inline int ishmemx_uint32_max_reduce_work_group(uint32_t* dest, const uint32_t* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_max_reduce_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_max_reduce_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_max_reduce_work_group(uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_max_reduce_work_group(uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15555,18 +18619,37 @@ inline int ishmemx_uint64_max_reduce_work_group(uint64_t* dest, const uint64_t* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_max_reduce_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_max_reduce_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_max_reduce_work_group(size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_max_reduce_work_group(size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_size_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15574,18 +18657,37 @@ inline int ishmemx_size_max_reduce_work_group(size_t* dest, const size_t* source
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_max_reduce_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_max_reduce_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_size_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::max_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_float_max_reduce_work_group(float* dest, const float* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_float_max_reduce_work_group(float* dest, const float* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<float>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_float_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15593,18 +18695,37 @@ inline int ishmemx_float_max_reduce_work_group(float* dest, const float* source,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::max_reduce_work_group<float>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_float_max_reduce_work_group(ishmem_team_t team, float* dest, const float* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_float_max_reduce_work_group(ishmem_team_t team, float* dest, const float* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<float>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_float_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::max_reduce_work_group<float>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_double_max_reduce_work_group(double* dest, const double* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_double_max_reduce_work_group(double* dest, const double* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<double>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_double_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15612,15 +18733,25 @@ inline int ishmemx_double_max_reduce_work_group(double* dest, const double* sour
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::max_reduce_work_group<double>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_double_max_reduce_work_group(ishmem_team_t team, double* dest, const double* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_double_max_reduce_work_group(ishmem_team_t team, double* dest, const double* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<double>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_double_max_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::max_reduce_work_group<double>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_max_reduce_on_queue(T* dest, const T* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -15632,7 +18763,7 @@ inline ishmem::event ishmemx_max_reduce_on_queue(T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<T>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<T>(q, deps, ret, team, dest, source, nreduce);
 }
 template <typename T>
 inline ishmem::event ishmemx_max_reduce_on_queue(ishmem_team_t team, T* dest, const T* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -15643,10 +18774,20 @@ inline ishmem::event ishmemx_max_reduce_on_queue(ishmem_team_t team, T* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<T>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<T>(q, deps, ret, team, dest, source, nreduce);
 }
 template <typename T, typename Group>
-inline int ishmemx_max_reduce_work_group(T* dest, const T* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_max_reduce_work_group(T* dest, const T* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_max_reduce_work_group: T is not one of the reduction types");
+    constexpr const char* fn = "ishmemx_max_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<T>(team, dest, source, nreduce, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_max_reduce_work_group: T is not one of the reduction types");
     constexpr const char* fn = "ishmemx_max_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -15655,9 +18796,19 @@ inline int ishmemx_max_reduce_work_group(T* dest, const T* source, size_t nreduc
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::max_reduce_work_group<T>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename T, typename Group>
-inline int ishmemx_max_reduce_work_group(ishmem_team_t team, T* dest, const T* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_max_reduce_work_group(ishmem_team_t team, T* dest, const T* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_max_reduce_work_group: T is not one of the reduction types");
+    constexpr const char* fn = "ishmemx_max_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::max_reduce_work_group<T>(team, dest, source, nreduce, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_max_reduce_work_group: T is not one of the reduction types");
     constexpr const char* fn = "ishmemx_max_reduce_work_group";
     ishmemi::check_init(fn);
@@ -15665,9 +18816,19 @@ inline int ishmemx_max_reduce_work_group(ishmem_team_t team, T* dest, const T* s
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::max_reduce_work_group<T>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_char_min_reduce_work_group(char* dest, const char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_char_min_reduce_work_group(char* dest, const char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_char_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15675,18 +18836,37 @@ inline int ishmemx_char_min_reduce_work_group(char* dest, const char* source, si
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::min_reduce_work_group<char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_char_min_reduce_work_group(ishmem_team_t team, char* dest, const char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_char_min_reduce_work_group(ishmem_team_t team, char* dest, const char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_char_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::min_reduce_work_group<char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_schar_min_reduce_work_group(signed char* dest, const signed char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_schar_min_reduce_work_group(signed char* dest, const signed char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<signed char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_schar_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15694,18 +18874,37 @@ inline int ishmemx_schar_min_reduce_work_group(signed char* dest, const signed c
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::min_reduce_work_group<signed char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_schar_min_reduce_work_group(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_schar_min_reduce_work_group(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<signed char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_schar_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::min_reduce_work_group<signed char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_short_min_reduce_work_group(short* dest, const short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_short_min_reduce_work_group(short* dest, const short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_short_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15713,18 +18912,37 @@ inline int ishmemx_short_min_reduce_work_group(short* dest, const short* source,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::min_reduce_work_group<short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_short_min_reduce_work_group(ishmem_team_t team, short* dest, const short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_short_min_reduce_work_group(ishmem_team_t team, short* dest, const short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_short_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::min_reduce_work_group<short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int_min_reduce_work_group(int* dest, const int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int_min_reduce_work_group(int* dest, const int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15732,18 +18950,37 @@ inline int ishmemx_int_min_reduce_work_group(int* dest, const int* source, size_
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int_min_reduce_work_group(ishmem_team_t team, int* dest, const int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int_min_reduce_work_group(ishmem_team_t team, int* dest, const int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_long_min_reduce_work_group(long* dest, const long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_long_min_reduce_work_group(long* dest, const long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_long_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15751,18 +18988,37 @@ inline int ishmemx_long_min_reduce_work_group(long* dest, const long* source, si
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::min_reduce_work_group<long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_long_min_reduce_work_group(ishmem_team_t team, long* dest, const long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_long_min_reduce_work_group(ishmem_team_t team, long* dest, const long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_long_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::min_reduce_work_group<long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_longlong_min_reduce_work_group(long long* dest, const long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_longlong_min_reduce_work_group(long long* dest, const long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15770,18 +19026,37 @@ inline int ishmemx_longlong_min_reduce_work_group(long long* dest, const long lo
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::min_reduce_work_group<long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_longlong_min_reduce_work_group(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_longlong_min_reduce_work_group(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::min_reduce_work_group<long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ptrdiff_min_reduce_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ptrdiff_min_reduce_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15789,18 +19064,37 @@ inline int ishmemx_ptrdiff_min_reduce_work_group(ptrdiff_t* dest, const ptrdiff_
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ptrdiff_min_reduce_work_group(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ptrdiff_min_reduce_work_group(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_min_reduce_work_group(unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_min_reduce_work_group(unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15808,18 +19102,37 @@ inline int ishmemx_uchar_min_reduce_work_group(unsigned char* dest, const unsign
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_min_reduce_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_min_reduce_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_min_reduce_work_group(unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_min_reduce_work_group(unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15827,18 +19140,37 @@ inline int ishmemx_ushort_min_reduce_work_group(unsigned short* dest, const unsi
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_min_reduce_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_min_reduce_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_min_reduce_work_group(unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_min_reduce_work_group(unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15846,18 +19178,37 @@ inline int ishmemx_uint_min_reduce_work_group(unsigned int* dest, const unsigned
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_min_reduce_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_min_reduce_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_min_reduce_work_group(unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_min_reduce_work_group(unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15865,18 +19216,37 @@ inline int ishmemx_ulong_min_reduce_work_group(unsigned long* dest, const unsign
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_min_reduce_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_min_reduce_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_min_reduce_work_group(unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_min_reduce_work_group(unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15884,18 +19254,37 @@ inline int ishmemx_ulonglong_min_reduce_work_group(unsigned long long* dest, con
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_min_reduce_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_min_reduce_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::min_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_min_reduce_work_group(int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_min_reduce_work_group(int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int8_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15903,18 +19292,37 @@ inline int ishmemx_int8_min_reduce_work_group(int8_t* dest, const int8_t* source
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_min_reduce_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_min_reduce_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int8_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_min_reduce_work_group(int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_min_reduce_work_group(int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int16_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15922,18 +19330,37 @@ inline int ishmemx_int16_min_reduce_work_group(int16_t* dest, const int16_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_min_reduce_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_min_reduce_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int16_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_min_reduce_work_group(int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_min_reduce_work_group(int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int32_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15941,18 +19368,37 @@ inline int ishmemx_int32_min_reduce_work_group(int32_t* dest, const int32_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_min_reduce_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_min_reduce_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int32_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_min_reduce_work_group(int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_min_reduce_work_group(int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int64_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15960,18 +19406,37 @@ inline int ishmemx_int64_min_reduce_work_group(int64_t* dest, const int64_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_min_reduce_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_min_reduce_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int64_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_min_reduce_work_group(uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_min_reduce_work_group(uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15979,18 +19444,37 @@ inline int ishmemx_uint8_min_reduce_work_group(uint8_t* dest, const uint8_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_min_reduce_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_min_reduce_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_min_reduce_work_group(uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_min_reduce_work_group(uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -15998,18 +19482,37 @@ inline int ishmemx_uint16_min_reduce_work_group(uint16_t* dest, const uint16_t* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_min_reduce_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_min_reduce_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_min_reduce_work_group(uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_min_reduce_work_group(uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16017,18 +19520,37 @@ inline int ishmemx_uint32_min_reduce_work_group(uint32_t* dest, const uint32_t* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_min_reduce_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_min_reduce_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_min_reduce_work_group(uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_min_reduce_work_group(uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16036,18 +19558,37 @@ inline int ishmemx_uint64_min_reduce_work_group(uint64_t* dest, const uint64_t* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_min_reduce_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_min_reduce_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_min_reduce_work_group(size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_min_reduce_work_group(size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_size_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16055,18 +19596,37 @@ inline int ishmemx_size_min_reduce_work_group(size_t* dest, const size_t* source
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_min_reduce_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_min_reduce_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_size_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::min_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_float_min_reduce_work_group(float* dest, const float* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_float_min_reduce_work_group(float* dest, const float* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<float>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_float_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16074,18 +19634,37 @@ inline int ishmemx_float_min_reduce_work_group(float* dest, const float* source,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::min_reduce_work_group<float>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_float_min_reduce_work_group(ishmem_team_t team, float* dest, const float* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_float_min_reduce_work_group(ishmem_team_t team, float* dest, const float* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<float>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_float_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::min_reduce_work_group<float>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_double_min_reduce_work_group(double* dest, const double* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_double_min_reduce_work_group(double* dest, const double* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<double>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_double_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16093,15 +19672,25 @@ inline int ishmemx_double_min_reduce_work_group(double* dest, const double* sour
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::min_reduce_work_group<double>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_double_min_reduce_work_group(ishmem_team_t team, double* dest, const double* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_double_min_reduce_work_group(ishmem_team_t team, double* dest, const double* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<double>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_double_min_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::min_reduce_work_group<double>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_min_reduce_on_queue(T* dest, const T* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -16113,7 +19702,7 @@ inline ishmem::event ishmemx_min_reduce_on_queue(T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<T>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<T>(q, deps, ret, team, dest, source, nreduce);
 }
 template <typename T>
 inline ishmem::event ishmemx_min_reduce_on_queue(ishmem_team_t team, T* dest, const T* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -16124,10 +19713,20 @@ inline ishmem::event ishmemx_min_reduce_on_queue(ishmem_team_t team, T* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<T>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<T>(q, deps, ret, team, dest, source, nreduce);
 }
 template <typename T, typename Group>
-inline int ishmemx_min_reduce_work_group(T* dest, const T* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_min_reduce_work_group(T* dest, const T* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_min_reduce_work_group: T is not one of the reduction types");
+    constexpr const char* fn = "ishmemx_min_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<T>(team, dest, source, nreduce, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_min_reduce_work_group: T is not one of the reduction types");
     constexpr const char* fn = "ishmemx_min_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -16136,9 +19735,19 @@ inline int ishmemx_min_reduce_work_group(T* dest, const T* source, size_t nreduc
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::min_reduce_work_group<T>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename T, typename Group>
-inline int ishmemx_min_reduce_work_group(ishmem_team_t team, T* dest, const T* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_min_reduce_work_group(ishmem_team_t team, T* dest, const T* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_min_reduce_work_group: T is not one of the reduction types");
+    constexpr const char* fn = "ishmemx_min_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::min_reduce_work_group<T>(team, dest, source, nreduce, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_min_reduce_work_group: T is not one of the reduction types");
     constexpr const char* fn = "ishmemx_min_reduce_work_group";
     ishmemi::check_init(fn);
@@ -16146,9 +19755,19 @@ inline int ishmemx_min_reduce_work_group(ishmem_team_t team, T* dest, const T* s
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::min_reduce_work_group<T>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_char_sum_reduce_work_group(char* dest, const char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_char_sum_reduce_work_group(char* dest, const char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_char_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16156,18 +19775,37 @@ inline int ishmemx_char_sum_reduce_work_group(char* dest, const char* source, si
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_char_sum_reduce_work_group(ishmem_team_t team, char* dest, const char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_char_sum_reduce_work_group(ishmem_team_t team, char* dest, const char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_char_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_schar_sum_reduce_work_group(signed char* dest, const signed char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_schar_sum_reduce_work_group(signed char* dest, const signed char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<signed char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_schar_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16175,18 +19813,37 @@ inline int ishmemx_schar_sum_reduce_work_group(signed char* dest, const signed c
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<signed char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_schar_sum_reduce_work_group(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_schar_sum_reduce_work_group(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<signed char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_schar_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<signed char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_short_sum_reduce_work_group(short* dest, const short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_short_sum_reduce_work_group(short* dest, const short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_short_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16194,18 +19851,37 @@ inline int ishmemx_short_sum_reduce_work_group(short* dest, const short* source,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_short_sum_reduce_work_group(ishmem_team_t team, short* dest, const short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_short_sum_reduce_work_group(ishmem_team_t team, short* dest, const short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_short_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int_sum_reduce_work_group(int* dest, const int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int_sum_reduce_work_group(int* dest, const int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16213,18 +19889,37 @@ inline int ishmemx_int_sum_reduce_work_group(int* dest, const int* source, size_
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int_sum_reduce_work_group(ishmem_team_t team, int* dest, const int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int_sum_reduce_work_group(ishmem_team_t team, int* dest, const int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_long_sum_reduce_work_group(long* dest, const long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_long_sum_reduce_work_group(long* dest, const long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_long_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16232,18 +19927,37 @@ inline int ishmemx_long_sum_reduce_work_group(long* dest, const long* source, si
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_long_sum_reduce_work_group(ishmem_team_t team, long* dest, const long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_long_sum_reduce_work_group(ishmem_team_t team, long* dest, const long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_long_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_longlong_sum_reduce_work_group(long long* dest, const long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_longlong_sum_reduce_work_group(long long* dest, const long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16251,18 +19965,37 @@ inline int ishmemx_longlong_sum_reduce_work_group(long long* dest, const long lo
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_longlong_sum_reduce_work_group(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_longlong_sum_reduce_work_group(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ptrdiff_sum_reduce_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ptrdiff_sum_reduce_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16270,18 +20003,37 @@ inline int ishmemx_ptrdiff_sum_reduce_work_group(ptrdiff_t* dest, const ptrdiff_
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ptrdiff_sum_reduce_work_group(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ptrdiff_sum_reduce_work_group(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_sum_reduce_work_group(unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_sum_reduce_work_group(unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16289,18 +20041,37 @@ inline int ishmemx_uchar_sum_reduce_work_group(unsigned char* dest, const unsign
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_sum_reduce_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_sum_reduce_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_sum_reduce_work_group(unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_sum_reduce_work_group(unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16308,18 +20079,37 @@ inline int ishmemx_ushort_sum_reduce_work_group(unsigned short* dest, const unsi
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_sum_reduce_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_sum_reduce_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_sum_reduce_work_group(unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_sum_reduce_work_group(unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16327,18 +20117,37 @@ inline int ishmemx_uint_sum_reduce_work_group(unsigned int* dest, const unsigned
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_sum_reduce_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_sum_reduce_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_sum_reduce_work_group(unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_sum_reduce_work_group(unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16346,18 +20155,37 @@ inline int ishmemx_ulong_sum_reduce_work_group(unsigned long* dest, const unsign
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_sum_reduce_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_sum_reduce_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_sum_reduce_work_group(unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_sum_reduce_work_group(unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16365,18 +20193,37 @@ inline int ishmemx_ulonglong_sum_reduce_work_group(unsigned long long* dest, con
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_sum_reduce_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_sum_reduce_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_sum_reduce_work_group(int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_sum_reduce_work_group(int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int8_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16384,18 +20231,37 @@ inline int ishmemx_int8_sum_reduce_work_group(int8_t* dest, const int8_t* source
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_sum_reduce_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_sum_reduce_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int8_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_sum_reduce_work_group(int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_sum_reduce_work_group(int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int16_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16403,18 +20269,37 @@ inline int ishmemx_int16_sum_reduce_work_group(int16_t* dest, const int16_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_sum_reduce_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_sum_reduce_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int16_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_sum_reduce_work_group(int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_sum_reduce_work_group(int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int32_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16422,18 +20307,37 @@ inline int ishmemx_int32_sum_reduce_work_group(int32_t* dest, const int32_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_sum_reduce_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_sum_reduce_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int32_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_sum_reduce_work_group(int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_sum_reduce_work_group(int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int64_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16441,18 +20345,37 @@ inline int ishmemx_int64_sum_reduce_work_group(int64_t* dest, const int64_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_sum_reduce_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_sum_reduce_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int64_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_sum_reduce_work_group(uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_sum_reduce_work_group(uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16460,18 +20383,37 @@ inline int ishmemx_uint8_sum_reduce_work_group(uint8_t* dest, const uint8_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_sum_reduce_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_sum_reduce_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_sum_reduce_work_group(uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_sum_reduce_work_group(uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16479,18 +20421,37 @@ inline int ishmemx_uint16_sum_reduce_work_group(uint16_t* dest, const uint16_t* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_sum_reduce_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_sum_reduce_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_sum_reduce_work_group(uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_sum_reduce_work_group(uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16498,18 +20459,37 @@ inline int ishmemx_uint32_sum_reduce_work_group(uint32_t* dest, const uint32_t* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_sum_reduce_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_sum_reduce_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_sum_reduce_work_group(uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_sum_reduce_work_group(uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16517,18 +20497,37 @@ inline int ishmemx_uint64_sum_reduce_work_group(uint64_t* dest, const uint64_t* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_sum_reduce_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_sum_reduce_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_sum_reduce_work_group(size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_sum_reduce_work_group(size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_size_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16536,18 +20535,37 @@ inline int ishmemx_size_sum_reduce_work_group(size_t* dest, const size_t* source
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_sum_reduce_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_sum_reduce_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_size_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_float_sum_reduce_work_group(float* dest, const float* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_float_sum_reduce_work_group(float* dest, const float* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<float>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_float_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16555,18 +20573,37 @@ inline int ishmemx_float_sum_reduce_work_group(float* dest, const float* source,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<float>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_float_sum_reduce_work_group(ishmem_team_t team, float* dest, const float* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_float_sum_reduce_work_group(ishmem_team_t team, float* dest, const float* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<float>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_float_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<float>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_double_sum_reduce_work_group(double* dest, const double* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_double_sum_reduce_work_group(double* dest, const double* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<double>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_double_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16574,15 +20611,25 @@ inline int ishmemx_double_sum_reduce_work_group(double* dest, const double* sour
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<double>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_double_sum_reduce_work_group(ishmem_team_t team, double* dest, const double* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_double_sum_reduce_work_group(ishmem_team_t team, double* dest, const double* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<double>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_double_sum_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<double>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_sum_reduce_on_queue(T* dest, const T* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -16594,7 +20641,7 @@ inline ishmem::event ishmemx_sum_reduce_on_queue(T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<T>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<T>(q, deps, ret, team, dest, source, nreduce);
 }
 template <typename T>
 inline ishmem::event ishmemx_sum_reduce_on_queue(ishmem_team_t team, T* dest, const T* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -16605,10 +20652,20 @@ inline ishmem::event ishmemx_sum_reduce_on_queue(ishmem_team_t team, T* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<T>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<T>(q, deps, ret, team, dest, source, nreduce);
 }
 template <typename T, typename Group>
-inline int ishmemx_sum_reduce_work_group(T* dest, const T* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_sum_reduce_work_group(T* dest, const T* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_sum_reduce_work_group: T is not one of the reduction types");
+    constexpr const char* fn = "ishmemx_sum_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<T>(team, dest, source, nreduce, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_sum_reduce_work_group: T is not one of the reduction types");
     constexpr const char* fn = "ishmemx_sum_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -16617,9 +20674,19 @@ inline int ishmemx_sum_reduce_work_group(T* dest, const T* source, size_t nreduc
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<T>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename T, typename Group>
-inline int ishmemx_sum_reduce_work_group(ishmem_team_t team, T* dest, const T* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_sum_reduce_work_group(ishmem_team_t team, T* dest, const T* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_sum_reduce_work_group: T is not one of the reduction types");
+    constexpr const char* fn = "ishmemx_sum_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::sum_reduce_work_group<T>(team, dest, source, nreduce, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_sum_reduce_work_group: T is not one of the reduction types");
     constexpr const char* fn = "ishmemx_sum_reduce_work_group";
     ishmemi::check_init(fn);
@@ -16627,9 +20694,19 @@ inline int ishmemx_sum_reduce_work_group(ishmem_team_t team, T* dest, const T* s
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::sum_reduce_work_group<T>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_char_prod_reduce_work_group(char* dest, const char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_char_prod_reduce_work_group(char* dest, const char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_char_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16637,18 +20714,37 @@ inline int ishmemx_char_prod_reduce_work_group(char* dest, const char* source, s
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_char_prod_reduce_work_group(ishmem_team_t team, char* dest, const char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_char_prod_reduce_work_group(ishmem_team_t team, char* dest, const char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_char_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_char_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_schar_prod_reduce_work_group(signed char* dest, const signed char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_schar_prod_reduce_work_group(signed char* dest, const signed char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<signed char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_schar_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16656,18 +20752,37 @@ inline int ishmemx_schar_prod_reduce_work_group(signed char* dest, const signed 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<signed char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_schar_prod_reduce_work_group(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_schar_prod_reduce_work_group(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_schar_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<signed char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_schar_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<signed char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_short_prod_reduce_work_group(short* dest, const short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_short_prod_reduce_work_group(short* dest, const short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_short_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16675,18 +20790,37 @@ inline int ishmemx_short_prod_reduce_work_group(short* dest, const short* source
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_short_prod_reduce_work_group(ishmem_team_t team, short* dest, const short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_short_prod_reduce_work_group(ishmem_team_t team, short* dest, const short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_short_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_short_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int_prod_reduce_work_group(int* dest, const int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int_prod_reduce_work_group(int* dest, const int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16694,18 +20828,37 @@ inline int ishmemx_int_prod_reduce_work_group(int* dest, const int* source, size
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int_prod_reduce_work_group(ishmem_team_t team, int* dest, const int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int_prod_reduce_work_group(ishmem_team_t team, int* dest, const int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_long_prod_reduce_work_group(long* dest, const long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_long_prod_reduce_work_group(long* dest, const long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_long_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16713,18 +20866,37 @@ inline int ishmemx_long_prod_reduce_work_group(long* dest, const long* source, s
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_long_prod_reduce_work_group(ishmem_team_t team, long* dest, const long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_long_prod_reduce_work_group(ishmem_team_t team, long* dest, const long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_long_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_long_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_longlong_prod_reduce_work_group(long long* dest, const long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_longlong_prod_reduce_work_group(long long* dest, const long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16732,18 +20904,37 @@ inline int ishmemx_longlong_prod_reduce_work_group(long long* dest, const long l
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_longlong_prod_reduce_work_group(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_longlong_prod_reduce_work_group(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_longlong_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_longlong_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ptrdiff_prod_reduce_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ptrdiff_prod_reduce_work_group(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16751,18 +20942,37 @@ inline int ishmemx_ptrdiff_prod_reduce_work_group(ptrdiff_t* dest, const ptrdiff
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ptrdiff_prod_reduce_work_group(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ptrdiff_prod_reduce_work_group(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ptrdiff_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ptrdiff_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<ptrdiff_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_prod_reduce_work_group(unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_prod_reduce_work_group(unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16770,18 +20980,37 @@ inline int ishmemx_uchar_prod_reduce_work_group(unsigned char* dest, const unsig
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uchar_prod_reduce_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uchar_prod_reduce_work_group(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uchar_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uchar_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned char>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_prod_reduce_work_group(unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_prod_reduce_work_group(unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16789,18 +21018,37 @@ inline int ishmemx_ushort_prod_reduce_work_group(unsigned short* dest, const uns
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ushort_prod_reduce_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ushort_prod_reduce_work_group(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ushort_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ushort_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned short>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_prod_reduce_work_group(unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_prod_reduce_work_group(unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16808,18 +21056,37 @@ inline int ishmemx_uint_prod_reduce_work_group(unsigned int* dest, const unsigne
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint_prod_reduce_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint_prod_reduce_work_group(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned int>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_prod_reduce_work_group(unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_prod_reduce_work_group(unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16827,18 +21094,37 @@ inline int ishmemx_ulong_prod_reduce_work_group(unsigned long* dest, const unsig
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulong_prod_reduce_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulong_prod_reduce_work_group(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulong_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulong_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_prod_reduce_work_group(unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_prod_reduce_work_group(unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16846,18 +21132,37 @@ inline int ishmemx_ulonglong_prod_reduce_work_group(unsigned long long* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_ulonglong_prod_reduce_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_ulonglong_prod_reduce_work_group(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_ulonglong_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_ulonglong_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<unsigned long long>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_prod_reduce_work_group(int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_prod_reduce_work_group(int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int8_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16865,18 +21170,37 @@ inline int ishmemx_int8_prod_reduce_work_group(int8_t* dest, const int8_t* sourc
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int8_prod_reduce_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int8_prod_reduce_work_group(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int8_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int8_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_prod_reduce_work_group(int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_prod_reduce_work_group(int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int16_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16884,18 +21208,37 @@ inline int ishmemx_int16_prod_reduce_work_group(int16_t* dest, const int16_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int16_prod_reduce_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int16_prod_reduce_work_group(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int16_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int16_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_prod_reduce_work_group(int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_prod_reduce_work_group(int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int32_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16903,18 +21246,37 @@ inline int ishmemx_int32_prod_reduce_work_group(int32_t* dest, const int32_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int32_prod_reduce_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int32_prod_reduce_work_group(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int32_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int32_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_prod_reduce_work_group(int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_prod_reduce_work_group(int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int64_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16922,18 +21284,37 @@ inline int ishmemx_int64_prod_reduce_work_group(int64_t* dest, const int64_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_int64_prod_reduce_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_int64_prod_reduce_work_group(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_int64_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_int64_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<int64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_prod_reduce_work_group(uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_prod_reduce_work_group(uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16941,18 +21322,37 @@ inline int ishmemx_uint8_prod_reduce_work_group(uint8_t* dest, const uint8_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint8_prod_reduce_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint8_prod_reduce_work_group(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint8_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint8_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<uint8_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_prod_reduce_work_group(uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_prod_reduce_work_group(uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16960,18 +21360,37 @@ inline int ishmemx_uint16_prod_reduce_work_group(uint16_t* dest, const uint16_t*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint16_prod_reduce_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint16_prod_reduce_work_group(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint16_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint16_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<uint16_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_prod_reduce_work_group(uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_prod_reduce_work_group(uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16979,18 +21398,37 @@ inline int ishmemx_uint32_prod_reduce_work_group(uint32_t* dest, const uint32_t*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint32_prod_reduce_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint32_prod_reduce_work_group(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint32_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint32_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<uint32_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_prod_reduce_work_group(uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_prod_reduce_work_group(uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -16998,18 +21436,37 @@ inline int ishmemx_uint64_prod_reduce_work_group(uint64_t* dest, const uint64_t*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_uint64_prod_reduce_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_uint64_prod_reduce_work_group(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_uint64_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_uint64_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<uint64_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_prod_reduce_work_group(size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_prod_reduce_work_group(size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_size_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -17017,18 +21474,37 @@ inline int ishmemx_size_prod_reduce_work_group(size_t* dest, const size_t* sourc
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_size_prod_reduce_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_size_prod_reduce_work_group(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_size_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_size_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<size_t>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_float_prod_reduce_work_group(float* dest, const float* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_float_prod_reduce_work_group(float* dest, const float* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<float>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_float_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -17036,18 +21512,37 @@ inline int ishmemx_float_prod_reduce_work_group(float* dest, const float* source
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<float>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_float_prod_reduce_work_group(ishmem_team_t team, float* dest, const float* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_float_prod_reduce_work_group(ishmem_team_t team, float* dest, const float* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_float_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<float>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_float_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<float>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_double_prod_reduce_work_group(double* dest, const double* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_double_prod_reduce_work_group(double* dest, const double* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<double>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_double_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
     ishmemi::check_init(fn);
@@ -17055,15 +21550,25 @@ inline int ishmemx_double_prod_reduce_work_group(double* dest, const double* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<double>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename Group>
-inline int ishmemx_double_prod_reduce_work_group(ishmem_team_t team, double* dest, const double* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_double_prod_reduce_work_group(ishmem_team_t team, double* dest, const double* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    constexpr const char* fn = "ishmemx_double_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<double>(team, dest, source, nreduce, group);
+#else
     constexpr const char* fn = "ishmemx_double_prod_reduce_work_group";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<double>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_prod_reduce_on_queue(T* dest, const T* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -17075,7 +21580,7 @@ inline ishmem::event ishmemx_prod_reduce_on_queue(T* dest, const T* source, size
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<T>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<T>(q, deps, ret, team, dest, source, nreduce);
 }
 template <typename T>
 inline ishmem::event ishmemx_prod_reduce_on_queue(ishmem_team_t team, T* dest, const T* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -17086,10 +21591,20 @@ inline ishmem::event ishmemx_prod_reduce_on_queue(ishmem_team_t team, T* dest, c
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<T>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<T>(q, deps, ret, team, dest, source, nreduce);
 }
 template <typename T, typename Group>
-inline int ishmemx_prod_reduce_work_group(T* dest, const T* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_prod_reduce_work_group(T* dest, const T* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_prod_reduce_work_group: T is not one of the reduction types");
+    constexpr const char* fn = "ishmemx_prod_reduce_work_group";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<T>(team, dest, source, nreduce, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_prod_reduce_work_group: T is not one of the reduction types");
     constexpr const char* fn = "ishmemx_prod_reduce_work_group";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
@@ -17098,9 +21613,19 @@ inline int ishmemx_prod_reduce_work_group(T* dest, const T* source, size_t nredu
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<T>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename T, typename Group>
-inline int ishmemx_prod_reduce_work_group(ishmem_team_t team, T* dest, const T* source, size_t nreduce, const Group& group) {
+ISHMEM_HD inline int ishmemx_prod_reduce_work_group(ishmem_team_t team, T* dest, const T* source, size_t nreduce, const Group& group) {
+#if defined(__CUDA_ARCH__)
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_prod_reduce_work_group: T is not one of the reduction types");
+    constexpr const char* fn = "ishmemx_prod_reduce_work_group";
+    ishmemi::dev::check_init(fn);
+    ishmemi::dev::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(T));
+    ishmemi::dev::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
+    if (!(ishmemi::dev::check_team(fn, team) && ishmemi::dev::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
+    return ishmemi::dev::prod_reduce_work_group<T>(team, dest, source, nreduce, group);
+#else
     static_assert(ishmemi::in_table_v<T, ishmemi::table_reduction>, "ishmemx_prod_reduce_work_group: T is not one of the reduction types");
     constexpr const char* fn = "ishmemx_prod_reduce_work_group";
     ishmemi::check_init(fn);
@@ -17108,6 +21633,7 @@ inline int ishmemx_prod_reduce_work_group(ishmem_team_t team, T* dest, const T* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(T));
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(T)))) return -1;
     return ishmemi::impl::prod_reduce_work_group<T>(team, dest, source, nreduce, group);
+#endif
 }
 template <typename T>
 inline ishmem::event ishmemx_sum_inscan_on_queue(T* dest, const T* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -17119,7 +21645,7 @@ inline ishmem::event ishmemx_sum_inscan_on_queue(T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<T>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<T>(q, deps, ret, team, dest, source, nelems);
 }
 template <typename T>
 inline ishmem::event ishmemx_sum_inscan_on_queue(ishmem_team_t team, T* dest, const T* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -17130,7 +21656,7 @@ inline ishmem::event ishmemx_sum_inscan_on_queue(ishmem_team_t team, T* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<T>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<T>(q, deps, ret, team, dest, source, nelems);
 }
 template <typename T>
 inline ishmem::event ishmemx_sum_exscan_on_queue(T* dest, const T* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -17142,7 +21668,7 @@ inline ishmem::event ishmemx_sum_exscan_on_queue(T* dest, const T* source, size_
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<T>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<T>(q, deps, ret, team, dest, source, nelems);
 }
 template <typename T>
 inline ishmem::event ishmemx_sum_exscan_on_queue(ishmem_team_t team, T* dest, const T* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {}) {
@@ -17153,7 +21679,7 @@ inline ishmem::event ishmemx_sum_exscan_on_queue(ishmem_team_t team, T* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(T));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(T)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<T>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<T>(q, deps, ret, team, dest, source, nelems);
 }
 
 /* Utility routines */

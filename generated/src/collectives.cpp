@@ -67,7 +67,7 @@ ishmem::event ishmemx_float_alltoall_on_queue(float* dest, const float* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<float>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<float>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_float_alltoall_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -77,7 +77,7 @@ ishmem::event ishmemx_float_alltoall_on_queue(ishmem_team_t team, float* dest, c
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<float>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<float>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_double_alltoall(double* dest, const double* source, size_t nelems) {
@@ -105,7 +105,7 @@ ishmem::event ishmemx_double_alltoall_on_queue(double* dest, const double* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<double>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<double>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_double_alltoall_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -115,7 +115,7 @@ ishmem::event ishmemx_double_alltoall_on_queue(ishmem_team_t team, double* dest,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<double>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<double>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_char_alltoall(char* dest, const char* source, size_t nelems) {
@@ -143,7 +143,7 @@ ishmem::event ishmemx_char_alltoall_on_queue(char* dest, const char* source, siz
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<char>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<char>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_char_alltoall_on_queue(ishmem_team_t team, char* dest, const char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -153,7 +153,7 @@ ishmem::event ishmemx_char_alltoall_on_queue(ishmem_team_t team, char* dest, con
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<char>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<char>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_schar_alltoall(signed char* dest, const signed char* source, size_t nelems) {
@@ -181,7 +181,7 @@ ishmem::event ishmemx_schar_alltoall_on_queue(signed char* dest, const signed ch
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<signed char>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<signed char>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_schar_alltoall_on_queue(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -191,7 +191,7 @@ ishmem::event ishmemx_schar_alltoall_on_queue(ishmem_team_t team, signed char* d
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<signed char>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<signed char>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_short_alltoall(short* dest, const short* source, size_t nelems) {
@@ -219,7 +219,7 @@ ishmem::event ishmemx_short_alltoall_on_queue(short* dest, const short* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<short>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<short>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_short_alltoall_on_queue(ishmem_team_t team, short* dest, const short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -229,7 +229,7 @@ ishmem::event ishmemx_short_alltoall_on_queue(ishmem_team_t team, short* dest, c
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<short>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<short>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int_alltoall(int* dest, const int* source, size_t nelems) {
@@ -257,7 +257,7 @@ ishmem::event ishmemx_int_alltoall_on_queue(int* dest, const int* source, size_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<int>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int_alltoall_on_queue(ishmem_team_t team, int* dest, const int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -267,7 +267,7 @@ ishmem::event ishmemx_int_alltoall_on_queue(ishmem_team_t team, int* dest, const
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<int>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_long_alltoall(long* dest, const long* source, size_t nelems) {
@@ -295,7 +295,7 @@ ishmem::event ishmemx_long_alltoall_on_queue(long* dest, const long* source, siz
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<long>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<long>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_long_alltoall_on_queue(ishmem_team_t team, long* dest, const long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -305,7 +305,7 @@ ishmem::event ishmemx_long_alltoall_on_queue(ishmem_team_t team, long* dest, con
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<long>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<long>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_longlong_alltoall(long long* dest, const long long* source, size_t nelems) {
@@ -333,7 +333,7 @@ ishmem::event ishmemx_longlong_alltoall_on_queue(long long* dest, const long lon
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<long long>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<long long>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_longlong_alltoall_on_queue(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -343,7 +343,7 @@ ishmem::event ishmemx_longlong_alltoall_on_queue(ishmem_team_t team, long long* 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<long long>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<long long>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uchar_alltoall(unsigned char* dest, const unsigned char* source, size_t nelems) {
@@ -371,7 +371,7 @@ ishmem::event ishmemx_uchar_alltoall_on_queue(unsigned char* dest, const unsigne
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned char>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<unsigned char>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uchar_alltoall_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -381,7 +381,7 @@ ishmem::event ishmemx_uchar_alltoall_on_queue(ishmem_team_t team, unsigned char*
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned char>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<unsigned char>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_ushort_alltoall(unsigned short* dest, const unsigned short* source, size_t nelems) {
@@ -409,7 +409,7 @@ ishmem::event ishmemx_ushort_alltoall_on_queue(unsigned short* dest, const unsig
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned short>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<unsigned short>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_ushort_alltoall_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -419,7 +419,7 @@ ishmem::event ishmemx_ushort_alltoall_on_queue(ishmem_team_t team, unsigned shor
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned short>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<unsigned short>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint_alltoall(unsigned int* dest, const unsigned int* source, size_t nelems) {
@@ -447,7 +447,7 @@ ishmem::event ishmemx_uint_alltoall_on_queue(unsigned int* dest, const unsigned 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned int>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<unsigned int>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint_alltoall_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -457,7 +457,7 @@ ishmem::event ishmemx_uint_alltoall_on_queue(ishmem_team_t team, unsigned int* d
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned int>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<unsigned int>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_ulong_alltoall(unsigned long* dest, const unsigned long* source, size_t nelems) {
@@ -485,7 +485,7 @@ ishmem::event ishmemx_ulong_alltoall_on_queue(unsigned long* dest, const unsigne
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned long>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<unsigned long>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_ulong_alltoall_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -495,7 +495,7 @@ ishmem::event ishmemx_ulong_alltoall_on_queue(ishmem_team_t team, unsigned long*
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned long>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<unsigned long>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_ulonglong_alltoall(unsigned long long* dest, const unsigned long long* source, size_t nelems) {
@@ -523,7 +523,7 @@ ishmem::event ishmemx_ulonglong_alltoall_on_queue(unsigned long long* dest, cons
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned long long>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_ulonglong_alltoall_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -533,7 +533,7 @@ ishmem::event ishmemx_ulonglong_alltoall_on_queue(ishmem_team_t team, unsigned l
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<unsigned long long>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int8_alltoall(int8_t* dest, const int8_t* source, size_t nelems) {
@@ -561,7 +561,7 @@ ishmem::event ishmemx_int8_alltoall_on_queue(int8_t* dest, const int8_t* source,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int8_t>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<int8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int8_alltoall_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -571,7 +571,7 @@ ishmem::event ishmemx_int8_alltoall_on_queue(ishmem_team_t team, int8_t* dest, c
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int8_t>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<int8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int16_alltoall(int16_t* dest, const int16_t* source, size_t nelems) {
@@ -599,7 +599,7 @@ ishmem::event ishmemx_int16_alltoall_on_queue(int16_t* dest, const int16_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int16_t>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<int16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int16_alltoall_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -609,7 +609,7 @@ ishmem::event ishmemx_int16_alltoall_on_queue(ishmem_team_t team, int16_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int16_t>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<int16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int32_alltoall(int32_t* dest, const int32_t* source, size_t nelems) {
@@ -637,7 +637,7 @@ ishmem::event ishmemx_int32_alltoall_on_queue(int32_t* dest, const int32_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int32_t>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<int32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int32_alltoall_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -647,7 +647,7 @@ ishmem::event ishmemx_int32_alltoall_on_queue(ishmem_team_t team, int32_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int32_t>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<int32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int64_alltoall(int64_t* dest, const int64_t* source, size_t nelems) {
@@ -675,7 +675,7 @@ ishmem::event ishmemx_int64_alltoall_on_queue(int64_t* dest, const int64_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int64_t>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<int64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int64_alltoall_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -685,7 +685,7 @@ ishmem::event ishmemx_int64_alltoall_on_queue(ishmem_team_t team, int64_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<int64_t>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<int64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint8_alltoall(uint8_t* dest, const uint8_t* source, size_t nelems) {
@@ -713,7 +713,7 @@ ishmem::event ishmemx_uint8_alltoall_on_queue(uint8_t* dest, const uint8_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint8_t>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<uint8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint8_alltoall_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -723,7 +723,7 @@ ishmem::event ishmemx_uint8_alltoall_on_queue(ishmem_team_t team, uint8_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint8_t>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<uint8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint16_alltoall(uint16_t* dest, const uint16_t* source, size_t nelems) {
@@ -751,7 +751,7 @@ ishmem::event ishmemx_uint16_alltoall_on_queue(uint16_t* dest, const uint16_t* s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint16_t>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<uint16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint16_alltoall_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -761,7 +761,7 @@ ishmem::event ishmemx_uint16_alltoall_on_queue(ishmem_team_t team, uint16_t* des
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint16_t>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<uint16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint32_alltoall(uint32_t* dest, const uint32_t* source, size_t nelems) {
@@ -789,7 +789,7 @@ ishmem::event ishmemx_uint32_alltoall_on_queue(uint32_t* dest, const uint32_t* s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint32_t>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<uint32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint32_alltoall_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -799,7 +799,7 @@ ishmem::event ishmemx_uint32_alltoall_on_queue(ishmem_team_t team, uint32_t* des
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint32_t>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<uint32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint64_alltoall(uint64_t* dest, const uint64_t* source, size_t nelems) {
@@ -827,7 +827,7 @@ ishmem::event ishmemx_uint64_alltoall_on_queue(uint64_t* dest, const uint64_t* s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint64_t>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<uint64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint64_alltoall_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -837,7 +837,7 @@ ishmem::event ishmemx_uint64_alltoall_on_queue(ishmem_team_t team, uint64_t* des
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint64_t>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<uint64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_size_alltoall(size_t* dest, const size_t* source, size_t nelems) {
@@ -865,7 +865,7 @@ ishmem::event ishmemx_size_alltoall_on_queue(size_t* dest, const size_t* source,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<size_t>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<size_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_size_alltoall_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -875,7 +875,7 @@ ishmem::event ishmemx_size_alltoall_on_queue(ishmem_team_t team, size_t* dest, c
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<size_t>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<size_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_ptrdiff_alltoall(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
@@ -903,7 +903,7 @@ ishmem::event ishmemx_ptrdiff_alltoall_on_queue(ptrdiff_t* dest, const ptrdiff_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<ptrdiff_t>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_ptrdiff_alltoall_on_queue(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -913,7 +913,7 @@ ishmem::event ishmemx_ptrdiff_alltoall_on_queue(ishmem_team_t team, ptrdiff_t* d
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<ptrdiff_t>(team, dest, source, nelems); });
+    return ishmemi::impl::alltoall_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_alltoallmem(void* dest, const void* source, size_t nelems) {
@@ -941,7 +941,7 @@ ishmem::event ishmemx_alltoallmem_on_queue(void* dest, const void* source, size_
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems); });
+    return ishmemi::impl::alltoall_on_queue<uint8_t>(q, deps, ret, team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
 
 ishmem::event ishmemx_alltoallmem_on_queue(ishmem_team_t team, void* dest, const void* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -951,7 +951,7 @@ ishmem::event ishmemx_alltoallmem_on_queue(ishmem_team_t team, void* dest, const
     ishmemi::check_symmetric(fn, "source", source, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::alltoall<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems); });
+    return ishmemi::impl::alltoall_on_queue<uint8_t>(q, deps, ret, team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
 
 int ishmem_float_broadcast(float* dest, const float* source, size_t nelems, int PE_root) {
@@ -981,7 +981,7 @@ ishmem::event ishmemx_float_broadcast_on_queue(float* dest, const float* source,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<float>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<float>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_float_broadcast_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -991,7 +991,7 @@ ishmem::event ishmemx_float_broadcast_on_queue(ishmem_team_t team, float* dest, 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<float>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<float>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_double_broadcast(double* dest, const double* source, size_t nelems, int PE_root) {
@@ -1021,7 +1021,7 @@ ishmem::event ishmemx_double_broadcast_on_queue(double* dest, const double* sour
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<double>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<double>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_double_broadcast_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1031,7 +1031,7 @@ ishmem::event ishmemx_double_broadcast_on_queue(ishmem_team_t team, double* dest
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<double>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<double>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_char_broadcast(char* dest, const char* source, size_t nelems, int PE_root) {
@@ -1061,7 +1061,7 @@ ishmem::event ishmemx_char_broadcast_on_queue(char* dest, const char* source, si
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<char>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<char>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_char_broadcast_on_queue(ishmem_team_t team, char* dest, const char* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1071,7 +1071,7 @@ ishmem::event ishmemx_char_broadcast_on_queue(ishmem_team_t team, char* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<char>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<char>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_schar_broadcast(signed char* dest, const signed char* source, size_t nelems, int PE_root) {
@@ -1101,7 +1101,7 @@ ishmem::event ishmemx_schar_broadcast_on_queue(signed char* dest, const signed c
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<signed char>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<signed char>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_schar_broadcast_on_queue(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1111,7 +1111,7 @@ ishmem::event ishmemx_schar_broadcast_on_queue(ishmem_team_t team, signed char* 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<signed char>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<signed char>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_short_broadcast(short* dest, const short* source, size_t nelems, int PE_root) {
@@ -1141,7 +1141,7 @@ ishmem::event ishmemx_short_broadcast_on_queue(short* dest, const short* source,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<short>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<short>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_short_broadcast_on_queue(ishmem_team_t team, short* dest, const short* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1151,7 +1151,7 @@ ishmem::event ishmemx_short_broadcast_on_queue(ishmem_team_t team, short* dest, 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<short>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<short>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_int_broadcast(int* dest, const int* source, size_t nelems, int PE_root) {
@@ -1181,7 +1181,7 @@ ishmem::event ishmemx_int_broadcast_on_queue(int* dest, const int* source, size_
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<int>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_int_broadcast_on_queue(ishmem_team_t team, int* dest, const int* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1191,7 +1191,7 @@ ishmem::event ishmemx_int_broadcast_on_queue(ishmem_team_t team, int* dest, cons
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<int>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_long_broadcast(long* dest, const long* source, size_t nelems, int PE_root) {
@@ -1221,7 +1221,7 @@ ishmem::event ishmemx_long_broadcast_on_queue(long* dest, const long* source, si
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<long>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<long>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_long_broadcast_on_queue(ishmem_team_t team, long* dest, const long* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1231,7 +1231,7 @@ ishmem::event ishmemx_long_broadcast_on_queue(ishmem_team_t team, long* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<long>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<long>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_longlong_broadcast(long long* dest, const long long* source, size_t nelems, int PE_root) {
@@ -1261,7 +1261,7 @@ ishmem::event ishmemx_longlong_broadcast_on_queue(long long* dest, const long lo
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<long long>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<long long>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_longlong_broadcast_on_queue(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1271,7 +1271,7 @@ ishmem::event ishmemx_longlong_broadcast_on_queue(ishmem_team_t team, long long*
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<long long>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<long long>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_uchar_broadcast(unsigned char* dest, const unsigned char* source, size_t nelems, int PE_root) {
@@ -1301,7 +1301,7 @@ ishmem::event ishmemx_uchar_broadcast_on_queue(unsigned char* dest, const unsign
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned char>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<unsigned char>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_uchar_broadcast_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1311,7 +1311,7 @@ ishmem::event ishmemx_uchar_broadcast_on_queue(ishmem_team_t team, unsigned char
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned char>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<unsigned char>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_ushort_broadcast(unsigned short* dest, const unsigned short* source, size_t nelems, int PE_root) {
@@ -1341,7 +1341,7 @@ ishmem::event ishmemx_ushort_broadcast_on_queue(unsigned short* dest, const unsi
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned short>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<unsigned short>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_ushort_broadcast_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1351,7 +1351,7 @@ ishmem::event ishmemx_ushort_broadcast_on_queue(ishmem_team_t team, unsigned sho
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned short>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<unsigned short>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_uint_broadcast(unsigned int* dest, const unsigned int* source, size_t nelems, int PE_root) {
@@ -1381,7 +1381,7 @@ ishmem::event ishmemx_uint_broadcast_on_queue(unsigned int* dest, const unsigned
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned int>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<unsigned int>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_uint_broadcast_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1391,7 +1391,7 @@ ishmem::event ishmemx_uint_broadcast_on_queue(ishmem_team_t team, unsigned int* 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned int>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<unsigned int>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_ulong_broadcast(unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root) {
@@ -1421,7 +1421,7 @@ ishmem::event ishmemx_ulong_broadcast_on_queue(unsigned long* dest, const unsign
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned long>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<unsigned long>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_ulong_broadcast_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1431,7 +1431,7 @@ ishmem::event ishmemx_ulong_broadcast_on_queue(ishmem_team_t team, unsigned long
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned long>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<unsigned long>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_ulonglong_broadcast(unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) {
@@ -1461,7 +1461,7 @@ ishmem::event ishmemx_ulonglong_broadcast_on_queue(unsigned long long* dest, con
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned long long>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_ulonglong_broadcast_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1471,7 +1471,7 @@ ishmem::event ishmemx_ulonglong_broadcast_on_queue(ishmem_team_t team, unsigned 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<unsigned long long>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_int8_broadcast(int8_t* dest, const int8_t* source, size_t nelems, int PE_root) {
@@ -1501,7 +1501,7 @@ ishmem::event ishmemx_int8_broadcast_on_queue(int8_t* dest, const int8_t* source
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int8_t>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<int8_t>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_int8_broadcast_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1511,7 +1511,7 @@ ishmem::event ishmemx_int8_broadcast_on_queue(ishmem_team_t team, int8_t* dest, 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int8_t>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<int8_t>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_int16_broadcast(int16_t* dest, const int16_t* source, size_t nelems, int PE_root) {
@@ -1541,7 +1541,7 @@ ishmem::event ishmemx_int16_broadcast_on_queue(int16_t* dest, const int16_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int16_t>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<int16_t>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_int16_broadcast_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1551,7 +1551,7 @@ ishmem::event ishmemx_int16_broadcast_on_queue(ishmem_team_t team, int16_t* dest
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int16_t>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<int16_t>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_int32_broadcast(int32_t* dest, const int32_t* source, size_t nelems, int PE_root) {
@@ -1581,7 +1581,7 @@ ishmem::event ishmemx_int32_broadcast_on_queue(int32_t* dest, const int32_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int32_t>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<int32_t>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_int32_broadcast_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1591,7 +1591,7 @@ ishmem::event ishmemx_int32_broadcast_on_queue(ishmem_team_t team, int32_t* dest
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int32_t>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<int32_t>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_int64_broadcast(int64_t* dest, const int64_t* source, size_t nelems, int PE_root) {
@@ -1621,7 +1621,7 @@ ishmem::event ishmemx_int64_broadcast_on_queue(int64_t* dest, const int64_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int64_t>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<int64_t>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_int64_broadcast_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1631,7 +1631,7 @@ ishmem::event ishmemx_int64_broadcast_on_queue(ishmem_team_t team, int64_t* dest
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<int64_t>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<int64_t>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_uint8_broadcast(uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) {
@@ -1661,7 +1661,7 @@ ishmem::event ishmemx_uint8_broadcast_on_queue(uint8_t* dest, const uint8_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint8_t>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<uint8_t>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_uint8_broadcast_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1671,7 +1671,7 @@ ishmem::event ishmemx_uint8_broadcast_on_queue(ishmem_team_t team, uint8_t* dest
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint8_t>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<uint8_t>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_uint16_broadcast(uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) {
@@ -1701,7 +1701,7 @@ ishmem::event ishmemx_uint16_broadcast_on_queue(uint16_t* dest, const uint16_t* 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint16_t>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<uint16_t>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_uint16_broadcast_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1711,7 +1711,7 @@ ishmem::event ishmemx_uint16_broadcast_on_queue(ishmem_team_t team, uint16_t* de
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint16_t>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<uint16_t>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_uint32_broadcast(uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) {
@@ -1741,7 +1741,7 @@ ishmem::event ishmemx_uint32_broadcast_on_queue(uint32_t* dest, const uint32_t* 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint32_t>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<uint32_t>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_uint32_broadcast_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1751,7 +1751,7 @@ ishmem::event ishmemx_uint32_broadcast_on_queue(ishmem_team_t team, uint32_t* de
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint32_t>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<uint32_t>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_uint64_broadcast(uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) {
@@ -1781,7 +1781,7 @@ ishmem::event ishmemx_uint64_broadcast_on_queue(uint64_t* dest, const uint64_t* 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint64_t>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<uint64_t>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_uint64_broadcast_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1791,7 +1791,7 @@ ishmem::event ishmemx_uint64_broadcast_on_queue(ishmem_team_t team, uint64_t* de
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint64_t>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<uint64_t>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_size_broadcast(size_t* dest, const size_t* source, size_t nelems, int PE_root) {
@@ -1821,7 +1821,7 @@ ishmem::event ishmemx_size_broadcast_on_queue(size_t* dest, const size_t* source
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<size_t>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<size_t>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_size_broadcast_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1831,7 +1831,7 @@ ishmem::event ishmemx_size_broadcast_on_queue(ishmem_team_t team, size_t* dest, 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<size_t>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<size_t>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_ptrdiff_broadcast(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root) {
@@ -1861,7 +1861,7 @@ ishmem::event ishmemx_ptrdiff_broadcast_on_queue(ptrdiff_t* dest, const ptrdiff_
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<ptrdiff_t>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 ishmem::event ishmemx_ptrdiff_broadcast_on_queue(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1871,7 +1871,7 @@ ishmem::event ishmemx_ptrdiff_broadcast_on_queue(ishmem_team_t team, ptrdiff_t* 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<ptrdiff_t>(team, dest, source, nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nelems, PE_root);
 }
 
 int ishmem_broadcastmem(void* dest, const void* source, size_t nelems, int PE_root) {
@@ -1901,7 +1901,7 @@ ishmem::event ishmemx_broadcastmem_on_queue(void* dest, const void* source, size
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<uint8_t>(q, deps, ret, team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root);
 }
 
 ishmem::event ishmemx_broadcastmem_on_queue(ishmem_team_t team, void* dest, const void* source, size_t nelems, int PE_root, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1911,7 +1911,7 @@ ishmem::event ishmemx_broadcastmem_on_queue(ishmem_team_t team, void* dest, cons
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_team_pe(fn, team, "PE_root", PE_root))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::broadcast<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root); });
+    return ishmemi::impl::broadcast_on_queue<uint8_t>(q, deps, ret, team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root);
 }
 
 int ishmem_float_collect(float* dest, const float* source, size_t nelems) {
@@ -1939,7 +1939,7 @@ ishmem::event ishmemx_float_collect_on_queue(float* dest, const float* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<float>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<float>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_float_collect_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1949,7 +1949,7 @@ ishmem::event ishmemx_float_collect_on_queue(ishmem_team_t team, float* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<float>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<float>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_double_collect(double* dest, const double* source, size_t nelems) {
@@ -1977,7 +1977,7 @@ ishmem::event ishmemx_double_collect_on_queue(double* dest, const double* source
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<double>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<double>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_double_collect_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -1987,7 +1987,7 @@ ishmem::event ishmemx_double_collect_on_queue(ishmem_team_t team, double* dest, 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<double>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<double>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_char_collect(char* dest, const char* source, size_t nelems) {
@@ -2015,7 +2015,7 @@ ishmem::event ishmemx_char_collect_on_queue(char* dest, const char* source, size
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<char>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<char>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_char_collect_on_queue(ishmem_team_t team, char* dest, const char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2025,7 +2025,7 @@ ishmem::event ishmemx_char_collect_on_queue(ishmem_team_t team, char* dest, cons
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<char>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<char>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_schar_collect(signed char* dest, const signed char* source, size_t nelems) {
@@ -2053,7 +2053,7 @@ ishmem::event ishmemx_schar_collect_on_queue(signed char* dest, const signed cha
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<signed char>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<signed char>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_schar_collect_on_queue(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2063,7 +2063,7 @@ ishmem::event ishmemx_schar_collect_on_queue(ishmem_team_t team, signed char* de
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<signed char>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<signed char>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_short_collect(short* dest, const short* source, size_t nelems) {
@@ -2091,7 +2091,7 @@ ishmem::event ishmemx_short_collect_on_queue(short* dest, const short* source, s
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<short>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<short>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_short_collect_on_queue(ishmem_team_t team, short* dest, const short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2101,7 +2101,7 @@ ishmem::event ishmemx_short_collect_on_queue(ishmem_team_t team, short* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<short>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<short>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int_collect(int* dest, const int* source, size_t nelems) {
@@ -2129,7 +2129,7 @@ ishmem::event ishmemx_int_collect_on_queue(int* dest, const int* source, size_t 
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<int>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int_collect_on_queue(ishmem_team_t team, int* dest, const int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2139,7 +2139,7 @@ ishmem::event ishmemx_int_collect_on_queue(ishmem_team_t team, int* dest, const 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<int>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_long_collect(long* dest, const long* source, size_t nelems) {
@@ -2167,7 +2167,7 @@ ishmem::event ishmemx_long_collect_on_queue(long* dest, const long* source, size
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<long>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<long>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_long_collect_on_queue(ishmem_team_t team, long* dest, const long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2177,7 +2177,7 @@ ishmem::event ishmemx_long_collect_on_queue(ishmem_team_t team, long* dest, cons
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<long>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<long>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_longlong_collect(long long* dest, const long long* source, size_t nelems) {
@@ -2205,7 +2205,7 @@ ishmem::event ishmemx_longlong_collect_on_queue(long long* dest, const long long
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<long long>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<long long>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_longlong_collect_on_queue(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2215,7 +2215,7 @@ ishmem::event ishmemx_longlong_collect_on_queue(ishmem_team_t team, long long* d
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<long long>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<long long>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uchar_collect(unsigned char* dest, const unsigned char* source, size_t nelems) {
@@ -2243,7 +2243,7 @@ ishmem::event ishmemx_uchar_collect_on_queue(unsigned char* dest, const unsigned
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned char>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<unsigned char>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uchar_collect_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2253,7 +2253,7 @@ ishmem::event ishmemx_uchar_collect_on_queue(ishmem_team_t team, unsigned char* 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned char>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<unsigned char>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_ushort_collect(unsigned short* dest, const unsigned short* source, size_t nelems) {
@@ -2281,7 +2281,7 @@ ishmem::event ishmemx_ushort_collect_on_queue(unsigned short* dest, const unsign
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned short>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<unsigned short>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_ushort_collect_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2291,7 +2291,7 @@ ishmem::event ishmemx_ushort_collect_on_queue(ishmem_team_t team, unsigned short
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned short>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<unsigned short>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint_collect(unsigned int* dest, const unsigned int* source, size_t nelems) {
@@ -2319,7 +2319,7 @@ ishmem::event ishmemx_uint_collect_on_queue(unsigned int* dest, const unsigned i
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned int>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<unsigned int>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint_collect_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2329,7 +2329,7 @@ ishmem::event ishmemx_uint_collect_on_queue(ishmem_team_t team, unsigned int* de
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned int>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<unsigned int>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_ulong_collect(unsigned long* dest, const unsigned long* source, size_t nelems) {
@@ -2357,7 +2357,7 @@ ishmem::event ishmemx_ulong_collect_on_queue(unsigned long* dest, const unsigned
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned long>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<unsigned long>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_ulong_collect_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2367,7 +2367,7 @@ ishmem::event ishmemx_ulong_collect_on_queue(ishmem_team_t team, unsigned long* 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned long>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<unsigned long>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_ulonglong_collect(unsigned long long* dest, const unsigned long long* source, size_t nelems) {
@@ -2395,7 +2395,7 @@ ishmem::event ishmemx_ulonglong_collect_on_queue(unsigned long long* dest, const
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned long long>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_ulonglong_collect_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2405,7 +2405,7 @@ ishmem::event ishmemx_ulonglong_collect_on_queue(ishmem_team_t team, unsigned lo
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<unsigned long long>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int8_collect(int8_t* dest, const int8_t* source, size_t nelems) {
@@ -2433,7 +2433,7 @@ ishmem::event ishmemx_int8_collect_on_queue(int8_t* dest, const int8_t* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int8_t>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<int8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int8_collect_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2443,7 +2443,7 @@ ishmem::event ishmemx_int8_collect_on_queue(ishmem_team_t team, int8_t* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int8_t>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<int8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int16_collect(int16_t* dest, const int16_t* source, size_t nelems) {
@@ -2471,7 +2471,7 @@ ishmem::event ishmemx_int16_collect_on_queue(int16_t* dest, const int16_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int16_t>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<int16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int16_collect_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2481,7 +2481,7 @@ ishmem::event ishmemx_int16_collect_on_queue(ishmem_team_t team, int16_t* dest, 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int16_t>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<int16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int32_collect(int32_t* dest, const int32_t* source, size_t nelems) {
@@ -2509,7 +2509,7 @@ ishmem::event ishmemx_int32_collect_on_queue(int32_t* dest, const int32_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int32_t>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<int32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int32_collect_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2519,7 +2519,7 @@ ishmem::event ishmemx_int32_collect_on_queue(ishmem_team_t team, int32_t* dest, 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int32_t>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<int32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int64_collect(int64_t* dest, const int64_t* source, size_t nelems) {
@@ -2547,7 +2547,7 @@ ishmem::event ishmemx_int64_collect_on_queue(int64_t* dest, const int64_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int64_t>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<int64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int64_collect_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2557,7 +2557,7 @@ ishmem::event ishmemx_int64_collect_on_queue(ishmem_team_t team, int64_t* dest, 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<int64_t>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<int64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint8_collect(uint8_t* dest, const uint8_t* source, size_t nelems) {
@@ -2585,7 +2585,7 @@ ishmem::event ishmemx_uint8_collect_on_queue(uint8_t* dest, const uint8_t* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint8_t>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<uint8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint8_collect_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2595,7 +2595,7 @@ ishmem::event ishmemx_uint8_collect_on_queue(ishmem_team_t team, uint8_t* dest, 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint8_t>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<uint8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint16_collect(uint16_t* dest, const uint16_t* source, size_t nelems) {
@@ -2623,7 +2623,7 @@ ishmem::event ishmemx_uint16_collect_on_queue(uint16_t* dest, const uint16_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint16_t>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<uint16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint16_collect_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2633,7 +2633,7 @@ ishmem::event ishmemx_uint16_collect_on_queue(ishmem_team_t team, uint16_t* dest
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint16_t>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<uint16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint32_collect(uint32_t* dest, const uint32_t* source, size_t nelems) {
@@ -2661,7 +2661,7 @@ ishmem::event ishmemx_uint32_collect_on_queue(uint32_t* dest, const uint32_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint32_t>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<uint32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint32_collect_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2671,7 +2671,7 @@ ishmem::event ishmemx_uint32_collect_on_queue(ishmem_team_t team, uint32_t* dest
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint32_t>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<uint32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint64_collect(uint64_t* dest, const uint64_t* source, size_t nelems) {
@@ -2699,7 +2699,7 @@ ishmem::event ishmemx_uint64_collect_on_queue(uint64_t* dest, const uint64_t* so
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint64_t>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<uint64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint64_collect_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2709,7 +2709,7 @@ ishmem::event ishmemx_uint64_collect_on_queue(ishmem_team_t team, uint64_t* dest
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint64_t>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<uint64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_size_collect(size_t* dest, const size_t* source, size_t nelems) {
@@ -2737,7 +2737,7 @@ ishmem::event ishmemx_size_collect_on_queue(size_t* dest, const size_t* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<size_t>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<size_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_size_collect_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2747,7 +2747,7 @@ ishmem::event ishmemx_size_collect_on_queue(ishmem_team_t team, size_t* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<size_t>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<size_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_ptrdiff_collect(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
@@ -2775,7 +2775,7 @@ ishmem::event ishmemx_ptrdiff_collect_on_queue(ptrdiff_t* dest, const ptrdiff_t*
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<ptrdiff_t>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_ptrdiff_collect_on_queue(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2785,7 +2785,7 @@ ishmem::event ishmemx_ptrdiff_collect_on_queue(ishmem_team_t team, ptrdiff_t* de
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<ptrdiff_t>(team, dest, source, nelems); });
+    return ishmemi::impl::collect_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_collectmem(void* dest, const void* source, size_t nelems) {
@@ -2813,7 +2813,7 @@ ishmem::event ishmemx_collectmem_on_queue(void* dest, const void* source, size_t
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems); });
+    return ishmemi::impl::collect_on_queue<uint8_t>(q, deps, ret, team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
 
 ishmem::event ishmemx_collectmem_on_queue(ishmem_team_t team, void* dest, const void* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2823,7 +2823,7 @@ ishmem::event ishmemx_collectmem_on_queue(ishmem_team_t team, void* dest, const 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::collect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems); });
+    return ishmemi::impl::collect_on_queue<uint8_t>(q, deps, ret, team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
 
 int ishmem_float_fcollect(float* dest, const float* source, size_t nelems) {
@@ -2851,7 +2851,7 @@ ishmem::event ishmemx_float_fcollect_on_queue(float* dest, const float* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<float>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<float>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_float_fcollect_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2861,7 +2861,7 @@ ishmem::event ishmemx_float_fcollect_on_queue(ishmem_team_t team, float* dest, c
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<float>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<float>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_double_fcollect(double* dest, const double* source, size_t nelems) {
@@ -2889,7 +2889,7 @@ ishmem::event ishmemx_double_fcollect_on_queue(double* dest, const double* sourc
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<double>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<double>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_double_fcollect_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2899,7 +2899,7 @@ ishmem::event ishmemx_double_fcollect_on_queue(ishmem_team_t team, double* dest,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<double>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<double>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_char_fcollect(char* dest, const char* source, size_t nelems) {
@@ -2927,7 +2927,7 @@ ishmem::event ishmemx_char_fcollect_on_queue(char* dest, const char* source, siz
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<char>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<char>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_char_fcollect_on_queue(ishmem_team_t team, char* dest, const char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2937,7 +2937,7 @@ ishmem::event ishmemx_char_fcollect_on_queue(ishmem_team_t team, char* dest, con
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<char>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<char>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_schar_fcollect(signed char* dest, const signed char* source, size_t nelems) {
@@ -2965,7 +2965,7 @@ ishmem::event ishmemx_schar_fcollect_on_queue(signed char* dest, const signed ch
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<signed char>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<signed char>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_schar_fcollect_on_queue(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -2975,7 +2975,7 @@ ishmem::event ishmemx_schar_fcollect_on_queue(ishmem_team_t team, signed char* d
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<signed char>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<signed char>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_short_fcollect(short* dest, const short* source, size_t nelems) {
@@ -3003,7 +3003,7 @@ ishmem::event ishmemx_short_fcollect_on_queue(short* dest, const short* source, 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<short>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<short>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_short_fcollect_on_queue(ishmem_team_t team, short* dest, const short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3013,7 +3013,7 @@ ishmem::event ishmemx_short_fcollect_on_queue(ishmem_team_t team, short* dest, c
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<short>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<short>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int_fcollect(int* dest, const int* source, size_t nelems) {
@@ -3041,7 +3041,7 @@ ishmem::event ishmemx_int_fcollect_on_queue(int* dest, const int* source, size_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<int>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int_fcollect_on_queue(ishmem_team_t team, int* dest, const int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3051,7 +3051,7 @@ ishmem::event ishmemx_int_fcollect_on_queue(ishmem_team_t team, int* dest, const
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<int>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_long_fcollect(long* dest, const long* source, size_t nelems) {
@@ -3079,7 +3079,7 @@ ishmem::event ishmemx_long_fcollect_on_queue(long* dest, const long* source, siz
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<long>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<long>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_long_fcollect_on_queue(ishmem_team_t team, long* dest, const long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3089,7 +3089,7 @@ ishmem::event ishmemx_long_fcollect_on_queue(ishmem_team_t team, long* dest, con
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<long>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<long>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_longlong_fcollect(long long* dest, const long long* source, size_t nelems) {
@@ -3117,7 +3117,7 @@ ishmem::event ishmemx_longlong_fcollect_on_queue(long long* dest, const long lon
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<long long>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<long long>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_longlong_fcollect_on_queue(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3127,7 +3127,7 @@ ishmem::event ishmemx_longlong_fcollect_on_queue(ishmem_team_t team, long long* 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<long long>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<long long>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uchar_fcollect(unsigned char* dest, const unsigned char* source, size_t nelems) {
@@ -3155,7 +3155,7 @@ ishmem::event ishmemx_uchar_fcollect_on_queue(unsigned char* dest, const unsigne
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned char>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<unsigned char>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uchar_fcollect_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3165,7 +3165,7 @@ ishmem::event ishmemx_uchar_fcollect_on_queue(ishmem_team_t team, unsigned char*
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned char>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<unsigned char>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_ushort_fcollect(unsigned short* dest, const unsigned short* source, size_t nelems) {
@@ -3193,7 +3193,7 @@ ishmem::event ishmemx_ushort_fcollect_on_queue(unsigned short* dest, const unsig
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned short>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<unsigned short>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_ushort_fcollect_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3203,7 +3203,7 @@ ishmem::event ishmemx_ushort_fcollect_on_queue(ishmem_team_t team, unsigned shor
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned short>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<unsigned short>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint_fcollect(unsigned int* dest, const unsigned int* source, size_t nelems) {
@@ -3231,7 +3231,7 @@ ishmem::event ishmemx_uint_fcollect_on_queue(unsigned int* dest, const unsigned 
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned int>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<unsigned int>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint_fcollect_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3241,7 +3241,7 @@ ishmem::event ishmemx_uint_fcollect_on_queue(ishmem_team_t team, unsigned int* d
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned int>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<unsigned int>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_ulong_fcollect(unsigned long* dest, const unsigned long* source, size_t nelems) {
@@ -3269,7 +3269,7 @@ ishmem::event ishmemx_ulong_fcollect_on_queue(unsigned long* dest, const unsigne
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned long>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<unsigned long>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_ulong_fcollect_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3279,7 +3279,7 @@ ishmem::event ishmemx_ulong_fcollect_on_queue(ishmem_team_t team, unsigned long*
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned long>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<unsigned long>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_ulonglong_fcollect(unsigned long long* dest, const unsigned long long* source, size_t nelems) {
@@ -3307,7 +3307,7 @@ ishmem::event ishmemx_ulonglong_fcollect_on_queue(unsigned long long* dest, cons
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned long long>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_ulonglong_fcollect_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3317,7 +3317,7 @@ ishmem::event ishmemx_ulonglong_fcollect_on_queue(ishmem_team_t team, unsigned l
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<unsigned long long>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int8_fcollect(int8_t* dest, const int8_t* source, size_t nelems) {
@@ -3345,7 +3345,7 @@ ishmem::event ishmemx_int8_fcollect_on_queue(int8_t* dest, const int8_t* source,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int8_t>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<int8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int8_fcollect_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3355,7 +3355,7 @@ ishmem::event ishmemx_int8_fcollect_on_queue(ishmem_team_t team, int8_t* dest, c
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int8_t>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<int8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int16_fcollect(int16_t* dest, const int16_t* source, size_t nelems) {
@@ -3383,7 +3383,7 @@ ishmem::event ishmemx_int16_fcollect_on_queue(int16_t* dest, const int16_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int16_t>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<int16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int16_fcollect_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3393,7 +3393,7 @@ ishmem::event ishmemx_int16_fcollect_on_queue(ishmem_team_t team, int16_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int16_t>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<int16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int32_fcollect(int32_t* dest, const int32_t* source, size_t nelems) {
@@ -3421,7 +3421,7 @@ ishmem::event ishmemx_int32_fcollect_on_queue(int32_t* dest, const int32_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int32_t>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<int32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int32_fcollect_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3431,7 +3431,7 @@ ishmem::event ishmemx_int32_fcollect_on_queue(ishmem_team_t team, int32_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int32_t>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<int32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int64_fcollect(int64_t* dest, const int64_t* source, size_t nelems) {
@@ -3459,7 +3459,7 @@ ishmem::event ishmemx_int64_fcollect_on_queue(int64_t* dest, const int64_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int64_t>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<int64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int64_fcollect_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3469,7 +3469,7 @@ ishmem::event ishmemx_int64_fcollect_on_queue(ishmem_team_t team, int64_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<int64_t>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<int64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint8_fcollect(uint8_t* dest, const uint8_t* source, size_t nelems) {
@@ -3497,7 +3497,7 @@ ishmem::event ishmemx_uint8_fcollect_on_queue(uint8_t* dest, const uint8_t* sour
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint8_t>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<uint8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint8_fcollect_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3507,7 +3507,7 @@ ishmem::event ishmemx_uint8_fcollect_on_queue(ishmem_team_t team, uint8_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint8_t>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<uint8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint16_fcollect(uint16_t* dest, const uint16_t* source, size_t nelems) {
@@ -3535,7 +3535,7 @@ ishmem::event ishmemx_uint16_fcollect_on_queue(uint16_t* dest, const uint16_t* s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint16_t>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<uint16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint16_fcollect_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3545,7 +3545,7 @@ ishmem::event ishmemx_uint16_fcollect_on_queue(ishmem_team_t team, uint16_t* des
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint16_t>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<uint16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint32_fcollect(uint32_t* dest, const uint32_t* source, size_t nelems) {
@@ -3573,7 +3573,7 @@ ishmem::event ishmemx_uint32_fcollect_on_queue(uint32_t* dest, const uint32_t* s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint32_t>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<uint32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint32_fcollect_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3583,7 +3583,7 @@ ishmem::event ishmemx_uint32_fcollect_on_queue(ishmem_team_t team, uint32_t* des
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint32_t>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<uint32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint64_fcollect(uint64_t* dest, const uint64_t* source, size_t nelems) {
@@ -3611,7 +3611,7 @@ ishmem::event ishmemx_uint64_fcollect_on_queue(uint64_t* dest, const uint64_t* s
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint64_t>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<uint64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint64_fcollect_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3621,7 +3621,7 @@ ishmem::event ishmemx_uint64_fcollect_on_queue(ishmem_team_t team, uint64_t* des
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint64_t>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<uint64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_size_fcollect(size_t* dest, const size_t* source, size_t nelems) {
@@ -3649,7 +3649,7 @@ ishmem::event ishmemx_size_fcollect_on_queue(size_t* dest, const size_t* source,
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<size_t>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<size_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_size_fcollect_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3659,7 +3659,7 @@ ishmem::event ishmemx_size_fcollect_on_queue(ishmem_team_t team, size_t* dest, c
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<size_t>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<size_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_ptrdiff_fcollect(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
@@ -3687,7 +3687,7 @@ ishmem::event ishmemx_ptrdiff_fcollect_on_queue(ptrdiff_t* dest, const ptrdiff_t
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<ptrdiff_t>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_ptrdiff_fcollect_on_queue(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3697,7 +3697,7 @@ ishmem::event ishmemx_ptrdiff_fcollect_on_queue(ishmem_team_t team, ptrdiff_t* d
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<ptrdiff_t>(team, dest, source, nelems); });
+    return ishmemi::impl::fcollect_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_fcollectmem(void* dest, const void* source, size_t nelems) {
@@ -3725,7 +3725,7 @@ ishmem::event ishmemx_fcollectmem_on_queue(void* dest, const void* source, size_
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems); });
+    return ishmemi::impl::fcollect_on_queue<uint8_t>(q, deps, ret, team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
 
 ishmem::event ishmemx_fcollectmem_on_queue(ishmem_team_t team, void* dest, const void* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3735,7 +3735,7 @@ ishmem::event ishmemx_fcollectmem_on_queue(ishmem_team_t team, void* dest, const
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::fcollect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems); });
+    return ishmemi::impl::fcollect_on_queue<uint8_t>(q, deps, ret, team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
 
 int ishmem_uchar_and_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
@@ -3765,7 +3765,7 @@ ishmem::event ishmemx_uchar_and_reduce_on_queue(unsigned char* dest, const unsig
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned char>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<unsigned char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uchar_and_reduce_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3775,7 +3775,7 @@ ishmem::event ishmemx_uchar_and_reduce_on_queue(ishmem_team_t team, unsigned cha
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned char>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<unsigned char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ushort_and_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce) {
@@ -3805,7 +3805,7 @@ ishmem::event ishmemx_ushort_and_reduce_on_queue(unsigned short* dest, const uns
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned short>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<unsigned short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ushort_and_reduce_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3815,7 +3815,7 @@ ishmem::event ishmemx_ushort_and_reduce_on_queue(ishmem_team_t team, unsigned sh
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned short>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<unsigned short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint_and_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce) {
@@ -3845,7 +3845,7 @@ ishmem::event ishmemx_uint_and_reduce_on_queue(unsigned int* dest, const unsigne
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned int>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<unsigned int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint_and_reduce_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3855,7 +3855,7 @@ ishmem::event ishmemx_uint_and_reduce_on_queue(ishmem_team_t team, unsigned int*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned int>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<unsigned int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ulong_and_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce) {
@@ -3885,7 +3885,7 @@ ishmem::event ishmemx_ulong_and_reduce_on_queue(unsigned long* dest, const unsig
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned long>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<unsigned long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ulong_and_reduce_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3895,7 +3895,7 @@ ishmem::event ishmemx_ulong_and_reduce_on_queue(ishmem_team_t team, unsigned lon
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned long>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<unsigned long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ulonglong_and_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
@@ -3925,7 +3925,7 @@ ishmem::event ishmemx_ulonglong_and_reduce_on_queue(unsigned long long* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ulonglong_and_reduce_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3935,7 +3935,7 @@ ishmem::event ishmemx_ulonglong_and_reduce_on_queue(ishmem_team_t team, unsigned
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<unsigned long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int8_and_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
@@ -3965,7 +3965,7 @@ ishmem::event ishmemx_int8_and_reduce_on_queue(int8_t* dest, const int8_t* sourc
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<int8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<int8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int8_and_reduce_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -3975,7 +3975,7 @@ ishmem::event ishmemx_int8_and_reduce_on_queue(ishmem_team_t team, int8_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<int8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<int8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int16_and_reduce(int16_t* dest, const int16_t* source, size_t nreduce) {
@@ -4005,7 +4005,7 @@ ishmem::event ishmemx_int16_and_reduce_on_queue(int16_t* dest, const int16_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<int16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<int16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int16_and_reduce_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4015,7 +4015,7 @@ ishmem::event ishmemx_int16_and_reduce_on_queue(ishmem_team_t team, int16_t* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<int16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<int16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int32_and_reduce(int32_t* dest, const int32_t* source, size_t nreduce) {
@@ -4045,7 +4045,7 @@ ishmem::event ishmemx_int32_and_reduce_on_queue(int32_t* dest, const int32_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<int32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<int32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int32_and_reduce_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4055,7 +4055,7 @@ ishmem::event ishmemx_int32_and_reduce_on_queue(ishmem_team_t team, int32_t* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<int32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<int32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int64_and_reduce(int64_t* dest, const int64_t* source, size_t nreduce) {
@@ -4085,7 +4085,7 @@ ishmem::event ishmemx_int64_and_reduce_on_queue(int64_t* dest, const int64_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<int64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<int64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int64_and_reduce_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4095,7 +4095,7 @@ ishmem::event ishmemx_int64_and_reduce_on_queue(ishmem_team_t team, int64_t* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<int64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<int64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint8_and_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce) {
@@ -4125,7 +4125,7 @@ ishmem::event ishmemx_uint8_and_reduce_on_queue(uint8_t* dest, const uint8_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<uint8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<uint8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint8_and_reduce_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4135,7 +4135,7 @@ ishmem::event ishmemx_uint8_and_reduce_on_queue(ishmem_team_t team, uint8_t* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<uint8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<uint8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint16_and_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce) {
@@ -4165,7 +4165,7 @@ ishmem::event ishmemx_uint16_and_reduce_on_queue(uint16_t* dest, const uint16_t*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<uint16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<uint16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint16_and_reduce_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4175,7 +4175,7 @@ ishmem::event ishmemx_uint16_and_reduce_on_queue(ishmem_team_t team, uint16_t* d
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<uint16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<uint16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint32_and_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce) {
@@ -4205,7 +4205,7 @@ ishmem::event ishmemx_uint32_and_reduce_on_queue(uint32_t* dest, const uint32_t*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<uint32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<uint32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint32_and_reduce_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4215,7 +4215,7 @@ ishmem::event ishmemx_uint32_and_reduce_on_queue(ishmem_team_t team, uint32_t* d
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<uint32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<uint32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint64_and_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce) {
@@ -4245,7 +4245,7 @@ ishmem::event ishmemx_uint64_and_reduce_on_queue(uint64_t* dest, const uint64_t*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<uint64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<uint64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint64_and_reduce_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4255,7 +4255,7 @@ ishmem::event ishmemx_uint64_and_reduce_on_queue(ishmem_team_t team, uint64_t* d
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<uint64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<uint64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_size_and_reduce(size_t* dest, const size_t* source, size_t nreduce) {
@@ -4285,7 +4285,7 @@ ishmem::event ishmemx_size_and_reduce_on_queue(size_t* dest, const size_t* sourc
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<size_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<size_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_size_and_reduce_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4295,7 +4295,7 @@ ishmem::event ishmemx_size_and_reduce_on_queue(ishmem_team_t team, size_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::and_reduce<size_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::and_reduce_on_queue<size_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uchar_or_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
@@ -4325,7 +4325,7 @@ ishmem::event ishmemx_uchar_or_reduce_on_queue(unsigned char* dest, const unsign
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned char>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<unsigned char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uchar_or_reduce_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4335,7 +4335,7 @@ ishmem::event ishmemx_uchar_or_reduce_on_queue(ishmem_team_t team, unsigned char
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned char>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<unsigned char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ushort_or_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce) {
@@ -4365,7 +4365,7 @@ ishmem::event ishmemx_ushort_or_reduce_on_queue(unsigned short* dest, const unsi
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned short>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<unsigned short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ushort_or_reduce_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4375,7 +4375,7 @@ ishmem::event ishmemx_ushort_or_reduce_on_queue(ishmem_team_t team, unsigned sho
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned short>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<unsigned short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint_or_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce) {
@@ -4405,7 +4405,7 @@ ishmem::event ishmemx_uint_or_reduce_on_queue(unsigned int* dest, const unsigned
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned int>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<unsigned int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint_or_reduce_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4415,7 +4415,7 @@ ishmem::event ishmemx_uint_or_reduce_on_queue(ishmem_team_t team, unsigned int* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned int>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<unsigned int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ulong_or_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce) {
@@ -4445,7 +4445,7 @@ ishmem::event ishmemx_ulong_or_reduce_on_queue(unsigned long* dest, const unsign
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned long>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<unsigned long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ulong_or_reduce_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4455,7 +4455,7 @@ ishmem::event ishmemx_ulong_or_reduce_on_queue(ishmem_team_t team, unsigned long
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned long>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<unsigned long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ulonglong_or_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
@@ -4485,7 +4485,7 @@ ishmem::event ishmemx_ulonglong_or_reduce_on_queue(unsigned long long* dest, con
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ulonglong_or_reduce_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4495,7 +4495,7 @@ ishmem::event ishmemx_ulonglong_or_reduce_on_queue(ishmem_team_t team, unsigned 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<unsigned long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int8_or_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
@@ -4525,7 +4525,7 @@ ishmem::event ishmemx_int8_or_reduce_on_queue(int8_t* dest, const int8_t* source
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<int8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<int8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int8_or_reduce_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4535,7 +4535,7 @@ ishmem::event ishmemx_int8_or_reduce_on_queue(ishmem_team_t team, int8_t* dest, 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<int8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<int8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int16_or_reduce(int16_t* dest, const int16_t* source, size_t nreduce) {
@@ -4565,7 +4565,7 @@ ishmem::event ishmemx_int16_or_reduce_on_queue(int16_t* dest, const int16_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<int16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<int16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int16_or_reduce_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4575,7 +4575,7 @@ ishmem::event ishmemx_int16_or_reduce_on_queue(ishmem_team_t team, int16_t* dest
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<int16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<int16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int32_or_reduce(int32_t* dest, const int32_t* source, size_t nreduce) {
@@ -4605,7 +4605,7 @@ ishmem::event ishmemx_int32_or_reduce_on_queue(int32_t* dest, const int32_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<int32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<int32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int32_or_reduce_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4615,7 +4615,7 @@ ishmem::event ishmemx_int32_or_reduce_on_queue(ishmem_team_t team, int32_t* dest
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<int32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<int32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int64_or_reduce(int64_t* dest, const int64_t* source, size_t nreduce) {
@@ -4645,7 +4645,7 @@ ishmem::event ishmemx_int64_or_reduce_on_queue(int64_t* dest, const int64_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<int64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<int64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int64_or_reduce_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4655,7 +4655,7 @@ ishmem::event ishmemx_int64_or_reduce_on_queue(ishmem_team_t team, int64_t* dest
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<int64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<int64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint8_or_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce) {
@@ -4685,7 +4685,7 @@ ishmem::event ishmemx_uint8_or_reduce_on_queue(uint8_t* dest, const uint8_t* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<uint8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<uint8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint8_or_reduce_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4695,7 +4695,7 @@ ishmem::event ishmemx_uint8_or_reduce_on_queue(ishmem_team_t team, uint8_t* dest
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<uint8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<uint8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint16_or_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce) {
@@ -4725,7 +4725,7 @@ ishmem::event ishmemx_uint16_or_reduce_on_queue(uint16_t* dest, const uint16_t* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<uint16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<uint16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint16_or_reduce_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4735,7 +4735,7 @@ ishmem::event ishmemx_uint16_or_reduce_on_queue(ishmem_team_t team, uint16_t* de
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<uint16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<uint16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint32_or_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce) {
@@ -4765,7 +4765,7 @@ ishmem::event ishmemx_uint32_or_reduce_on_queue(uint32_t* dest, const uint32_t* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<uint32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<uint32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint32_or_reduce_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4775,7 +4775,7 @@ ishmem::event ishmemx_uint32_or_reduce_on_queue(ishmem_team_t team, uint32_t* de
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<uint32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<uint32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint64_or_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce) {
@@ -4805,7 +4805,7 @@ ishmem::event ishmemx_uint64_or_reduce_on_queue(uint64_t* dest, const uint64_t* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<uint64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<uint64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint64_or_reduce_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4815,7 +4815,7 @@ ishmem::event ishmemx_uint64_or_reduce_on_queue(ishmem_team_t team, uint64_t* de
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<uint64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<uint64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_size_or_reduce(size_t* dest, const size_t* source, size_t nreduce) {
@@ -4845,7 +4845,7 @@ ishmem::event ishmemx_size_or_reduce_on_queue(size_t* dest, const size_t* source
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<size_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<size_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_size_or_reduce_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4855,7 +4855,7 @@ ishmem::event ishmemx_size_or_reduce_on_queue(ishmem_team_t team, size_t* dest, 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::or_reduce<size_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::or_reduce_on_queue<size_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uchar_xor_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
@@ -4885,7 +4885,7 @@ ishmem::event ishmemx_uchar_xor_reduce_on_queue(unsigned char* dest, const unsig
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned char>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<unsigned char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uchar_xor_reduce_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4895,7 +4895,7 @@ ishmem::event ishmemx_uchar_xor_reduce_on_queue(ishmem_team_t team, unsigned cha
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned char>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<unsigned char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ushort_xor_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce) {
@@ -4925,7 +4925,7 @@ ishmem::event ishmemx_ushort_xor_reduce_on_queue(unsigned short* dest, const uns
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned short>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<unsigned short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ushort_xor_reduce_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4935,7 +4935,7 @@ ishmem::event ishmemx_ushort_xor_reduce_on_queue(ishmem_team_t team, unsigned sh
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned short>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<unsigned short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint_xor_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce) {
@@ -4965,7 +4965,7 @@ ishmem::event ishmemx_uint_xor_reduce_on_queue(unsigned int* dest, const unsigne
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned int>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<unsigned int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint_xor_reduce_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -4975,7 +4975,7 @@ ishmem::event ishmemx_uint_xor_reduce_on_queue(ishmem_team_t team, unsigned int*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned int>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<unsigned int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ulong_xor_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce) {
@@ -5005,7 +5005,7 @@ ishmem::event ishmemx_ulong_xor_reduce_on_queue(unsigned long* dest, const unsig
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned long>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<unsigned long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ulong_xor_reduce_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5015,7 +5015,7 @@ ishmem::event ishmemx_ulong_xor_reduce_on_queue(ishmem_team_t team, unsigned lon
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned long>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<unsigned long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ulonglong_xor_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
@@ -5045,7 +5045,7 @@ ishmem::event ishmemx_ulonglong_xor_reduce_on_queue(unsigned long long* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ulonglong_xor_reduce_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5055,7 +5055,7 @@ ishmem::event ishmemx_ulonglong_xor_reduce_on_queue(ishmem_team_t team, unsigned
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<unsigned long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int8_xor_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
@@ -5085,7 +5085,7 @@ ishmem::event ishmemx_int8_xor_reduce_on_queue(int8_t* dest, const int8_t* sourc
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<int8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<int8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int8_xor_reduce_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5095,7 +5095,7 @@ ishmem::event ishmemx_int8_xor_reduce_on_queue(ishmem_team_t team, int8_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<int8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<int8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int16_xor_reduce(int16_t* dest, const int16_t* source, size_t nreduce) {
@@ -5125,7 +5125,7 @@ ishmem::event ishmemx_int16_xor_reduce_on_queue(int16_t* dest, const int16_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<int16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<int16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int16_xor_reduce_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5135,7 +5135,7 @@ ishmem::event ishmemx_int16_xor_reduce_on_queue(ishmem_team_t team, int16_t* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<int16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<int16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int32_xor_reduce(int32_t* dest, const int32_t* source, size_t nreduce) {
@@ -5165,7 +5165,7 @@ ishmem::event ishmemx_int32_xor_reduce_on_queue(int32_t* dest, const int32_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<int32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<int32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int32_xor_reduce_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5175,7 +5175,7 @@ ishmem::event ishmemx_int32_xor_reduce_on_queue(ishmem_team_t team, int32_t* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<int32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<int32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int64_xor_reduce(int64_t* dest, const int64_t* source, size_t nreduce) {
@@ -5205,7 +5205,7 @@ ishmem::event ishmemx_int64_xor_reduce_on_queue(int64_t* dest, const int64_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<int64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<int64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int64_xor_reduce_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5215,7 +5215,7 @@ ishmem::event ishmemx_int64_xor_reduce_on_queue(ishmem_team_t team, int64_t* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<int64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<int64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint8_xor_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce) {
@@ -5245,7 +5245,7 @@ ishmem::event ishmemx_uint8_xor_reduce_on_queue(uint8_t* dest, const uint8_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<uint8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<uint8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint8_xor_reduce_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5255,7 +5255,7 @@ ishmem::event ishmemx_uint8_xor_reduce_on_queue(ishmem_team_t team, uint8_t* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<uint8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<uint8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint16_xor_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce) {
@@ -5285,7 +5285,7 @@ ishmem::event ishmemx_uint16_xor_reduce_on_queue(uint16_t* dest, const uint16_t*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<uint16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<uint16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint16_xor_reduce_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5295,7 +5295,7 @@ ishmem::event ishmemx_uint16_xor_reduce_on_queue(ishmem_team_t team, uint16_t* d
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<uint16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<uint16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint32_xor_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce) {
@@ -5325,7 +5325,7 @@ ishmem::event ishmemx_uint32_xor_reduce_on_queue(uint32_t* dest, const uint32_t*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<uint32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<uint32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint32_xor_reduce_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5335,7 +5335,7 @@ ishmem::event ishmemx_uint32_xor_reduce_on_queue(ishmem_team_t team, uint32_t* d
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<uint32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<uint32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint64_xor_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce) {
@@ -5365,7 +5365,7 @@ ishmem::event ishmemx_uint64_xor_reduce_on_queue(uint64_t* dest, const uint64_t*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<uint64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<uint64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint64_xor_reduce_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5375,7 +5375,7 @@ ishmem::event ishmemx_uint64_xor_reduce_on_queue(ishmem_team_t team, uint64_t* d
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<uint64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<uint64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_size_xor_reduce(size_t* dest, const size_t* source, size_t nreduce) {
@@ -5405,7 +5405,7 @@ ishmem::event ishmemx_size_xor_reduce_on_queue(size_t* dest, const size_t* sourc
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<size_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<size_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_size_xor_reduce_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5415,7 +5415,7 @@ ishmem::event ishmemx_size_xor_reduce_on_queue(ishmem_team_t team, size_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::xor_reduce<size_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::xor_reduce_on_queue<size_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_char_max_reduce(char* dest, const char* source, size_t nreduce) {
@@ -5445,7 +5445,7 @@ ishmem::event ishmemx_char_max_reduce_on_queue(char* dest, const char* source, s
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<char>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_char_max_reduce_on_queue(ishmem_team_t team, char* dest, const char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5455,7 +5455,7 @@ ishmem::event ishmemx_char_max_reduce_on_queue(ishmem_team_t team, char* dest, c
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<char>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_schar_max_reduce(signed char* dest, const signed char* source, size_t nreduce) {
@@ -5485,7 +5485,7 @@ ishmem::event ishmemx_schar_max_reduce_on_queue(signed char* dest, const signed 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<signed char>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<signed char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_schar_max_reduce_on_queue(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5495,7 +5495,7 @@ ishmem::event ishmemx_schar_max_reduce_on_queue(ishmem_team_t team, signed char*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<signed char>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<signed char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_short_max_reduce(short* dest, const short* source, size_t nreduce) {
@@ -5525,7 +5525,7 @@ ishmem::event ishmemx_short_max_reduce_on_queue(short* dest, const short* source
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<short>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_short_max_reduce_on_queue(ishmem_team_t team, short* dest, const short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5535,7 +5535,7 @@ ishmem::event ishmemx_short_max_reduce_on_queue(ishmem_team_t team, short* dest,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<short>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int_max_reduce(int* dest, const int* source, size_t nreduce) {
@@ -5565,7 +5565,7 @@ ishmem::event ishmemx_int_max_reduce_on_queue(int* dest, const int* source, size
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int_max_reduce_on_queue(ishmem_team_t team, int* dest, const int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5575,7 +5575,7 @@ ishmem::event ishmemx_int_max_reduce_on_queue(ishmem_team_t team, int* dest, con
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_long_max_reduce(long* dest, const long* source, size_t nreduce) {
@@ -5605,7 +5605,7 @@ ishmem::event ishmemx_long_max_reduce_on_queue(long* dest, const long* source, s
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<long>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_long_max_reduce_on_queue(ishmem_team_t team, long* dest, const long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5615,7 +5615,7 @@ ishmem::event ishmemx_long_max_reduce_on_queue(ishmem_team_t team, long* dest, c
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<long>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_longlong_max_reduce(long long* dest, const long long* source, size_t nreduce) {
@@ -5645,7 +5645,7 @@ ishmem::event ishmemx_longlong_max_reduce_on_queue(long long* dest, const long l
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_longlong_max_reduce_on_queue(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5655,7 +5655,7 @@ ishmem::event ishmemx_longlong_max_reduce_on_queue(ishmem_team_t team, long long
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ptrdiff_max_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
@@ -5685,7 +5685,7 @@ ishmem::event ishmemx_ptrdiff_max_reduce_on_queue(ptrdiff_t* dest, const ptrdiff
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<ptrdiff_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ptrdiff_max_reduce_on_queue(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5695,7 +5695,7 @@ ishmem::event ishmemx_ptrdiff_max_reduce_on_queue(ishmem_team_t team, ptrdiff_t*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<ptrdiff_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uchar_max_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
@@ -5725,7 +5725,7 @@ ishmem::event ishmemx_uchar_max_reduce_on_queue(unsigned char* dest, const unsig
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned char>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<unsigned char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uchar_max_reduce_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5735,7 +5735,7 @@ ishmem::event ishmemx_uchar_max_reduce_on_queue(ishmem_team_t team, unsigned cha
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned char>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<unsigned char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ushort_max_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce) {
@@ -5765,7 +5765,7 @@ ishmem::event ishmemx_ushort_max_reduce_on_queue(unsigned short* dest, const uns
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned short>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<unsigned short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ushort_max_reduce_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5775,7 +5775,7 @@ ishmem::event ishmemx_ushort_max_reduce_on_queue(ishmem_team_t team, unsigned sh
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned short>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<unsigned short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint_max_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce) {
@@ -5805,7 +5805,7 @@ ishmem::event ishmemx_uint_max_reduce_on_queue(unsigned int* dest, const unsigne
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned int>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<unsigned int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint_max_reduce_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5815,7 +5815,7 @@ ishmem::event ishmemx_uint_max_reduce_on_queue(ishmem_team_t team, unsigned int*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned int>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<unsigned int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ulong_max_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce) {
@@ -5845,7 +5845,7 @@ ishmem::event ishmemx_ulong_max_reduce_on_queue(unsigned long* dest, const unsig
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned long>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<unsigned long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ulong_max_reduce_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5855,7 +5855,7 @@ ishmem::event ishmemx_ulong_max_reduce_on_queue(ishmem_team_t team, unsigned lon
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned long>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<unsigned long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ulonglong_max_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
@@ -5885,7 +5885,7 @@ ishmem::event ishmemx_ulonglong_max_reduce_on_queue(unsigned long long* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ulonglong_max_reduce_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5895,7 +5895,7 @@ ishmem::event ishmemx_ulonglong_max_reduce_on_queue(ishmem_team_t team, unsigned
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<unsigned long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int8_max_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
@@ -5925,7 +5925,7 @@ ishmem::event ishmemx_int8_max_reduce_on_queue(int8_t* dest, const int8_t* sourc
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<int8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int8_max_reduce_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5935,7 +5935,7 @@ ishmem::event ishmemx_int8_max_reduce_on_queue(ishmem_team_t team, int8_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<int8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int16_max_reduce(int16_t* dest, const int16_t* source, size_t nreduce) {
@@ -5965,7 +5965,7 @@ ishmem::event ishmemx_int16_max_reduce_on_queue(int16_t* dest, const int16_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<int16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int16_max_reduce_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -5975,7 +5975,7 @@ ishmem::event ishmemx_int16_max_reduce_on_queue(ishmem_team_t team, int16_t* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<int16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int32_max_reduce(int32_t* dest, const int32_t* source, size_t nreduce) {
@@ -6005,7 +6005,7 @@ ishmem::event ishmemx_int32_max_reduce_on_queue(int32_t* dest, const int32_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<int32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int32_max_reduce_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6015,7 +6015,7 @@ ishmem::event ishmemx_int32_max_reduce_on_queue(ishmem_team_t team, int32_t* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<int32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int64_max_reduce(int64_t* dest, const int64_t* source, size_t nreduce) {
@@ -6045,7 +6045,7 @@ ishmem::event ishmemx_int64_max_reduce_on_queue(int64_t* dest, const int64_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<int64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int64_max_reduce_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6055,7 +6055,7 @@ ishmem::event ishmemx_int64_max_reduce_on_queue(ishmem_team_t team, int64_t* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<int64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<int64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint8_max_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce) {
@@ -6085,7 +6085,7 @@ ishmem::event ishmemx_uint8_max_reduce_on_queue(uint8_t* dest, const uint8_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<uint8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<uint8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint8_max_reduce_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6095,7 +6095,7 @@ ishmem::event ishmemx_uint8_max_reduce_on_queue(ishmem_team_t team, uint8_t* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<uint8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<uint8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint16_max_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce) {
@@ -6125,7 +6125,7 @@ ishmem::event ishmemx_uint16_max_reduce_on_queue(uint16_t* dest, const uint16_t*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<uint16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<uint16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint16_max_reduce_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6135,7 +6135,7 @@ ishmem::event ishmemx_uint16_max_reduce_on_queue(ishmem_team_t team, uint16_t* d
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<uint16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<uint16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint32_max_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce) {
@@ -6165,7 +6165,7 @@ ishmem::event ishmemx_uint32_max_reduce_on_queue(uint32_t* dest, const uint32_t*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<uint32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<uint32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint32_max_reduce_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6175,7 +6175,7 @@ ishmem::event ishmemx_uint32_max_reduce_on_queue(ishmem_team_t team, uint32_t* d
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<uint32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<uint32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint64_max_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce) {
@@ -6205,7 +6205,7 @@ ishmem::event ishmemx_uint64_max_reduce_on_queue(uint64_t* dest, const uint64_t*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<uint64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<uint64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint64_max_reduce_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6215,7 +6215,7 @@ ishmem::event ishmemx_uint64_max_reduce_on_queue(ishmem_team_t team, uint64_t* d
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<uint64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<uint64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_size_max_reduce(size_t* dest, const size_t* source, size_t nreduce) {
@@ -6245,7 +6245,7 @@ ishmem::event ishmemx_size_max_reduce_on_queue(size_t* dest, const size_t* sourc
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<size_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<size_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_size_max_reduce_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6255,7 +6255,7 @@ ishmem::event ishmemx_size_max_reduce_on_queue(ishmem_team_t team, size_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<size_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<size_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_float_max_reduce(float* dest, const float* source, size_t nreduce) {
@@ -6285,7 +6285,7 @@ ishmem::event ishmemx_float_max_reduce_on_queue(float* dest, const float* source
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<float>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<float>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_float_max_reduce_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6295,7 +6295,7 @@ ishmem::event ishmemx_float_max_reduce_on_queue(ishmem_team_t team, float* dest,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<float>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<float>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_double_max_reduce(double* dest, const double* source, size_t nreduce) {
@@ -6325,7 +6325,7 @@ ishmem::event ishmemx_double_max_reduce_on_queue(double* dest, const double* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<double>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<double>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_double_max_reduce_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6335,7 +6335,7 @@ ishmem::event ishmemx_double_max_reduce_on_queue(ishmem_team_t team, double* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::max_reduce<double>(team, dest, source, nreduce); });
+    return ishmemi::impl::max_reduce_on_queue<double>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_char_min_reduce(char* dest, const char* source, size_t nreduce) {
@@ -6365,7 +6365,7 @@ ishmem::event ishmemx_char_min_reduce_on_queue(char* dest, const char* source, s
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<char>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_char_min_reduce_on_queue(ishmem_team_t team, char* dest, const char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6375,7 +6375,7 @@ ishmem::event ishmemx_char_min_reduce_on_queue(ishmem_team_t team, char* dest, c
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<char>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_schar_min_reduce(signed char* dest, const signed char* source, size_t nreduce) {
@@ -6405,7 +6405,7 @@ ishmem::event ishmemx_schar_min_reduce_on_queue(signed char* dest, const signed 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<signed char>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<signed char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_schar_min_reduce_on_queue(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6415,7 +6415,7 @@ ishmem::event ishmemx_schar_min_reduce_on_queue(ishmem_team_t team, signed char*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<signed char>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<signed char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_short_min_reduce(short* dest, const short* source, size_t nreduce) {
@@ -6445,7 +6445,7 @@ ishmem::event ishmemx_short_min_reduce_on_queue(short* dest, const short* source
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<short>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_short_min_reduce_on_queue(ishmem_team_t team, short* dest, const short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6455,7 +6455,7 @@ ishmem::event ishmemx_short_min_reduce_on_queue(ishmem_team_t team, short* dest,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<short>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int_min_reduce(int* dest, const int* source, size_t nreduce) {
@@ -6485,7 +6485,7 @@ ishmem::event ishmemx_int_min_reduce_on_queue(int* dest, const int* source, size
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int_min_reduce_on_queue(ishmem_team_t team, int* dest, const int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6495,7 +6495,7 @@ ishmem::event ishmemx_int_min_reduce_on_queue(ishmem_team_t team, int* dest, con
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_long_min_reduce(long* dest, const long* source, size_t nreduce) {
@@ -6525,7 +6525,7 @@ ishmem::event ishmemx_long_min_reduce_on_queue(long* dest, const long* source, s
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<long>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_long_min_reduce_on_queue(ishmem_team_t team, long* dest, const long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6535,7 +6535,7 @@ ishmem::event ishmemx_long_min_reduce_on_queue(ishmem_team_t team, long* dest, c
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<long>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_longlong_min_reduce(long long* dest, const long long* source, size_t nreduce) {
@@ -6565,7 +6565,7 @@ ishmem::event ishmemx_longlong_min_reduce_on_queue(long long* dest, const long l
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_longlong_min_reduce_on_queue(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6575,7 +6575,7 @@ ishmem::event ishmemx_longlong_min_reduce_on_queue(ishmem_team_t team, long long
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ptrdiff_min_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
@@ -6605,7 +6605,7 @@ ishmem::event ishmemx_ptrdiff_min_reduce_on_queue(ptrdiff_t* dest, const ptrdiff
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<ptrdiff_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ptrdiff_min_reduce_on_queue(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6615,7 +6615,7 @@ ishmem::event ishmemx_ptrdiff_min_reduce_on_queue(ishmem_team_t team, ptrdiff_t*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<ptrdiff_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uchar_min_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
@@ -6645,7 +6645,7 @@ ishmem::event ishmemx_uchar_min_reduce_on_queue(unsigned char* dest, const unsig
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned char>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<unsigned char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uchar_min_reduce_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6655,7 +6655,7 @@ ishmem::event ishmemx_uchar_min_reduce_on_queue(ishmem_team_t team, unsigned cha
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned char>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<unsigned char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ushort_min_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce) {
@@ -6685,7 +6685,7 @@ ishmem::event ishmemx_ushort_min_reduce_on_queue(unsigned short* dest, const uns
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned short>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<unsigned short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ushort_min_reduce_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6695,7 +6695,7 @@ ishmem::event ishmemx_ushort_min_reduce_on_queue(ishmem_team_t team, unsigned sh
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned short>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<unsigned short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint_min_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce) {
@@ -6725,7 +6725,7 @@ ishmem::event ishmemx_uint_min_reduce_on_queue(unsigned int* dest, const unsigne
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned int>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<unsigned int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint_min_reduce_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6735,7 +6735,7 @@ ishmem::event ishmemx_uint_min_reduce_on_queue(ishmem_team_t team, unsigned int*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned int>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<unsigned int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ulong_min_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce) {
@@ -6765,7 +6765,7 @@ ishmem::event ishmemx_ulong_min_reduce_on_queue(unsigned long* dest, const unsig
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned long>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<unsigned long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ulong_min_reduce_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6775,7 +6775,7 @@ ishmem::event ishmemx_ulong_min_reduce_on_queue(ishmem_team_t team, unsigned lon
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned long>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<unsigned long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ulonglong_min_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
@@ -6805,7 +6805,7 @@ ishmem::event ishmemx_ulonglong_min_reduce_on_queue(unsigned long long* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ulonglong_min_reduce_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6815,7 +6815,7 @@ ishmem::event ishmemx_ulonglong_min_reduce_on_queue(ishmem_team_t team, unsigned
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<unsigned long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int8_min_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
@@ -6845,7 +6845,7 @@ ishmem::event ishmemx_int8_min_reduce_on_queue(int8_t* dest, const int8_t* sourc
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<int8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int8_min_reduce_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6855,7 +6855,7 @@ ishmem::event ishmemx_int8_min_reduce_on_queue(ishmem_team_t team, int8_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<int8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int16_min_reduce(int16_t* dest, const int16_t* source, size_t nreduce) {
@@ -6885,7 +6885,7 @@ ishmem::event ishmemx_int16_min_reduce_on_queue(int16_t* dest, const int16_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<int16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int16_min_reduce_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6895,7 +6895,7 @@ ishmem::event ishmemx_int16_min_reduce_on_queue(ishmem_team_t team, int16_t* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<int16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int32_min_reduce(int32_t* dest, const int32_t* source, size_t nreduce) {
@@ -6925,7 +6925,7 @@ ishmem::event ishmemx_int32_min_reduce_on_queue(int32_t* dest, const int32_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<int32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int32_min_reduce_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6935,7 +6935,7 @@ ishmem::event ishmemx_int32_min_reduce_on_queue(ishmem_team_t team, int32_t* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<int32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int64_min_reduce(int64_t* dest, const int64_t* source, size_t nreduce) {
@@ -6965,7 +6965,7 @@ ishmem::event ishmemx_int64_min_reduce_on_queue(int64_t* dest, const int64_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<int64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int64_min_reduce_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -6975,7 +6975,7 @@ ishmem::event ishmemx_int64_min_reduce_on_queue(ishmem_team_t team, int64_t* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<int64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<int64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint8_min_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce) {
@@ -7005,7 +7005,7 @@ ishmem::event ishmemx_uint8_min_reduce_on_queue(uint8_t* dest, const uint8_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<uint8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<uint8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint8_min_reduce_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7015,7 +7015,7 @@ ishmem::event ishmemx_uint8_min_reduce_on_queue(ishmem_team_t team, uint8_t* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<uint8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<uint8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint16_min_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce) {
@@ -7045,7 +7045,7 @@ ishmem::event ishmemx_uint16_min_reduce_on_queue(uint16_t* dest, const uint16_t*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<uint16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<uint16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint16_min_reduce_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7055,7 +7055,7 @@ ishmem::event ishmemx_uint16_min_reduce_on_queue(ishmem_team_t team, uint16_t* d
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<uint16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<uint16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint32_min_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce) {
@@ -7085,7 +7085,7 @@ ishmem::event ishmemx_uint32_min_reduce_on_queue(uint32_t* dest, const uint32_t*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<uint32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<uint32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint32_min_reduce_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7095,7 +7095,7 @@ ishmem::event ishmemx_uint32_min_reduce_on_queue(ishmem_team_t team, uint32_t* d
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<uint32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<uint32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint64_min_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce) {
@@ -7125,7 +7125,7 @@ ishmem::event ishmemx_uint64_min_reduce_on_queue(uint64_t* dest, const uint64_t*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<uint64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<uint64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint64_min_reduce_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7135,7 +7135,7 @@ ishmem::event ishmemx_uint64_min_reduce_on_queue(ishmem_team_t team, uint64_t* d
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<uint64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<uint64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_size_min_reduce(size_t* dest, const size_t* source, size_t nreduce) {
@@ -7165,7 +7165,7 @@ ishmem::event ishmemx_size_min_reduce_on_queue(size_t* dest, const size_t* sourc
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<size_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<size_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_size_min_reduce_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7175,7 +7175,7 @@ ishmem::event ishmemx_size_min_reduce_on_queue(ishmem_team_t team, size_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<size_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<size_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_float_min_reduce(float* dest, const float* source, size_t nreduce) {
@@ -7205,7 +7205,7 @@ ishmem::event ishmemx_float_min_reduce_on_queue(float* dest, const float* source
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<float>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<float>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_float_min_reduce_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7215,7 +7215,7 @@ ishmem::event ishmemx_float_min_reduce_on_queue(ishmem_team_t team, float* dest,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<float>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<float>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_double_min_reduce(double* dest, const double* source, size_t nreduce) {
@@ -7245,7 +7245,7 @@ ishmem::event ishmemx_double_min_reduce_on_queue(double* dest, const double* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<double>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<double>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_double_min_reduce_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7255,7 +7255,7 @@ ishmem::event ishmemx_double_min_reduce_on_queue(ishmem_team_t team, double* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::min_reduce<double>(team, dest, source, nreduce); });
+    return ishmemi::impl::min_reduce_on_queue<double>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_char_sum_reduce(char* dest, const char* source, size_t nreduce) {
@@ -7285,7 +7285,7 @@ ishmem::event ishmemx_char_sum_reduce_on_queue(char* dest, const char* source, s
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<char>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_char_sum_reduce_on_queue(ishmem_team_t team, char* dest, const char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7295,7 +7295,7 @@ ishmem::event ishmemx_char_sum_reduce_on_queue(ishmem_team_t team, char* dest, c
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<char>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_schar_sum_reduce(signed char* dest, const signed char* source, size_t nreduce) {
@@ -7325,7 +7325,7 @@ ishmem::event ishmemx_schar_sum_reduce_on_queue(signed char* dest, const signed 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<signed char>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<signed char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_schar_sum_reduce_on_queue(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7335,7 +7335,7 @@ ishmem::event ishmemx_schar_sum_reduce_on_queue(ishmem_team_t team, signed char*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<signed char>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<signed char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_short_sum_reduce(short* dest, const short* source, size_t nreduce) {
@@ -7365,7 +7365,7 @@ ishmem::event ishmemx_short_sum_reduce_on_queue(short* dest, const short* source
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<short>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_short_sum_reduce_on_queue(ishmem_team_t team, short* dest, const short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7375,7 +7375,7 @@ ishmem::event ishmemx_short_sum_reduce_on_queue(ishmem_team_t team, short* dest,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<short>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int_sum_reduce(int* dest, const int* source, size_t nreduce) {
@@ -7405,7 +7405,7 @@ ishmem::event ishmemx_int_sum_reduce_on_queue(int* dest, const int* source, size
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int_sum_reduce_on_queue(ishmem_team_t team, int* dest, const int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7415,7 +7415,7 @@ ishmem::event ishmemx_int_sum_reduce_on_queue(ishmem_team_t team, int* dest, con
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_long_sum_reduce(long* dest, const long* source, size_t nreduce) {
@@ -7445,7 +7445,7 @@ ishmem::event ishmemx_long_sum_reduce_on_queue(long* dest, const long* source, s
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<long>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_long_sum_reduce_on_queue(ishmem_team_t team, long* dest, const long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7455,7 +7455,7 @@ ishmem::event ishmemx_long_sum_reduce_on_queue(ishmem_team_t team, long* dest, c
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<long>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_longlong_sum_reduce(long long* dest, const long long* source, size_t nreduce) {
@@ -7485,7 +7485,7 @@ ishmem::event ishmemx_longlong_sum_reduce_on_queue(long long* dest, const long l
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_longlong_sum_reduce_on_queue(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7495,7 +7495,7 @@ ishmem::event ishmemx_longlong_sum_reduce_on_queue(ishmem_team_t team, long long
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ptrdiff_sum_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
@@ -7525,7 +7525,7 @@ ishmem::event ishmemx_ptrdiff_sum_reduce_on_queue(ptrdiff_t* dest, const ptrdiff
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<ptrdiff_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ptrdiff_sum_reduce_on_queue(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7535,7 +7535,7 @@ ishmem::event ishmemx_ptrdiff_sum_reduce_on_queue(ishmem_team_t team, ptrdiff_t*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<ptrdiff_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uchar_sum_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
@@ -7565,7 +7565,7 @@ ishmem::event ishmemx_uchar_sum_reduce_on_queue(unsigned char* dest, const unsig
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned char>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<unsigned char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uchar_sum_reduce_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7575,7 +7575,7 @@ ishmem::event ishmemx_uchar_sum_reduce_on_queue(ishmem_team_t team, unsigned cha
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned char>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<unsigned char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ushort_sum_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce) {
@@ -7605,7 +7605,7 @@ ishmem::event ishmemx_ushort_sum_reduce_on_queue(unsigned short* dest, const uns
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned short>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<unsigned short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ushort_sum_reduce_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7615,7 +7615,7 @@ ishmem::event ishmemx_ushort_sum_reduce_on_queue(ishmem_team_t team, unsigned sh
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned short>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<unsigned short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint_sum_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce) {
@@ -7645,7 +7645,7 @@ ishmem::event ishmemx_uint_sum_reduce_on_queue(unsigned int* dest, const unsigne
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned int>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<unsigned int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint_sum_reduce_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7655,7 +7655,7 @@ ishmem::event ishmemx_uint_sum_reduce_on_queue(ishmem_team_t team, unsigned int*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned int>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<unsigned int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ulong_sum_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce) {
@@ -7685,7 +7685,7 @@ ishmem::event ishmemx_ulong_sum_reduce_on_queue(unsigned long* dest, const unsig
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned long>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<unsigned long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ulong_sum_reduce_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7695,7 +7695,7 @@ ishmem::event ishmemx_ulong_sum_reduce_on_queue(ishmem_team_t team, unsigned lon
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned long>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<unsigned long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ulonglong_sum_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
@@ -7725,7 +7725,7 @@ ishmem::event ishmemx_ulonglong_sum_reduce_on_queue(unsigned long long* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ulonglong_sum_reduce_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7735,7 +7735,7 @@ ishmem::event ishmemx_ulonglong_sum_reduce_on_queue(ishmem_team_t team, unsigned
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<unsigned long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int8_sum_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
@@ -7765,7 +7765,7 @@ ishmem::event ishmemx_int8_sum_reduce_on_queue(int8_t* dest, const int8_t* sourc
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<int8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int8_sum_reduce_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7775,7 +7775,7 @@ ishmem::event ishmemx_int8_sum_reduce_on_queue(ishmem_team_t team, int8_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<int8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int16_sum_reduce(int16_t* dest, const int16_t* source, size_t nreduce) {
@@ -7805,7 +7805,7 @@ ishmem::event ishmemx_int16_sum_reduce_on_queue(int16_t* dest, const int16_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<int16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int16_sum_reduce_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7815,7 +7815,7 @@ ishmem::event ishmemx_int16_sum_reduce_on_queue(ishmem_team_t team, int16_t* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<int16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int32_sum_reduce(int32_t* dest, const int32_t* source, size_t nreduce) {
@@ -7845,7 +7845,7 @@ ishmem::event ishmemx_int32_sum_reduce_on_queue(int32_t* dest, const int32_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<int32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int32_sum_reduce_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7855,7 +7855,7 @@ ishmem::event ishmemx_int32_sum_reduce_on_queue(ishmem_team_t team, int32_t* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<int32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int64_sum_reduce(int64_t* dest, const int64_t* source, size_t nreduce) {
@@ -7885,7 +7885,7 @@ ishmem::event ishmemx_int64_sum_reduce_on_queue(int64_t* dest, const int64_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<int64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int64_sum_reduce_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7895,7 +7895,7 @@ ishmem::event ishmemx_int64_sum_reduce_on_queue(ishmem_team_t team, int64_t* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<int64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<int64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint8_sum_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce) {
@@ -7925,7 +7925,7 @@ ishmem::event ishmemx_uint8_sum_reduce_on_queue(uint8_t* dest, const uint8_t* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<uint8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<uint8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint8_sum_reduce_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7935,7 +7935,7 @@ ishmem::event ishmemx_uint8_sum_reduce_on_queue(ishmem_team_t team, uint8_t* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<uint8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<uint8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint16_sum_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce) {
@@ -7965,7 +7965,7 @@ ishmem::event ishmemx_uint16_sum_reduce_on_queue(uint16_t* dest, const uint16_t*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<uint16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<uint16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint16_sum_reduce_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -7975,7 +7975,7 @@ ishmem::event ishmemx_uint16_sum_reduce_on_queue(ishmem_team_t team, uint16_t* d
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<uint16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<uint16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint32_sum_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce) {
@@ -8005,7 +8005,7 @@ ishmem::event ishmemx_uint32_sum_reduce_on_queue(uint32_t* dest, const uint32_t*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<uint32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<uint32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint32_sum_reduce_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8015,7 +8015,7 @@ ishmem::event ishmemx_uint32_sum_reduce_on_queue(ishmem_team_t team, uint32_t* d
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<uint32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<uint32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint64_sum_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce) {
@@ -8045,7 +8045,7 @@ ishmem::event ishmemx_uint64_sum_reduce_on_queue(uint64_t* dest, const uint64_t*
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<uint64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<uint64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint64_sum_reduce_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8055,7 +8055,7 @@ ishmem::event ishmemx_uint64_sum_reduce_on_queue(ishmem_team_t team, uint64_t* d
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<uint64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<uint64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_size_sum_reduce(size_t* dest, const size_t* source, size_t nreduce) {
@@ -8085,7 +8085,7 @@ ishmem::event ishmemx_size_sum_reduce_on_queue(size_t* dest, const size_t* sourc
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<size_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<size_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_size_sum_reduce_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8095,7 +8095,7 @@ ishmem::event ishmemx_size_sum_reduce_on_queue(ishmem_team_t team, size_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<size_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<size_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_float_sum_reduce(float* dest, const float* source, size_t nreduce) {
@@ -8125,7 +8125,7 @@ ishmem::event ishmemx_float_sum_reduce_on_queue(float* dest, const float* source
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<float>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<float>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_float_sum_reduce_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8135,7 +8135,7 @@ ishmem::event ishmemx_float_sum_reduce_on_queue(ishmem_team_t team, float* dest,
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<float>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<float>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_double_sum_reduce(double* dest, const double* source, size_t nreduce) {
@@ -8165,7 +8165,7 @@ ishmem::event ishmemx_double_sum_reduce_on_queue(double* dest, const double* sou
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<double>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<double>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_double_sum_reduce_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8175,7 +8175,7 @@ ishmem::event ishmemx_double_sum_reduce_on_queue(ishmem_team_t team, double* des
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_reduce<double>(team, dest, source, nreduce); });
+    return ishmemi::impl::sum_reduce_on_queue<double>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_char_prod_reduce(char* dest, const char* source, size_t nreduce) {
@@ -8205,7 +8205,7 @@ ishmem::event ishmemx_char_prod_reduce_on_queue(char* dest, const char* source, 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<char>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_char_prod_reduce_on_queue(ishmem_team_t team, char* dest, const char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8215,7 +8215,7 @@ ishmem::event ishmemx_char_prod_reduce_on_queue(ishmem_team_t team, char* dest, 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<char>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_schar_prod_reduce(signed char* dest, const signed char* source, size_t nreduce) {
@@ -8245,7 +8245,7 @@ ishmem::event ishmemx_schar_prod_reduce_on_queue(signed char* dest, const signed
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<signed char>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<signed char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_schar_prod_reduce_on_queue(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8255,7 +8255,7 @@ ishmem::event ishmemx_schar_prod_reduce_on_queue(ishmem_team_t team, signed char
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<signed char>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<signed char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_short_prod_reduce(short* dest, const short* source, size_t nreduce) {
@@ -8285,7 +8285,7 @@ ishmem::event ishmemx_short_prod_reduce_on_queue(short* dest, const short* sourc
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<short>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_short_prod_reduce_on_queue(ishmem_team_t team, short* dest, const short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8295,7 +8295,7 @@ ishmem::event ishmemx_short_prod_reduce_on_queue(ishmem_team_t team, short* dest
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<short>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int_prod_reduce(int* dest, const int* source, size_t nreduce) {
@@ -8325,7 +8325,7 @@ ishmem::event ishmemx_int_prod_reduce_on_queue(int* dest, const int* source, siz
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int_prod_reduce_on_queue(ishmem_team_t team, int* dest, const int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8335,7 +8335,7 @@ ishmem::event ishmemx_int_prod_reduce_on_queue(ishmem_team_t team, int* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_long_prod_reduce(long* dest, const long* source, size_t nreduce) {
@@ -8365,7 +8365,7 @@ ishmem::event ishmemx_long_prod_reduce_on_queue(long* dest, const long* source, 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<long>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_long_prod_reduce_on_queue(ishmem_team_t team, long* dest, const long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8375,7 +8375,7 @@ ishmem::event ishmemx_long_prod_reduce_on_queue(ishmem_team_t team, long* dest, 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<long>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_longlong_prod_reduce(long long* dest, const long long* source, size_t nreduce) {
@@ -8405,7 +8405,7 @@ ishmem::event ishmemx_longlong_prod_reduce_on_queue(long long* dest, const long 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_longlong_prod_reduce_on_queue(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8415,7 +8415,7 @@ ishmem::event ishmemx_longlong_prod_reduce_on_queue(ishmem_team_t team, long lon
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ptrdiff_prod_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
@@ -8445,7 +8445,7 @@ ishmem::event ishmemx_ptrdiff_prod_reduce_on_queue(ptrdiff_t* dest, const ptrdif
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<ptrdiff_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ptrdiff_prod_reduce_on_queue(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8455,7 +8455,7 @@ ishmem::event ishmemx_ptrdiff_prod_reduce_on_queue(ishmem_team_t team, ptrdiff_t
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<ptrdiff_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uchar_prod_reduce(unsigned char* dest, const unsigned char* source, size_t nreduce) {
@@ -8485,7 +8485,7 @@ ishmem::event ishmemx_uchar_prod_reduce_on_queue(unsigned char* dest, const unsi
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned char>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<unsigned char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uchar_prod_reduce_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8495,7 +8495,7 @@ ishmem::event ishmemx_uchar_prod_reduce_on_queue(ishmem_team_t team, unsigned ch
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned char>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<unsigned char>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ushort_prod_reduce(unsigned short* dest, const unsigned short* source, size_t nreduce) {
@@ -8525,7 +8525,7 @@ ishmem::event ishmemx_ushort_prod_reduce_on_queue(unsigned short* dest, const un
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned short>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<unsigned short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ushort_prod_reduce_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8535,7 +8535,7 @@ ishmem::event ishmemx_ushort_prod_reduce_on_queue(ishmem_team_t team, unsigned s
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned short>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<unsigned short>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint_prod_reduce(unsigned int* dest, const unsigned int* source, size_t nreduce) {
@@ -8565,7 +8565,7 @@ ishmem::event ishmemx_uint_prod_reduce_on_queue(unsigned int* dest, const unsign
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned int>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<unsigned int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint_prod_reduce_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8575,7 +8575,7 @@ ishmem::event ishmemx_uint_prod_reduce_on_queue(ishmem_team_t team, unsigned int
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned int>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<unsigned int>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ulong_prod_reduce(unsigned long* dest, const unsigned long* source, size_t nreduce) {
@@ -8605,7 +8605,7 @@ ishmem::event ishmemx_ulong_prod_reduce_on_queue(unsigned long* dest, const unsi
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned long>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<unsigned long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ulong_prod_reduce_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8615,7 +8615,7 @@ ishmem::event ishmemx_ulong_prod_reduce_on_queue(ishmem_team_t team, unsigned lo
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned long>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<unsigned long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_ulonglong_prod_reduce(unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
@@ -8645,7 +8645,7 @@ ishmem::event ishmemx_ulonglong_prod_reduce_on_queue(unsigned long long* dest, c
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_ulonglong_prod_reduce_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8655,7 +8655,7 @@ ishmem::event ishmemx_ulonglong_prod_reduce_on_queue(ishmem_team_t team, unsigne
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<unsigned long long>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int8_prod_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
@@ -8685,7 +8685,7 @@ ishmem::event ishmemx_int8_prod_reduce_on_queue(int8_t* dest, const int8_t* sour
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<int8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int8_prod_reduce_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8695,7 +8695,7 @@ ishmem::event ishmemx_int8_prod_reduce_on_queue(ishmem_team_t team, int8_t* dest
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<int8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int16_prod_reduce(int16_t* dest, const int16_t* source, size_t nreduce) {
@@ -8725,7 +8725,7 @@ ishmem::event ishmemx_int16_prod_reduce_on_queue(int16_t* dest, const int16_t* s
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<int16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int16_prod_reduce_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8735,7 +8735,7 @@ ishmem::event ishmemx_int16_prod_reduce_on_queue(ishmem_team_t team, int16_t* de
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<int16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int32_prod_reduce(int32_t* dest, const int32_t* source, size_t nreduce) {
@@ -8765,7 +8765,7 @@ ishmem::event ishmemx_int32_prod_reduce_on_queue(int32_t* dest, const int32_t* s
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<int32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int32_prod_reduce_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8775,7 +8775,7 @@ ishmem::event ishmemx_int32_prod_reduce_on_queue(ishmem_team_t team, int32_t* de
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<int32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_int64_prod_reduce(int64_t* dest, const int64_t* source, size_t nreduce) {
@@ -8805,7 +8805,7 @@ ishmem::event ishmemx_int64_prod_reduce_on_queue(int64_t* dest, const int64_t* s
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<int64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_int64_prod_reduce_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8815,7 +8815,7 @@ ishmem::event ishmemx_int64_prod_reduce_on_queue(ishmem_team_t team, int64_t* de
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<int64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<int64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint8_prod_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce) {
@@ -8845,7 +8845,7 @@ ishmem::event ishmemx_uint8_prod_reduce_on_queue(uint8_t* dest, const uint8_t* s
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<uint8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<uint8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint8_prod_reduce_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8855,7 +8855,7 @@ ishmem::event ishmemx_uint8_prod_reduce_on_queue(ishmem_team_t team, uint8_t* de
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<uint8_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<uint8_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint16_prod_reduce(uint16_t* dest, const uint16_t* source, size_t nreduce) {
@@ -8885,7 +8885,7 @@ ishmem::event ishmemx_uint16_prod_reduce_on_queue(uint16_t* dest, const uint16_t
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<uint16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<uint16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint16_prod_reduce_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8895,7 +8895,7 @@ ishmem::event ishmemx_uint16_prod_reduce_on_queue(ishmem_team_t team, uint16_t* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<uint16_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<uint16_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint32_prod_reduce(uint32_t* dest, const uint32_t* source, size_t nreduce) {
@@ -8925,7 +8925,7 @@ ishmem::event ishmemx_uint32_prod_reduce_on_queue(uint32_t* dest, const uint32_t
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<uint32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<uint32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint32_prod_reduce_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8935,7 +8935,7 @@ ishmem::event ishmemx_uint32_prod_reduce_on_queue(ishmem_team_t team, uint32_t* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<uint32_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<uint32_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_uint64_prod_reduce(uint64_t* dest, const uint64_t* source, size_t nreduce) {
@@ -8965,7 +8965,7 @@ ishmem::event ishmemx_uint64_prod_reduce_on_queue(uint64_t* dest, const uint64_t
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<uint64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<uint64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_uint64_prod_reduce_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -8975,7 +8975,7 @@ ishmem::event ishmemx_uint64_prod_reduce_on_queue(ishmem_team_t team, uint64_t* 
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<uint64_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<uint64_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_size_prod_reduce(size_t* dest, const size_t* source, size_t nreduce) {
@@ -9005,7 +9005,7 @@ ishmem::event ishmemx_size_prod_reduce_on_queue(size_t* dest, const size_t* sour
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<size_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<size_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_size_prod_reduce_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9015,7 +9015,7 @@ ishmem::event ishmemx_size_prod_reduce_on_queue(ishmem_team_t team, size_t* dest
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<size_t>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<size_t>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_float_prod_reduce(float* dest, const float* source, size_t nreduce) {
@@ -9045,7 +9045,7 @@ ishmem::event ishmemx_float_prod_reduce_on_queue(float* dest, const float* sourc
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<float>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<float>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_float_prod_reduce_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9055,7 +9055,7 @@ ishmem::event ishmemx_float_prod_reduce_on_queue(ishmem_team_t team, float* dest
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<float>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<float>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_double_prod_reduce(double* dest, const double* source, size_t nreduce) {
@@ -9085,7 +9085,7 @@ ishmem::event ishmemx_double_prod_reduce_on_queue(double* dest, const double* so
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<double>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<double>(q, deps, ret, team, dest, source, nreduce);
 }
 
 ishmem::event ishmemx_double_prod_reduce_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nreduce, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9095,7 +9095,7 @@ ishmem::event ishmemx_double_prod_reduce_on_queue(ishmem_team_t team, double* de
     ishmemi::check_symmetric(fn, "source", source, (nreduce) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nreduce) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::prod_reduce<double>(team, dest, source, nreduce); });
+    return ishmemi::impl::prod_reduce_on_queue<double>(q, deps, ret, team, dest, source, nreduce);
 }
 
 int ishmem_char_sum_inscan(char* dest, const char* source, size_t nelems) {
@@ -9125,7 +9125,7 @@ ishmem::event ishmemx_char_sum_inscan_on_queue(char* dest, const char* source, s
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<char>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<char>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_char_sum_inscan_on_queue(ishmem_team_t team, char* dest, const char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9135,7 +9135,7 @@ ishmem::event ishmemx_char_sum_inscan_on_queue(ishmem_team_t team, char* dest, c
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<char>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<char>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_schar_sum_inscan(signed char* dest, const signed char* source, size_t nelems) {
@@ -9165,7 +9165,7 @@ ishmem::event ishmemx_schar_sum_inscan_on_queue(signed char* dest, const signed 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<signed char>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<signed char>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_schar_sum_inscan_on_queue(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9175,7 +9175,7 @@ ishmem::event ishmemx_schar_sum_inscan_on_queue(ishmem_team_t team, signed char*
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<signed char>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<signed char>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_short_sum_inscan(short* dest, const short* source, size_t nelems) {
@@ -9205,7 +9205,7 @@ ishmem::event ishmemx_short_sum_inscan_on_queue(short* dest, const short* source
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<short>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<short>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_short_sum_inscan_on_queue(ishmem_team_t team, short* dest, const short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9215,7 +9215,7 @@ ishmem::event ishmemx_short_sum_inscan_on_queue(ishmem_team_t team, short* dest,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<short>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<short>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int_sum_inscan(int* dest, const int* source, size_t nelems) {
@@ -9245,7 +9245,7 @@ ishmem::event ishmemx_int_sum_inscan_on_queue(int* dest, const int* source, size
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<int>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int_sum_inscan_on_queue(ishmem_team_t team, int* dest, const int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9255,7 +9255,7 @@ ishmem::event ishmemx_int_sum_inscan_on_queue(ishmem_team_t team, int* dest, con
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<int>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_long_sum_inscan(long* dest, const long* source, size_t nelems) {
@@ -9285,7 +9285,7 @@ ishmem::event ishmemx_long_sum_inscan_on_queue(long* dest, const long* source, s
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<long>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<long>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_long_sum_inscan_on_queue(ishmem_team_t team, long* dest, const long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9295,7 +9295,7 @@ ishmem::event ishmemx_long_sum_inscan_on_queue(ishmem_team_t team, long* dest, c
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<long>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<long>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_longlong_sum_inscan(long long* dest, const long long* source, size_t nelems) {
@@ -9325,7 +9325,7 @@ ishmem::event ishmemx_longlong_sum_inscan_on_queue(long long* dest, const long l
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<long long>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<long long>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_longlong_sum_inscan_on_queue(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9335,7 +9335,7 @@ ishmem::event ishmemx_longlong_sum_inscan_on_queue(ishmem_team_t team, long long
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<long long>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<long long>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_ptrdiff_sum_inscan(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
@@ -9365,7 +9365,7 @@ ishmem::event ishmemx_ptrdiff_sum_inscan_on_queue(ptrdiff_t* dest, const ptrdiff
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<ptrdiff_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_ptrdiff_sum_inscan_on_queue(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9375,7 +9375,7 @@ ishmem::event ishmemx_ptrdiff_sum_inscan_on_queue(ishmem_team_t team, ptrdiff_t*
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<ptrdiff_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uchar_sum_inscan(unsigned char* dest, const unsigned char* source, size_t nelems) {
@@ -9405,7 +9405,7 @@ ishmem::event ishmemx_uchar_sum_inscan_on_queue(unsigned char* dest, const unsig
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned char>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<unsigned char>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uchar_sum_inscan_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9415,7 +9415,7 @@ ishmem::event ishmemx_uchar_sum_inscan_on_queue(ishmem_team_t team, unsigned cha
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned char>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<unsigned char>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_ushort_sum_inscan(unsigned short* dest, const unsigned short* source, size_t nelems) {
@@ -9445,7 +9445,7 @@ ishmem::event ishmemx_ushort_sum_inscan_on_queue(unsigned short* dest, const uns
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned short>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<unsigned short>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_ushort_sum_inscan_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9455,7 +9455,7 @@ ishmem::event ishmemx_ushort_sum_inscan_on_queue(ishmem_team_t team, unsigned sh
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned short>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<unsigned short>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint_sum_inscan(unsigned int* dest, const unsigned int* source, size_t nelems) {
@@ -9485,7 +9485,7 @@ ishmem::event ishmemx_uint_sum_inscan_on_queue(unsigned int* dest, const unsigne
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned int>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<unsigned int>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint_sum_inscan_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9495,7 +9495,7 @@ ishmem::event ishmemx_uint_sum_inscan_on_queue(ishmem_team_t team, unsigned int*
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned int>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<unsigned int>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_ulong_sum_inscan(unsigned long* dest, const unsigned long* source, size_t nelems) {
@@ -9525,7 +9525,7 @@ ishmem::event ishmemx_ulong_sum_inscan_on_queue(unsigned long* dest, const unsig
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned long>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<unsigned long>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_ulong_sum_inscan_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9535,7 +9535,7 @@ ishmem::event ishmemx_ulong_sum_inscan_on_queue(ishmem_team_t team, unsigned lon
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned long>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<unsigned long>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_ulonglong_sum_inscan(unsigned long long* dest, const unsigned long long* source, size_t nelems) {
@@ -9565,7 +9565,7 @@ ishmem::event ishmemx_ulonglong_sum_inscan_on_queue(unsigned long long* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned long long>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_ulonglong_sum_inscan_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9575,7 +9575,7 @@ ishmem::event ishmemx_ulonglong_sum_inscan_on_queue(ishmem_team_t team, unsigned
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<unsigned long long>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int8_sum_inscan(int8_t* dest, const int8_t* source, size_t nelems) {
@@ -9605,7 +9605,7 @@ ishmem::event ishmemx_int8_sum_inscan_on_queue(int8_t* dest, const int8_t* sourc
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int8_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<int8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int8_sum_inscan_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9615,7 +9615,7 @@ ishmem::event ishmemx_int8_sum_inscan_on_queue(ishmem_team_t team, int8_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int8_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<int8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int16_sum_inscan(int16_t* dest, const int16_t* source, size_t nelems) {
@@ -9645,7 +9645,7 @@ ishmem::event ishmemx_int16_sum_inscan_on_queue(int16_t* dest, const int16_t* so
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int16_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<int16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int16_sum_inscan_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9655,7 +9655,7 @@ ishmem::event ishmemx_int16_sum_inscan_on_queue(ishmem_team_t team, int16_t* des
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int16_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<int16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int32_sum_inscan(int32_t* dest, const int32_t* source, size_t nelems) {
@@ -9685,7 +9685,7 @@ ishmem::event ishmemx_int32_sum_inscan_on_queue(int32_t* dest, const int32_t* so
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int32_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<int32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int32_sum_inscan_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9695,7 +9695,7 @@ ishmem::event ishmemx_int32_sum_inscan_on_queue(ishmem_team_t team, int32_t* des
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int32_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<int32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int64_sum_inscan(int64_t* dest, const int64_t* source, size_t nelems) {
@@ -9725,7 +9725,7 @@ ishmem::event ishmemx_int64_sum_inscan_on_queue(int64_t* dest, const int64_t* so
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int64_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<int64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int64_sum_inscan_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9735,7 +9735,7 @@ ishmem::event ishmemx_int64_sum_inscan_on_queue(ishmem_team_t team, int64_t* des
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<int64_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<int64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint8_sum_inscan(uint8_t* dest, const uint8_t* source, size_t nelems) {
@@ -9765,7 +9765,7 @@ ishmem::event ishmemx_uint8_sum_inscan_on_queue(uint8_t* dest, const uint8_t* so
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<uint8_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<uint8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint8_sum_inscan_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9775,7 +9775,7 @@ ishmem::event ishmemx_uint8_sum_inscan_on_queue(ishmem_team_t team, uint8_t* des
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<uint8_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<uint8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint16_sum_inscan(uint16_t* dest, const uint16_t* source, size_t nelems) {
@@ -9805,7 +9805,7 @@ ishmem::event ishmemx_uint16_sum_inscan_on_queue(uint16_t* dest, const uint16_t*
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<uint16_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<uint16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint16_sum_inscan_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9815,7 +9815,7 @@ ishmem::event ishmemx_uint16_sum_inscan_on_queue(ishmem_team_t team, uint16_t* d
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<uint16_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<uint16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint32_sum_inscan(uint32_t* dest, const uint32_t* source, size_t nelems) {
@@ -9845,7 +9845,7 @@ ishmem::event ishmemx_uint32_sum_inscan_on_queue(uint32_t* dest, const uint32_t*
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<uint32_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<uint32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint32_sum_inscan_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9855,7 +9855,7 @@ ishmem::event ishmemx_uint32_sum_inscan_on_queue(ishmem_team_t team, uint32_t* d
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<uint32_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<uint32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint64_sum_inscan(uint64_t* dest, const uint64_t* source, size_t nelems) {
@@ -9885,7 +9885,7 @@ ishmem::event ishmemx_uint64_sum_inscan_on_queue(uint64_t* dest, const uint64_t*
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<uint64_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<uint64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint64_sum_inscan_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9895,7 +9895,7 @@ ishmem::event ishmemx_uint64_sum_inscan_on_queue(ishmem_team_t team, uint64_t* d
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<uint64_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<uint64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_size_sum_inscan(size_t* dest, const size_t* source, size_t nelems) {
@@ -9925,7 +9925,7 @@ ishmem::event ishmemx_size_sum_inscan_on_queue(size_t* dest, const size_t* sourc
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<size_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<size_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_size_sum_inscan_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9935,7 +9935,7 @@ ishmem::event ishmemx_size_sum_inscan_on_queue(ishmem_team_t team, size_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<size_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<size_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_float_sum_inscan(float* dest, const float* source, size_t nelems) {
@@ -9965,7 +9965,7 @@ ishmem::event ishmemx_float_sum_inscan_on_queue(float* dest, const float* source
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<float>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<float>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_float_sum_inscan_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -9975,7 +9975,7 @@ ishmem::event ishmemx_float_sum_inscan_on_queue(ishmem_team_t team, float* dest,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<float>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<float>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_double_sum_inscan(double* dest, const double* source, size_t nelems) {
@@ -10005,7 +10005,7 @@ ishmem::event ishmemx_double_sum_inscan_on_queue(double* dest, const double* sou
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<double>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<double>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_double_sum_inscan_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10015,7 +10015,7 @@ ishmem::event ishmemx_double_sum_inscan_on_queue(ishmem_team_t team, double* des
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_inscan<double>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_inscan_on_queue<double>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_char_sum_exscan(char* dest, const char* source, size_t nelems) {
@@ -10045,7 +10045,7 @@ ishmem::event ishmemx_char_sum_exscan_on_queue(char* dest, const char* source, s
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<char>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<char>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_char_sum_exscan_on_queue(ishmem_team_t team, char* dest, const char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10055,7 +10055,7 @@ ishmem::event ishmemx_char_sum_exscan_on_queue(ishmem_team_t team, char* dest, c
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<char>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<char>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_schar_sum_exscan(signed char* dest, const signed char* source, size_t nelems) {
@@ -10085,7 +10085,7 @@ ishmem::event ishmemx_schar_sum_exscan_on_queue(signed char* dest, const signed 
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<signed char>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<signed char>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_schar_sum_exscan_on_queue(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10095,7 +10095,7 @@ ishmem::event ishmemx_schar_sum_exscan_on_queue(ishmem_team_t team, signed char*
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(signed char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(signed char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<signed char>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<signed char>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_short_sum_exscan(short* dest, const short* source, size_t nelems) {
@@ -10125,7 +10125,7 @@ ishmem::event ishmemx_short_sum_exscan_on_queue(short* dest, const short* source
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<short>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<short>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_short_sum_exscan_on_queue(ishmem_team_t team, short* dest, const short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10135,7 +10135,7 @@ ishmem::event ishmemx_short_sum_exscan_on_queue(ishmem_team_t team, short* dest,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<short>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<short>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int_sum_exscan(int* dest, const int* source, size_t nelems) {
@@ -10165,7 +10165,7 @@ ishmem::event ishmemx_int_sum_exscan_on_queue(int* dest, const int* source, size
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<int>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int_sum_exscan_on_queue(ishmem_team_t team, int* dest, const int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10175,7 +10175,7 @@ ishmem::event ishmemx_int_sum_exscan_on_queue(ishmem_team_t team, int* dest, con
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<int>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_long_sum_exscan(long* dest, const long* source, size_t nelems) {
@@ -10205,7 +10205,7 @@ ishmem::event ishmemx_long_sum_exscan_on_queue(long* dest, const long* source, s
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<long>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<long>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_long_sum_exscan_on_queue(ishmem_team_t team, long* dest, const long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10215,7 +10215,7 @@ ishmem::event ishmemx_long_sum_exscan_on_queue(ishmem_team_t team, long* dest, c
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<long>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<long>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_longlong_sum_exscan(long long* dest, const long long* source, size_t nelems) {
@@ -10245,7 +10245,7 @@ ishmem::event ishmemx_longlong_sum_exscan_on_queue(long long* dest, const long l
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<long long>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<long long>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_longlong_sum_exscan_on_queue(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10255,7 +10255,7 @@ ishmem::event ishmemx_longlong_sum_exscan_on_queue(ishmem_team_t team, long long
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<long long>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<long long>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_ptrdiff_sum_exscan(ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
@@ -10285,7 +10285,7 @@ ishmem::event ishmemx_ptrdiff_sum_exscan_on_queue(ptrdiff_t* dest, const ptrdiff
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<ptrdiff_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_ptrdiff_sum_exscan_on_queue(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10295,7 +10295,7 @@ ishmem::event ishmemx_ptrdiff_sum_exscan_on_queue(ishmem_team_t team, ptrdiff_t*
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(ptrdiff_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(ptrdiff_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<ptrdiff_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<ptrdiff_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uchar_sum_exscan(unsigned char* dest, const unsigned char* source, size_t nelems) {
@@ -10325,7 +10325,7 @@ ishmem::event ishmemx_uchar_sum_exscan_on_queue(unsigned char* dest, const unsig
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned char>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<unsigned char>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uchar_sum_exscan_on_queue(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10335,7 +10335,7 @@ ishmem::event ishmemx_uchar_sum_exscan_on_queue(ishmem_team_t team, unsigned cha
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned char));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned char)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned char>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<unsigned char>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_ushort_sum_exscan(unsigned short* dest, const unsigned short* source, size_t nelems) {
@@ -10365,7 +10365,7 @@ ishmem::event ishmemx_ushort_sum_exscan_on_queue(unsigned short* dest, const uns
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned short>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<unsigned short>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_ushort_sum_exscan_on_queue(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10375,7 +10375,7 @@ ishmem::event ishmemx_ushort_sum_exscan_on_queue(ishmem_team_t team, unsigned sh
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned short));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned short)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned short>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<unsigned short>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint_sum_exscan(unsigned int* dest, const unsigned int* source, size_t nelems) {
@@ -10405,7 +10405,7 @@ ishmem::event ishmemx_uint_sum_exscan_on_queue(unsigned int* dest, const unsigne
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned int>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<unsigned int>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint_sum_exscan_on_queue(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10415,7 +10415,7 @@ ishmem::event ishmemx_uint_sum_exscan_on_queue(ishmem_team_t team, unsigned int*
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned int));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned int)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned int>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<unsigned int>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_ulong_sum_exscan(unsigned long* dest, const unsigned long* source, size_t nelems) {
@@ -10445,7 +10445,7 @@ ishmem::event ishmemx_ulong_sum_exscan_on_queue(unsigned long* dest, const unsig
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned long>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<unsigned long>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_ulong_sum_exscan_on_queue(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10455,7 +10455,7 @@ ishmem::event ishmemx_ulong_sum_exscan_on_queue(ishmem_team_t team, unsigned lon
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned long>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<unsigned long>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_ulonglong_sum_exscan(unsigned long long* dest, const unsigned long long* source, size_t nelems) {
@@ -10485,7 +10485,7 @@ ishmem::event ishmemx_ulonglong_sum_exscan_on_queue(unsigned long long* dest, co
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned long long>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_ulonglong_sum_exscan_on_queue(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10495,7 +10495,7 @@ ishmem::event ishmemx_ulonglong_sum_exscan_on_queue(ishmem_team_t team, unsigned
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(unsigned long long));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(unsigned long long)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<unsigned long long>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<unsigned long long>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int8_sum_exscan(int8_t* dest, const int8_t* source, size_t nelems) {
@@ -10525,7 +10525,7 @@ ishmem::event ishmemx_int8_sum_exscan_on_queue(int8_t* dest, const int8_t* sourc
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int8_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<int8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int8_sum_exscan_on_queue(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10535,7 +10535,7 @@ ishmem::event ishmemx_int8_sum_exscan_on_queue(ishmem_team_t team, int8_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int8_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<int8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int16_sum_exscan(int16_t* dest, const int16_t* source, size_t nelems) {
@@ -10565,7 +10565,7 @@ ishmem::event ishmemx_int16_sum_exscan_on_queue(int16_t* dest, const int16_t* so
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int16_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<int16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int16_sum_exscan_on_queue(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10575,7 +10575,7 @@ ishmem::event ishmemx_int16_sum_exscan_on_queue(ishmem_team_t team, int16_t* des
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int16_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<int16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int32_sum_exscan(int32_t* dest, const int32_t* source, size_t nelems) {
@@ -10605,7 +10605,7 @@ ishmem::event ishmemx_int32_sum_exscan_on_queue(int32_t* dest, const int32_t* so
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int32_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<int32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int32_sum_exscan_on_queue(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10615,7 +10615,7 @@ ishmem::event ishmemx_int32_sum_exscan_on_queue(ishmem_team_t team, int32_t* des
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int32_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<int32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_int64_sum_exscan(int64_t* dest, const int64_t* source, size_t nelems) {
@@ -10645,7 +10645,7 @@ ishmem::event ishmemx_int64_sum_exscan_on_queue(int64_t* dest, const int64_t* so
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int64_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<int64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_int64_sum_exscan_on_queue(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10655,7 +10655,7 @@ ishmem::event ishmemx_int64_sum_exscan_on_queue(ishmem_team_t team, int64_t* des
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(int64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(int64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<int64_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<int64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint8_sum_exscan(uint8_t* dest, const uint8_t* source, size_t nelems) {
@@ -10685,7 +10685,7 @@ ishmem::event ishmemx_uint8_sum_exscan_on_queue(uint8_t* dest, const uint8_t* so
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<uint8_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<uint8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint8_sum_exscan_on_queue(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10695,7 +10695,7 @@ ishmem::event ishmemx_uint8_sum_exscan_on_queue(ishmem_team_t team, uint8_t* des
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint8_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint8_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<uint8_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<uint8_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint16_sum_exscan(uint16_t* dest, const uint16_t* source, size_t nelems) {
@@ -10725,7 +10725,7 @@ ishmem::event ishmemx_uint16_sum_exscan_on_queue(uint16_t* dest, const uint16_t*
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<uint16_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<uint16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint16_sum_exscan_on_queue(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10735,7 +10735,7 @@ ishmem::event ishmemx_uint16_sum_exscan_on_queue(ishmem_team_t team, uint16_t* d
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint16_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint16_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<uint16_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<uint16_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint32_sum_exscan(uint32_t* dest, const uint32_t* source, size_t nelems) {
@@ -10765,7 +10765,7 @@ ishmem::event ishmemx_uint32_sum_exscan_on_queue(uint32_t* dest, const uint32_t*
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<uint32_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<uint32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint32_sum_exscan_on_queue(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10775,7 +10775,7 @@ ishmem::event ishmemx_uint32_sum_exscan_on_queue(ishmem_team_t team, uint32_t* d
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint32_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint32_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<uint32_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<uint32_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_uint64_sum_exscan(uint64_t* dest, const uint64_t* source, size_t nelems) {
@@ -10805,7 +10805,7 @@ ishmem::event ishmemx_uint64_sum_exscan_on_queue(uint64_t* dest, const uint64_t*
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<uint64_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<uint64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_uint64_sum_exscan_on_queue(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10815,7 +10815,7 @@ ishmem::event ishmemx_uint64_sum_exscan_on_queue(ishmem_team_t team, uint64_t* d
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(uint64_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(uint64_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<uint64_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<uint64_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_size_sum_exscan(size_t* dest, const size_t* source, size_t nelems) {
@@ -10845,7 +10845,7 @@ ishmem::event ishmemx_size_sum_exscan_on_queue(size_t* dest, const size_t* sourc
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<size_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<size_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_size_sum_exscan_on_queue(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10855,7 +10855,7 @@ ishmem::event ishmemx_size_sum_exscan_on_queue(ishmem_team_t team, size_t* dest,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(size_t));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(size_t)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<size_t>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<size_t>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_float_sum_exscan(float* dest, const float* source, size_t nelems) {
@@ -10885,7 +10885,7 @@ ishmem::event ishmemx_float_sum_exscan_on_queue(float* dest, const float* source
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<float>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<float>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_float_sum_exscan_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10895,7 +10895,7 @@ ishmem::event ishmemx_float_sum_exscan_on_queue(ishmem_team_t team, float* dest,
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(float));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(float)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<float>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<float>(q, deps, ret, team, dest, source, nelems);
 }
 
 int ishmem_double_sum_exscan(double* dest, const double* source, size_t nelems) {
@@ -10925,7 +10925,7 @@ ishmem::event ishmemx_double_sum_exscan_on_queue(double* dest, const double* sou
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<double>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<double>(q, deps, ret, team, dest, source, nelems);
 }
 
 ishmem::event ishmemx_double_sum_exscan_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps) {
@@ -10935,5 +10935,5 @@ ishmem::event ishmemx_double_sum_exscan_on_queue(ishmem_team_t team, double* des
     ishmemi::check_symmetric(fn, "source", source, (nelems) * sizeof(double));
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team) && ishmemi::check_no_partial_overlap(fn, "dest", dest, "source", source, (nelems) * sizeof(double)))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::sum_exscan<double>(team, dest, source, nelems); });
+    return ishmemi::impl::sum_exscan_on_queue<double>(q, deps, ret, team, dest, source, nelems);
 }

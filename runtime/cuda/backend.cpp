@@ -57,6 +57,11 @@ std::thread* watcher = nullptr;  // never destroyed while running: a program may
         case err_aligned:
             fail_aligned(routine, m.param, reinterpret_cast<const void*>(static_cast<uintptr_t>(m.a)),
                          static_cast<size_t>(m.b));
+        case err_concurrent:
+            fatal(routine, "another thread or group of this PE is inside a collective on team %lld: a PE may have one "
+                  "caller in a team's collectives at a time", m.a);
+        case err_team_size:
+            fatal(routine, "team %lld has %lld PEs; collectives in device code serve teams of at most %lld", m.a, m.b, m.c);
         default: fatal(routine, "device-side error %d", m.code);
     }
 }
@@ -204,6 +209,7 @@ void gpu_backend_start() {
     host_stream();
     host_ops_init();
     stream_gates_init();
+    collectives_init();
 
     check(cudaMalloc(reinterpret_cast<void**>(&device_teams), team_slots_max * sizeof(device_team)), routine,
           "cudaMalloc");

@@ -45,8 +45,9 @@ void ensure_device();
 // for a kernel that the user launched on the legacy default stream (which may be waiting for it).
 cudaStream_t host_stream();
 
-// Allocate what host_ops.cu and stream_gate.cu use, at init (see gpu_backend_start).
+// Allocate what host_ops.cu, stream_gate.cu and collectives.cu use, at init (see gpu_backend_start).
 void host_ops_init();
 void stream_gates_init();
+void collectives_init();
 
 }  // namespace ishmemi::cuda

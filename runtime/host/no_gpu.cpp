@@ -31,6 +31,8 @@ void fill_zero(void*, size_t) { no_cuda("gpu::fill_zero"); }
 bool copy_async(CUstream_st*, void*, const void*, size_t, const void*) { no_cuda("gpu::copy_async"); }
 void signal_async(CUstream_st*, uint64_t*, uint64_t, bool) { no_cuda("gpu::signal_async"); }
 uint64_t rmw(rmw_op, void*, unsigned, uint64_t, uint64_t) { no_cuda("gpu::rmw"); }
+void collective(coll_kind, int, void*, const void*, size_t, int, CUstream_st*) { no_cuda("gpu::collective"); }
+void reduction(int, int, elem_kind, int, void*, const void*, size_t, CUstream_st*) { no_cuda("gpu::reduction"); }
 }  // namespace gpu
 
 // A module compiled by nvcc against this library never gets a state: its device calls report that

@@ -18,6 +18,7 @@
 
 #include <cooperative_groups.h>
 #include <cuda/atomic>
+#include <cuda/std/bit>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -762,3 +763,5 @@ template <class G> __device__ inline void team_sync_work_group(int team, const G
 }
 
 }  // namespace ishmemi::dev
+
+#include "ishmem/cuda/collectives.cuh"  // data collectives: broadcast, collect, reductions, ...

@@ -36,6 +36,8 @@ enum device_error : int {
     err_positive,       // a: value, param
     err_power_of_two,   // a: value, param
     err_aligned,        // a: address, b: alignment, param
+    err_concurrent,     // a: team (two callers of one PE inside a data collective on it at once)
+    err_team_size,      // a: team, b: its size, c: the largest size device collectives support
 };
 
 // ishmemx_print from device code: messages go to the host through a ring in mapped pinned host
@@ -68,17 +70,29 @@ struct device_team {
     int start, stride, size, my_index;
 };
 
-// Barrier counters of one team slot in each PE's GPU sync region (after its user heap, mapped like
-// it): only grow, so consecutive barriers need no reset; zeroed by the host when a team takes the
-// slot. epoch: barriers this PE has completed on the slot; arrived[r]: barriers for which this PE's
-// round-r partner has signalled.
+// The counters of one team slot in each PE's GPU sync region (after its user heap, mapped like it):
+// they only grow, so consecutive operations need no reset; zeroed by the host when a team takes
+// the slot.
+//   Barriers - epoch: barriers this PE has completed on the slot; arrived[r]: barriers for which
+//   this PE's round-r partner has signalled.
+//   Data collectives (cuda/collectives.cuh), numbered by calls on every member alike - ready[j]:
+//   the last call that member j has entered (its source may be read, its dest written); done[j]:
+//   the last call in which member j has finished with this PE's buffers; counts[j]: member j's
+//   count in collect, written before its ready. Members write a peer's entries at their own index,
+//   so each PE polls its own memory only.
 struct gpu_sync_slot {
     static constexpr int max_rounds = 32;
+    static constexpr int max_members = 128;  // the largest team that device data collectives serve
     struct alignas(64) counter {
         unsigned long long value;
     };
     counter epoch;
     counter arrived[max_rounds];
+    counter calls;  // data collectives this PE has begun on the slot
+    counter busy;   // 1 while a caller of this PE is inside one (a second caller is an error)
+    alignas(64) unsigned long long ready[max_members];
+    alignas(64) unsigned long long done[max_members];
+    alignas(64) unsigned long long counts[max_members];
 };
 
 struct device_state {

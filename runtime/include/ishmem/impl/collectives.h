@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "ishmem/impl/queue.h"
 #include "ishmem/impl/teams.h"
 #include "ishmem/impl/work_group.h"
 
@@ -192,6 +193,13 @@ class watched_call {
     call_info ci_;
 };
 
+// On a heap in GPU memory the group's leader runs the collective as a GPU kernel (gpu::collective,
+// gpu::reduction), which uses the same flags as calls from device code.
+template <class W, class F> int on_gpu(const W& w, F&& launch) {
+    leader(w, launch);
+    return 0;
+}
+
 // Members read by this PE: all others; each wait_ready precedes reading that member, the acks
 // follow all reads; then this PE waits for the others' reads of its own buffers.
 template <class W, class Read> void read_all_members(const W& w, exchange& ex, Read&& read) {
@@ -233,6 +241,8 @@ void reduce_range(const team_t& t, const T* source, int first, int last, size_t 
 
 template <class T, class W> int alltoall(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems) {
     watched_call wc(w, team, "ishmem_alltoall", -1, nelems, sizeof(T), type_name<T>());
+    if (heap_on_gpu())
+        return on_gpu(w, [&] { gpu::collective(gpu::coll_alltoall, team, dest, source, nelems * sizeof(T), -1, nullptr); });
     if (eager::usable(team, nelems * sizeof(T))) {
         leader(w, [&] {
             eager ea(team, "ishmem_alltoall");
@@ -258,6 +268,8 @@ template <class T, class W> int alltoall(const W& w, ishmem_team_t team, T* dest
 template <class T, class W>
 int broadcast(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems, int root) {
     watched_call wc(w, team, "ishmem_broadcast", root, nelems, sizeof(T), type_name<T>());
+    if (heap_on_gpu())
+        return on_gpu(w, [&] { gpu::collective(gpu::coll_broadcast, team, dest, source, nelems * sizeof(T), root, nullptr); });
     if (eager::usable(team, nelems * sizeof(T))) {
         leader(w, [&] {
             eager ea(team, "ishmem_broadcast");
@@ -290,6 +302,8 @@ int broadcast(const W& w, ishmem_team_t team, T* dest, const T* source, size_t n
 
 template <class T, class W> int fcollect(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems) {
     watched_call wc(w, team, "ishmem_fcollect", -1, nelems, sizeof(T), type_name<T>());
+    if (heap_on_gpu())
+        return on_gpu(w, [&] { gpu::collective(gpu::coll_fcollect, team, dest, source, nelems * sizeof(T), -1, nullptr); });
     if (eager::usable(team, nelems * sizeof(T))) {
         leader(w, [&] {
             eager ea(team, "ishmem_fcollect");
@@ -311,6 +325,8 @@ template <class T, class W> int fcollect(const W& w, ishmem_team_t team, T* dest
 // Counts differ per PE: each publishes its own in the team's slot with its ready flag.
 template <class T, class W> int collect(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems) {
     watched_call wc(w, team, "ishmem_collect", -1, nelems, sizeof(T), type_name<T>(), true);
+    if (heap_on_gpu())
+        return on_gpu(w, [&] { gpu::collective(gpu::coll_collect, team, dest, source, nelems * sizeof(T), -1, nullptr); });
     exchange ex(w, team, "ishmem_collect");
     const team_t& t = ex.team();
     if (w.rank() == 0) __atomic_store_n(&team_slot_of(state.my_pe, team)->published, nelems, __ATOMIC_RELAXED);
@@ -331,6 +347,8 @@ template <class T, class W> int collect(const W& w, ishmem_team_t team, T* dest,
 template <int Op, class T, class W>
 int reduce(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nreduce, const char* routine) {
     watched_call wc(w, team, routine, -1, nreduce, sizeof(T), type_name<T>());
+    if (heap_on_gpu())
+        return on_gpu(w, [&] { gpu::reduction(Op, 0, gpu::elem_kind_of<T>(), team, dest, source, nreduce, nullptr); });
     const team_t& t = teams[team];
     if (t.size >= 3 && nreduce * sizeof(T) >= reduce_scatter_min) {
         // Member k reduces chunk k into its own dest; only member k reads chunk k of the sources,
@@ -388,6 +406,10 @@ int reduce(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nred
 template <class T, class W>
 int scan(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems, bool inclusive, const char* routine) {
     watched_call wc(w, team, routine, -1, nelems, sizeof(T), type_name<T>());
+    if (heap_on_gpu())
+        return on_gpu(w, [&] {
+            gpu::reduction(op_sum, inclusive ? 1 : 2, gpu::elem_kind_of<T>(), team, dest, source, nelems, nullptr);
+        });
     if (eager::usable(team, nelems * sizeof(T))) {
         // Member i sends its source to the members above it and adds up what those below sent.
         leader(w, [&] {
@@ -489,6 +511,64 @@ template <class T> int sum_inscan(ishmem_team_t team, T* dest, const T* source, 
 template <class T> int sum_exscan(ishmem_team_t team, T* dest, const T* source, size_t nelems) {
     return coll::scan(coll::alone{}, team, dest, source, nelems, false, "ishmem_sum_exscan");
 }
+
+// The _on_queue forms. On a queue over a CUDA stream, with the heap in GPU memory, the collective's
+// kernel is queued on the stream itself: the arguments were checked at submission, so ret is set
+// then. Otherwise (and under ISHMEM_CHECK=full or ISHMEM_HANG_TIMEOUT, whose checks run on the
+// host) the host form runs as a task of the queue.
+template <class Launch, class Host>
+ishmem::event collective_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, int* ret,
+                                  Launch&& launch, Host host) {
+    if (!watch_calls && on_stream_after(q, deps)) {
+        launch(q.stream());
+        *ret = 0;
+        return ishmem::detail::stream_order::mark(q);
+    }
+    return enqueue(q, deps, [=] { *ret = host(); });
+}
+
+#define ISHMEMI_BYTES_ON_QUEUE(NAME, KIND)                                                                        \
+    template <class T>                                                                                          \
+    ishmem::event NAME##_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, int* ret,     \
+                                  ishmem_team_t team, T* dest, const T* source, size_t nelems) {                \
+        return collective_on_queue(                                                                             \
+            q, deps, ret,                                                                                       \
+            [&](CUstream_st* s) { gpu::collective(gpu::KIND, team, dest, source, nelems * sizeof(T), -1, s); }, \
+            [=] { return NAME<T>(team, dest, source, nelems); });                                               \
+    }
+ISHMEMI_BYTES_ON_QUEUE(alltoall, coll_alltoall)
+ISHMEMI_BYTES_ON_QUEUE(collect, coll_collect)
+ISHMEMI_BYTES_ON_QUEUE(fcollect, coll_fcollect)
+#undef ISHMEMI_BYTES_ON_QUEUE
+
+template <class T>
+ishmem::event broadcast_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, int* ret,
+                                 ishmem_team_t team, T* dest, const T* source, size_t nelems, int root) {
+    return collective_on_queue(
+        q, deps, ret,
+        [&](CUstream_st* s) { gpu::collective(gpu::coll_broadcast, team, dest, source, nelems * sizeof(T), root, s); },
+        [=] { return broadcast<T>(team, dest, source, nelems, root); });
+}
+
+#define ISHMEMI_COMBINE_ON_QUEUE(NAME, OP, SCAN)                                                                         \
+    template <class T>                                                                                                 \
+    ishmem::event NAME##_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, int* ret,            \
+                                  ishmem_team_t team, T* dest, const T* source, size_t nelems) {                       \
+        return collective_on_queue(                                                                                    \
+            q, deps, ret,                                                                                              \
+            [&](CUstream_st* s) { gpu::reduction(OP, SCAN, gpu::elem_kind_of<T>(), team, dest, source, nelems, s); }, \
+            [=] { return NAME<T>(team, dest, source, nelems); });                                                      \
+    }
+ISHMEMI_COMBINE_ON_QUEUE(and_reduce, coll::op_and, 0)
+ISHMEMI_COMBINE_ON_QUEUE(or_reduce, coll::op_or, 0)
+ISHMEMI_COMBINE_ON_QUEUE(xor_reduce, coll::op_xor, 0)
+ISHMEMI_COMBINE_ON_QUEUE(max_reduce, coll::op_max, 0)
+ISHMEMI_COMBINE_ON_QUEUE(min_reduce, coll::op_min, 0)
+ISHMEMI_COMBINE_ON_QUEUE(sum_reduce, coll::op_sum, 0)
+ISHMEMI_COMBINE_ON_QUEUE(prod_reduce, coll::op_prod, 0)
+ISHMEMI_COMBINE_ON_QUEUE(sum_inscan, coll::op_sum, 1)
+ISHMEMI_COMBINE_ON_QUEUE(sum_exscan, coll::op_sum, 2)
+#undef ISHMEMI_COMBINE_ON_QUEUE
 
 }  // namespace impl
 }  // namespace ishmemi

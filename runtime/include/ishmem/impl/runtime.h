@@ -207,6 +207,28 @@ ISHMEM_API void signal_async(CUstream_st* s, uint64_t* p, uint64_t value, bool a
 // One atomic operation on the word at p (a GPU address, mine or a peer's), done by the GPU so that
 // it is atomic against device atomics; returns the old value.
 ISHMEM_API uint64_t rmw(rmw_op op, void* p, unsigned size, uint64_t value, uint64_t cond);
+
+// Collectives on a heap in GPU memory, run by the library's cooperative kernels over the team's
+// GPU sync slot (runtime/cuda/collectives.cu; the same code as device calls). With a stream s they
+// are queued on it and return at once; with s null they run on the calling thread's stream and
+// return when complete. The caller has checked the arguments.
+enum coll_kind : int { coll_alltoall, coll_broadcast, coll_collect, coll_fcollect };
+ISHMEM_API void collective(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root,
+                           CUstream_st* s);
+// Reductions and scans: op as coll::op_kind; scan 0 (reduce), 1 (inclusive) or 2 (exclusive); the
+// element type by kind, size and sign (char, long, size_t... map to one of these).
+enum elem_kind : int { elem_i8, elem_i16, elem_i32, elem_i64, elem_u8, elem_u16, elem_u32, elem_u64, elem_f32, elem_f64 };
+template <class T> constexpr elem_kind elem_kind_of() {
+    if constexpr (std::is_floating_point_v<T>) {
+        static_assert(sizeof(T) == 4 || sizeof(T) == 8, "float or double");
+        return sizeof(T) == 4 ? elem_f32 : elem_f64;
+    } else {
+        constexpr int log = sizeof(T) == 1 ? 0 : sizeof(T) == 2 ? 1 : sizeof(T) == 4 ? 2 : 3;
+        return static_cast<elem_kind>((std::is_signed_v<T> ? elem_i8 : elem_u8) + log);
+    }
+}
+ISHMEM_API void reduction(int op, int scan, elem_kind type, int team, void* dest, const void* source, size_t nelems,
+                          CUstream_st* s);
 }  // namespace gpu
 
 }  // namespace ishmemi

@@ -1,0 +1,131 @@
+// Host-called and _on_queue collectives on a heap in GPU memory (gpu::collective, gpu::reduction):
+// a cooperative kernel runs the device collectives of ishmem/cuda/collectives.cuh with the whole
+// grid as the group, so the flags are the ones device calls use and large messages are spread over
+// many blocks (every block copies or combines its share; the grid syncs between the phases).
+#include <atomic>
+#include <type_traits>
+
+#include "cuda_call.h"
+#include "ishmem/impl/all.h"  // with the device half (ishmem/cuda/device.cuh) under nvcc
+
+namespace ishmemi::gpu {
+
+namespace {
+
+namespace cg = cooperative_groups;
+namespace dc = ishmemi::dev::coll;
+
+const char* const routine = "ishmem (collective on GPU memory)";
+constexpr unsigned block_threads = 256;       // one such block per SM is always co-resident
+constexpr size_t bytes_per_block = 256 << 10;  // data moved per PE per block, before adding a block
+
+__global__ void bytes_kernel(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root) {
+    const cg::grid_group grid = cg::this_grid();
+    switch (kind) {
+        case coll_alltoall: dc::alltoall(grid, team, dest, source, bytes); break;
+        case coll_broadcast: dc::broadcast(grid, team, dest, source, bytes, root); break;
+        case coll_collect: dc::collect(grid, team, dest, source, bytes); break;
+        default: dc::fcollect(grid, team, dest, source, bytes); break;
+    }
+}
+
+template <int Op, int Scan, class T>
+__global__ void combine_kernel(int team, T* dest, const T* source, size_t nelems) {
+    const cg::grid_group grid = cg::this_grid();
+    dc::combine_chunks<Op, Scan>(grid, team, dest, source, nelems,
+                                 Scan == dc::no_scan ? "ishmem_reduce" : Scan == dc::inclusive ? "ishmem_sum_inscan"
+                                                                                               : "ishmem_sum_exscan");
+}
+
+// Streams for the host-called forms, one per calling thread in turn: a collective kernel waits for
+// the other PEs, so it must not queue behind another thread's collective on another team.
+constexpr int stream_count = 32;
+cudaStream_t streams[stream_count];
+int sm_count = 1;
+
+cudaStream_t my_stream() {
+    static std::atomic<unsigned> next{0};
+    thread_local cudaStream_t mine = streams[next.fetch_add(1, std::memory_order_relaxed) % stream_count];
+    return mine;
+}
+
+unsigned blocks_for(size_t bytes) {
+    const size_t b = (bytes + bytes_per_block - 1) / bytes_per_block;
+    return static_cast<unsigned>(b < 1 ? 1 : b > static_cast<size_t>(sm_count) ? sm_count : b);
+}
+
+void launch(const void* kernel, unsigned blocks, void** args, CUstream_st* s) {
+    cuda::ensure_device();
+    cudaStream_t stream = s ? s : my_stream();
+    cuda::check(cudaLaunchCooperativeKernel(kernel, dim3(blocks), dim3(block_threads), args, 0, stream), routine,
+                "launching a collective kernel (cudaLaunchCooperativeKernel)");
+    if (!s) cuda::check(cudaStreamSynchronize(stream), routine, "a collective kernel");
+}
+
+template <class T> const void* combine_kernel_for(int op, int scan) {
+    if (scan == dc::inclusive) return reinterpret_cast<const void*>(&combine_kernel<dc::op_sum, dc::inclusive, T>);
+    if (scan == dc::exclusive) return reinterpret_cast<const void*>(&combine_kernel<dc::op_sum, dc::exclusive, T>);
+    switch (op) {
+        case dc::op_max: return reinterpret_cast<const void*>(&combine_kernel<dc::op_max, dc::no_scan, T>);
+        case dc::op_min: return reinterpret_cast<const void*>(&combine_kernel<dc::op_min, dc::no_scan, T>);
+        case dc::op_sum: return reinterpret_cast<const void*>(&combine_kernel<dc::op_sum, dc::no_scan, T>);
+        case dc::op_prod: return reinterpret_cast<const void*>(&combine_kernel<dc::op_prod, dc::no_scan, T>);
+        default: break;
+    }
+    if constexpr (std::is_integral_v<T>) {
+        switch (op) {
+            case dc::op_and: return reinterpret_cast<const void*>(&combine_kernel<dc::op_and, dc::no_scan, T>);
+            case dc::op_or: return reinterpret_cast<const void*>(&combine_kernel<dc::op_or, dc::no_scan, T>);
+            case dc::op_xor: return reinterpret_cast<const void*>(&combine_kernel<dc::op_xor, dc::no_scan, T>);
+            default: break;
+        }
+    }
+    fatal(routine, "no reduction %d for this element type", op);
+}
+
+template <class T>
+void combine(int op, int scan, int team, void* dest, const void* source, size_t nelems, CUstream_st* s) {
+    T* d = static_cast<T*>(dest);
+    const T* src = static_cast<const T*>(source);
+    void* args[] = {&team, &d, &src, &nelems};
+    launch(combine_kernel_for<T>(op, scan), blocks_for(nelems * sizeof(T)), args, s);
+}
+
+}  // namespace
+
+void collective(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root, CUstream_st* s) {
+    const int n = team_size_or_zero(team);
+    void* args[] = {&kind, &team, &dest, &source, &bytes, &root};
+    launch(reinterpret_cast<const void*>(&bytes_kernel), blocks_for(bytes * static_cast<size_t>(n)), args, s);
+}
+
+void reduction(int op, int scan, elem_kind type, int team, void* dest, const void* source, size_t nelems,
+               CUstream_st* s) {
+    switch (type) {
+        case elem_i8: return combine<int8_t>(op, scan, team, dest, source, nelems, s);
+        case elem_i16: return combine<int16_t>(op, scan, team, dest, source, nelems, s);
+        case elem_i32: return combine<int32_t>(op, scan, team, dest, source, nelems, s);
+        case elem_i64: return combine<int64_t>(op, scan, team, dest, source, nelems, s);
+        case elem_u8: return combine<uint8_t>(op, scan, team, dest, source, nelems, s);
+        case elem_u16: return combine<uint16_t>(op, scan, team, dest, source, nelems, s);
+        case elem_u32: return combine<uint32_t>(op, scan, team, dest, source, nelems, s);
+        case elem_u64: return combine<uint64_t>(op, scan, team, dest, source, nelems, s);
+        case elem_f32: return combine<float>(op, scan, team, dest, source, nelems, s);
+        case elem_f64: return combine<double>(op, scan, team, dest, source, nelems, s);
+    }
+    fatal(routine, "unknown element type %d", static_cast<int>(type));
+}
+
+}  // namespace ishmemi::gpu
+
+namespace ishmemi::cuda {
+void collectives_init() {
+    static bool made = false;  // once per process: a later ishmem_init reuses the streams
+    if (made) return;
+    made = true;
+    for (cudaStream_t& s : gpu::streams)
+        check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), gpu::routine, "cudaStreamCreateWithFlags");
+    check(cudaDeviceGetAttribute(&gpu::sm_count, cudaDevAttrMultiProcessorCount, device()), gpu::routine,
+          "cudaDeviceGetAttribute");
+}
+}  // namespace ishmemi::cuda

@@ -1,0 +1,323 @@
+// Data collectives in device code: alltoall, broadcast, collect, fcollect, the seven reductions and
+// the two scans, over a team. The same code serves three kinds of caller: one thread (the base
+// forms in a kernel), a group (_work_group), and a whole cooperative grid (the library's kernels
+// behind the host-called and _on_queue forms, runtime/cuda/collectives.cu, which spread large
+// messages over many blocks).
+//
+// Every GPU maps every peer's heap, so members move data by load and store over NVLink; they
+// coordinate through call-numbered flags in the team's GPU sync slot (device_state.h), never reset:
+//   - ready: a member has entered the call, so its source may be read and its dest written;
+//   - done: a member has finished with my buffers in this call (its writes to them are visible).
+// Data moves by push (the writer is the member whose data it is): fcollect, collect and alltoall
+// wait for every member's ready, store their blocks into the members' dests, then signal done;
+// broadcast needs only the root to wait. Reductions and scans split the array into one chunk per
+// member: member k alone reads chunk k of every source, combines it in team order and stores the
+// result in chunk k of every dest. Since nobody else reads chunk k, this is safe in place, every
+// PE gets bit-identical floating-point results, and each PE moves 2(n-1)/n of the array over the
+// links (reduce-scatter plus all-gather in one pass).
+//
+// Included at the end of device.cuh.
+#pragma once
+
+namespace ishmemi::dev {
+namespace coll {
+
+enum flag : int { ready, done };
+enum op_kind : int { op_and, op_or, op_xor, op_max, op_min, op_sum, op_prod };
+
+// One call of a data collective on a team, as this PE's group sees it; every thread constructs it
+// and only the leader (rank 0) touches the flags.
+template <class G> class call {
+  public:
+    __device__ call(const G& g, int team, const char* routine)
+        : g_(g), t_(*find_team(team)), slot_(team), mine_(sync_slot(dstate.my_pe, team)) {
+        sync_group(g_);  // the group's earlier reads of dest and writes of source come first
+        if (leader()) {
+#if ISHMEM_DEVICE_CHECKS
+            if (__builtin_expect(t_.size > ishmemi::cuda::gpu_sync_slot::max_members, 0))
+                fail(ishmemi::cuda::err_team_size, routine, nullptr, team, t_.size,
+                     ishmemi::cuda::gpu_sync_slot::max_members);
+            if (__builtin_expect(atomicExch(&mine_->busy.value, 1ull) != 0ull, 0))
+                fail(ishmemi::cuda::err_concurrent, routine, nullptr, team, 0, 0);
+#endif
+            c_ = ++mine_->calls.value;  // only this PE's caller touches it
+        }
+    }
+    __device__ bool leader() const { return rank_in(g_) == 0; }
+    __device__ unsigned rank() const { return rank_in(g_); }
+    __device__ unsigned threads() const { return threads_of(g_); }
+    __device__ void sync() const { sync_group(g_); }
+    __device__ int me() const { return t_.my_index; }
+    __device__ int size() const { return t_.size; }
+    // Member m's copy of the symmetric object at p.
+    template <class T> __device__ T* at(T* p, int m) const { return peer_ptr(p, t_.start + m * t_.stride); }
+
+    // Leader only: sets my entry of flag f at member m to this call (release: what this PE did
+    // before, and what its group did before the last sync, comes with it).
+    __device__ void tell(flag f, int m) const {
+        sys_ref(entry(sync_slot(t_.start + m * t_.stride, slot_), f, t_.my_index)).store(c_, ::cuda::std::memory_order_release);
+    }
+    __device__ void tell_others(flag f) const {
+        for (int i = 1; i < t_.size; ++i) tell(f, (t_.my_index + i) % t_.size);
+    }
+    // Leader only: waits until member m has set flag f at this PE for this call.
+    __device__ void await(flag f, int m) const {
+        auto r = sys_ref(entry(mine_, f, m));
+        while (r.load(::cuda::std::memory_order_acquire) < c_) {
+        }
+    }
+    __device__ void await_others(flag f) const {
+        for (int i = 1; i < t_.size; ++i) await(f, (t_.my_index + i) % t_.size);
+    }
+    // Leader only: my count for collect, at every member (before my ready, which publishes it).
+    __device__ void publish_count(unsigned long long n) const {
+        for (int m = 0; m < t_.size; ++m)
+            sys_ref(&sync_slot(t_.start + m * t_.stride, slot_)->counts[t_.my_index]).store(n, ::cuda::std::memory_order_relaxed);
+    }
+    // Member m's count in this call (after its ready).
+    __device__ unsigned long long count_of(int m) const {
+        return sys_ref(&mine_->counts[m]).load(::cuda::std::memory_order_relaxed);
+    }
+    // The group's stores are complete and visible everywhere; then done goes to the others.
+    __device__ void signal_done() const {
+        sync();
+        if (leader()) {
+            __threadfence_system();
+            tell_others(done);
+        }
+    }
+    __device__ void finish() const {
+        if (leader()) {
+#if ISHMEM_DEVICE_CHECKS
+            sys_ref(&mine_->busy.value).store(0ull, ::cuda::std::memory_order_relaxed);
+#endif
+        }
+        sync();
+    }
+
+  private:
+    __device__ static unsigned long long* entry(ishmemi::cuda::gpu_sync_slot* s, flag f, int m) {
+        return (f == ready ? s->ready : s->done) + m;
+    }
+    const G& g_;
+    const ishmemi::cuda::device_team& t_;
+    int slot_;
+    ishmemi::cuda::gpu_sync_slot* mine_;
+    unsigned long long c_ = 0;
+};
+
+// Every member stores `bytes` of its data into every member's dest (itself included), starting
+// with the member after it so that the links are loaded evenly; block(m) is what member m gets,
+// at offset `at_offset` of its dest.
+template <class G, class Block>
+__device__ inline void push_to_all(const call<G>& k, char* dest, size_t at_offset, size_t bytes, Block block) {
+    for (int i = 1; i <= k.size(); ++i) {
+        const int m = (k.me() + i) % k.size();
+        char* d = k.at(dest, m) + at_offset;
+        const char* s = block(m);
+        if (d != s) copy_bytes(d, s, bytes, k.rank(), k.threads());
+    }
+}
+
+template <class G>
+__device__ inline int broadcast(const G& g, int team, void* dest, const void* source, size_t bytes, int root) {
+    if (bytes == 0) return 0;
+    call<G> k(g, team, "ishmem_broadcast");
+    if (k.me() == root) {
+        if (k.leader()) k.await_others(ready);
+        k.sync();
+        push_to_all(k, static_cast<char*>(dest), 0, bytes, [&](int) { return static_cast<const char*>(source); });
+        k.signal_done();
+    } else if (k.leader()) {
+        k.tell(ready, root);
+        k.await(done, root);
+    }
+    k.finish();
+    return 0;
+}
+
+// The common frame of fcollect, collect and alltoall: all ready, push, all done.
+template <class G, class Push> __device__ inline void exchange_all(call<G>& k, Push push) {
+    if (k.leader()) {
+        k.tell_others(ready);
+        k.await_others(ready);
+    }
+    k.sync();
+    push();
+    k.signal_done();
+    if (k.leader()) k.await_others(done);
+    k.finish();
+}
+
+template <class G> __device__ inline int fcollect(const G& g, int team, void* dest, const void* source, size_t bytes) {
+    if (bytes == 0) return 0;
+    call<G> k(g, team, "ishmem_fcollect");
+    exchange_all(k, [&] {
+        push_to_all(k, static_cast<char*>(dest), k.me() * bytes, bytes, [&](int) { return static_cast<const char*>(source); });
+    });
+    return 0;
+}
+
+template <class G> __device__ inline int alltoall(const G& g, int team, void* dest, const void* source, size_t bytes) {
+    if (bytes == 0) return 0;
+    call<G> k(g, team, "ishmem_alltoall");
+    exchange_all(k, [&] {
+        push_to_all(k, static_cast<char*>(dest), k.me() * bytes, bytes,
+                    [&](int m) { return static_cast<const char*>(source) + m * bytes; });
+    });
+    return 0;
+}
+
+// Counts differ per member (0 included), so every member takes part whatever its count.
+template <class G> __device__ inline int collect(const G& g, int team, void* dest, const void* source, size_t bytes) {
+    call<G> k(g, team, "ishmem_collect");
+    if (k.leader()) k.publish_count(bytes);
+    exchange_all(k, [&] {
+        size_t offset = 0;
+        for (int m = 0; m < k.me(); ++m) offset += k.count_of(m);
+        push_to_all(k, static_cast<char*>(dest), offset, bytes, [&](int) { return static_cast<const char*>(source); });
+    });
+    return 0;
+}
+
+template <int Op, class T> __device__ inline T combine(T a, T b) {
+    if constexpr (Op == op_and) return static_cast<T>(a & b);
+    else if constexpr (Op == op_or) return static_cast<T>(a | b);
+    else if constexpr (Op == op_xor) return static_cast<T>(a ^ b);
+    else if constexpr (Op == op_max) return a < b ? b : a;
+    else if constexpr (Op == op_min) return b < a ? b : a;
+    else if constexpr (Op == op_sum) return static_cast<T>(a + b);
+    else return static_cast<T>(a * b);
+}
+
+// A load that goes past this SM's L1 cache: a peer's data changes between calls of one kernel.
+template <class T> __device__ inline T load_fresh(const T* p) {
+    if constexpr (sizeof(T) == 1) {
+        const unsigned char v = __ldcg(reinterpret_cast<const unsigned char*>(p));
+        return ::cuda::std::bit_cast<T>(v);
+    } else if constexpr (sizeof(T) == 2) {
+        const unsigned short v = __ldcg(reinterpret_cast<const unsigned short*>(p));
+        return ::cuda::std::bit_cast<T>(v);
+    } else if constexpr (sizeof(T) == 4) {
+        const unsigned int v = __ldcg(reinterpret_cast<const unsigned int*>(p));
+        return ::cuda::std::bit_cast<T>(v);
+    } else {
+        static_assert(sizeof(T) == 8, "reduction types are 1, 2, 4 or 8 bytes");
+        const unsigned long long v = __ldcg(reinterpret_cast<const unsigned long long*>(p));
+        return ::cuda::std::bit_cast<T>(v);
+    }
+}
+
+// Reductions (Scan 0) and scans (1 inclusive, 2 exclusive) over chunk me() of the array: the
+// elements are read from every member before any of their results is stored.
+enum scan_kind : int { no_scan, inclusive, exclusive };
+template <int Op, int Scan, class T, class G>
+__device__ inline int combine_chunks(const G& g, int team, T* dest, const T* source, size_t n, const char* routine) {
+    if (n == 0) return 0;
+    call<G> k(g, team, routine);
+    if (k.leader()) {
+        k.tell_others(ready);
+        k.await_others(ready);
+    }
+    k.sync();
+    const size_t b = n * k.me() / k.size(), e = n * (k.me() + 1) / k.size();
+    for (size_t i = b + k.rank(); i < e; i += k.threads()) {
+        if constexpr (Scan == no_scan) {
+            T v = load_fresh(k.at(source, 0) + i);
+            for (int m = 1; m < k.size(); ++m) v = combine<Op>(v, load_fresh(k.at(source, m) + i));
+            for (int m = 0; m < k.size(); ++m) k.at(dest, m)[i] = v;
+        } else {
+            T acc{};
+            for (int m = 0; m < k.size(); ++m) {
+                const T v = load_fresh(k.at(source, m) + i);
+                if constexpr (Scan == exclusive) k.at(dest, m)[i] = acc;
+                acc = combine<Op>(acc, v);
+                if constexpr (Scan == inclusive) k.at(dest, m)[i] = acc;
+            }
+        }
+    }
+    k.signal_done();
+    if (k.leader()) k.await_others(done);
+    k.finish();
+    return 0;
+}
+
+}  // namespace coll
+
+// ---- what the generated entry points call ------------------------------------------------------
+
+template <class T> __device__ inline int alltoall(int team, T* dest, const T* source, size_t nelems) {
+    return coll::alltoall(single_thread{}, team, dest, source, nelems * sizeof(T));
+}
+template <class T, class G> __device__ inline int alltoall_work_group(int team, T* dest, const T* source, size_t nelems, const G& g) {
+    return coll::alltoall(g, team, dest, source, nelems * sizeof(T));
+}
+template <class T> __device__ inline int broadcast(int team, T* dest, const T* source, size_t nelems, int root) {
+    return coll::broadcast(single_thread{}, team, dest, source, nelems * sizeof(T), root);
+}
+template <class T, class G>
+__device__ inline int broadcast_work_group(int team, T* dest, const T* source, size_t nelems, int root, const G& g) {
+    return coll::broadcast(g, team, dest, source, nelems * sizeof(T), root);
+}
+template <class T> __device__ inline int collect(int team, T* dest, const T* source, size_t nelems) {
+    return coll::collect(single_thread{}, team, dest, source, nelems * sizeof(T));
+}
+template <class T, class G> __device__ inline int collect_work_group(int team, T* dest, const T* source, size_t nelems, const G& g) {
+    return coll::collect(g, team, dest, source, nelems * sizeof(T));
+}
+template <class T> __device__ inline int fcollect(int team, T* dest, const T* source, size_t nelems) {
+    return coll::fcollect(single_thread{}, team, dest, source, nelems * sizeof(T));
+}
+template <class T, class G> __device__ inline int fcollect_work_group(int team, T* dest, const T* source, size_t nelems, const G& g) {
+    return coll::fcollect(g, team, dest, source, nelems * sizeof(T));
+}
+
+#define ISHMEMI_DEVICE_REDUCTION(OP)                                                                               \
+    template <class T> __device__ inline int OP##_reduce(int team, T* dest, const T* source, size_t nreduce) {     \
+        return coll::combine_chunks<coll::op_##OP, coll::no_scan>(single_thread{}, team, dest, source, nreduce,    \
+                                                                  "ishmem_" #OP "_reduce");                       \
+    }                                                                                                              \
+    template <class T, class G>                                                                                    \
+    __device__ inline int OP##_reduce_work_group(int team, T* dest, const T* source, size_t nreduce, const G& g) { \
+        return coll::combine_chunks<coll::op_##OP, coll::no_scan>(g, team, dest, source, nreduce,                  \
+                                                                  "ishmemx_" #OP "_reduce_work_group");           \
+    }
+ISHMEMI_DEVICE_REDUCTION(and)
+ISHMEMI_DEVICE_REDUCTION(or)
+ISHMEMI_DEVICE_REDUCTION(xor)
+ISHMEMI_DEVICE_REDUCTION(max)
+ISHMEMI_DEVICE_REDUCTION(min)
+ISHMEMI_DEVICE_REDUCTION(sum)
+ISHMEMI_DEVICE_REDUCTION(prod)
+#undef ISHMEMI_DEVICE_REDUCTION
+
+template <class T> __device__ inline int sum_inscan(int team, T* dest, const T* source, size_t nelems) {
+    return coll::combine_chunks<coll::op_sum, coll::inclusive>(single_thread{}, team, dest, source, nelems, "ishmem_sum_inscan");
+}
+template <class T> __device__ inline int sum_exscan(int team, T* dest, const T* source, size_t nelems) {
+    return coll::combine_chunks<coll::op_sum, coll::exclusive>(single_thread{}, team, dest, source, nelems, "ishmem_sum_exscan");
+}
+
+// ---- the checks of the collectives' entry points -------------------------------------------------
+
+__device__ inline int team_size_or_zero(int team) {
+    const auto* t = find_team(team);
+    return t ? t->size : 0;
+}
+// Soft checks, as check_team: a line and false, so that the routine returns nonzero.
+__device__ inline bool check_team_pe(const char* fn, int team, const char* param, int pe) {
+    const auto* t = find_team(team);
+    if (__builtin_expect(t != nullptr && static_cast<unsigned>(pe) < static_cast<unsigned>(t->size), 1)) return true;
+    printf("ishmem: PE %d: %s: %s = %d is not a PE of team %d (device code)\n", dstate.my_pe, fn, param, pe, team);
+    return false;
+}
+__device__ inline bool check_no_partial_overlap(const char* fn, const char* a, const void* pa, const char* b, const void* pb,
+                                                size_t bytes) {
+    const auto x = reinterpret_cast<uintptr_t>(pa), y = reinterpret_cast<uintptr_t>(pb);
+    if (__builtin_expect(x == y || bytes == 0 || x + bytes <= y || y + bytes <= x, 1)) return true;
+    printf("ishmem: PE %d: %s: %s and %s overlap partly (%llu bytes) (device code)\n", dstate.my_pe, fn, a, b,
+           static_cast<unsigned long long>(bytes));
+    return false;
+}
+
+}  // namespace ishmemi::dev
