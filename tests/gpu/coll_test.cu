@@ -1,0 +1,271 @@
+// Data collectives on the CUDA backend, beyond the generated per-entry-point cases: device calls
+// from a thread and from a block over the world, a strided team, and the team of every PE but the
+// first (size 3 on four PEs); broadcast from every root; collect with a different count on each PE,
+// 0 included; nelems 0; reductions in place and into another buffer; scans; back-to-back calls on
+// one team without a barrier between them; teams made and destroyed repeatedly; and the host-called
+// and stream (_on_queue) forms on large arrays, which the library spreads over many blocks. PEs
+// outside a team find their buffers untouched.
+#include <string>
+#include <vector>
+
+#include "gpu_testing.h"
+
+namespace {
+
+using namespace ishmem_gpu_testing;
+namespace cg = cooperative_groups;
+
+class GpuColl : public GpuTest {};
+
+constexpr int untouched = -7;  // every dest starts so; nothing past the result may change
+
+int value(int pe, long long i) { return pattern(pe, 3, i) % 100000; }
+
+// A team and its world PE numbers, or not a member.
+struct team_info {
+    ishmem_team_t team;
+    std::string name;
+    int me = -1, size = 0;
+    std::vector<int> pes;
+    explicit team_info(ishmem_team_t t, std::string what) : team(t), name(std::move(what)) {
+        me = ishmem_team_my_pe(t);
+        size = ishmem_team_n_pes(t);
+        for (int k = 0; k < size; ++k) pes.push_back(ishmem_team_translate_pe(t, k, ISHMEM_TEAM_WORLD));
+    }
+    bool member() const { return me >= 0; }
+};
+
+// Block forms when Block, else the thread forms; each writes its return value to ret.
+enum which : int { w_broadcast, w_fcollect, w_collect, w_alltoall, w_sum_in_place, w_max_to_other, w_inscan, w_exscan };
+
+template <bool Block>
+__global__ void run(which what, ishmem_team_t team, int* dest, int* src, size_t n, int root, int* ret) {
+    int r = 0;
+    if constexpr (Block) {
+        auto b = cg::this_thread_block();
+        switch (what) {
+            case w_broadcast: r = ishmemx_int_broadcast_work_group(team, dest, src, n, root, b); break;
+            case w_fcollect: r = ishmemx_int_fcollect_work_group(team, dest, src, n, b); break;
+            case w_collect: r = ishmemx_int_collect_work_group(team, dest, src, n, b); break;
+            case w_alltoall: r = ishmemx_int_alltoall_work_group(team, dest, src, n, b); break;
+            case w_sum_in_place: r = ishmemx_int_sum_reduce_work_group(team, src, src, n, b); break;
+            case w_max_to_other: r = ishmemx_int_max_reduce_work_group(team, dest, src, n, b); break;
+            default: r = -100; break;  // scans have no _work_group form
+        }
+        if (b.thread_rank() == 0) *ret = r;
+    } else {
+        switch (what) {
+            case w_broadcast: r = ishmem_int_broadcast(team, dest, src, n, root); break;
+            case w_fcollect: r = ishmem_int_fcollect(team, dest, src, n); break;
+            case w_collect: r = ishmem_int_collect(team, dest, src, n); break;
+            case w_alltoall: r = ishmem_int_alltoall(team, dest, src, n); break;
+            case w_sum_in_place: r = ishmem_int_sum_reduce(team, src, src, n); break;
+            case w_max_to_other: r = ishmem_int_max_reduce(team, dest, src, n); break;
+            case w_inscan: r = ishmem_int_sum_inscan(team, dest, src, n); break;
+            case w_exscan: r = ishmem_int_sum_exscan(team, dest, src, n); break;
+        }
+        *ret = r;
+    }
+}
+
+// One call on every member (non-members only take the barriers), checked against want(i) over
+// dest's first `results` elements (src for in place) and `untouched` after them.
+template <class Want>
+void check_call(const team_info& t, bool block, which what, size_t nelems, size_t contribution, int root,
+                size_t results, size_t extent, Want want, const std::string& what_text) {
+    SCOPED_TRACE(what_text + " on " + t.name + (block ? " from a block" : " from a thread") + ", nelems " +
+                 std::to_string(nelems));
+    const int me = ishmem_my_pe();
+    gpu_sym<int> src(extent + 4), dest(extent + 4);
+    ASSERT_TRUE(src && dest);
+    std::vector<int> s(extent + 4);
+    for (size_t i = 0; i < s.size(); ++i) s[i] = value(me, static_cast<long long>(i));
+    src.write(s);
+    dest.fill(untouched);
+    managed<int> ret(1);
+    ret[0] = -1;
+    ishmem_barrier_all();
+    if (t.member()) {
+        stream st;
+        if (block)
+            run<true><<<1, 128, 0, st>>>(what, t.team, dest.get(), src.get(), contribution, root, ret.get());
+        else
+            run<false><<<1, 1, 0, st>>>(what, t.team, dest.get(), src.get(), contribution, root, ret.get());
+        GPU_LAUNCHED("collective kernel");
+        sync(st, "a collective in a kernel");
+        EXPECT_EQ(ret[0], 0) << "the return value";
+        const bool in_place = what == w_sum_in_place;
+        const std::vector<int> got = (in_place ? src : dest).read(0, extent + 4);
+        expect_elements(std::vector<int>(got.begin(), got.begin() + results), want, "result");
+        if (!in_place)
+            expect_elements(std::vector<int>(got.begin() + results, got.end()), [](size_t) { return untouched; },
+                            "past the result");
+    }
+    ishmem_barrier_all();
+    if (!t.member()) {
+        expect_elements(dest.read(), [](size_t) { return untouched; }, "dest of a PE outside the team");
+        expect_elements(src.read(), [&](size_t i) { return value(me, static_cast<long long>(i)); },
+                        "source of a PE outside the team");
+    }
+    (void)nelems;
+}
+
+void every_collective(const team_info& t) {
+    for (bool block : {false, true}) {
+        for (size_t nelems : {size_t{0}, size_t{1}, size_t{300}}) {
+            // Every root; as many rounds on every PE (a team has at most all of them), so that the
+            // barriers match.
+            for (int root = 0; root < ishmem_n_pes(); ++root) {
+                if (root >= t.size && t.member()) {
+                    ishmem_barrier_all();
+                    ishmem_barrier_all();
+                    continue;
+                }
+                check_call(t, block, w_broadcast, nelems, nelems, root, nelems, nelems, [&](size_t i) {
+                    return value(t.pes[root], static_cast<long long>(i));
+                }, "broadcast from team PE " + std::to_string(root));
+            }
+            const size_t all = nelems * static_cast<size_t>(t.size > 0 ? t.size : 1);
+            check_call(t, block, w_fcollect, nelems, nelems, 0, all, all, [&](size_t i) {
+                return value(t.pes[i / nelems], static_cast<long long>(i % nelems));
+            }, "fcollect");
+            check_call(t, block, w_alltoall, nelems, nelems, 0, all, all, [&](size_t i) {
+                return value(t.pes[i / nelems], static_cast<long long>(t.me * nelems + i % nelems));
+            }, "alltoall");
+            // Sums and maxima over the members, in place and into another buffer.
+            check_call(t, block, w_sum_in_place, nelems, nelems, 0, nelems, nelems, [&](size_t i) {
+                int s = 0;
+                for (int pe : t.pes) s += value(pe, static_cast<long long>(i));
+                return s;
+            }, "sum_reduce in place");
+            check_call(t, block, w_max_to_other, nelems, nelems, 0, nelems, nelems, [&](size_t i) {
+                int m = value(t.pes[0], static_cast<long long>(i));
+                for (int pe : t.pes) m = std::max(m, value(pe, static_cast<long long>(i)));
+                return m;
+            }, "max_reduce");
+        }
+        // collect: team PE k contributes (k * 5) % 7 elements (team PE 0 none).
+        auto count = [](int k) { return static_cast<size_t>((k * 5) % 7); };
+        size_t total = 0;
+        std::vector<size_t> offset;
+        for (int k = 0; k < t.size; ++k) {
+            offset.push_back(total);
+            total += count(k);
+        }
+        check_call(t, block, w_collect, 0, t.member() ? count(t.me) : 0, 0, total, total + 8, [&](size_t i) {
+            int k = 0;
+            while (k + 1 < t.size && offset[k + 1] <= i) ++k;
+            return value(t.pes[k], static_cast<long long>(i - offset[k]));
+        }, "collect with counts (k * 5) % 7");
+    }
+    for (size_t nelems : {size_t{0}, size_t{5}, size_t{257}})
+        for (bool inclusive : {true, false})
+            check_call(t, false, inclusive ? w_inscan : w_exscan, nelems, nelems, 0, nelems, nelems, [&](size_t i) {
+                int s = 0;
+                for (int k = 0; k < (inclusive ? t.me + 1 : t.me); ++k) s += value(t.pes[k], static_cast<long long>(i));
+                return s;
+            }, inclusive ? "sum_inscan" : "sum_exscan");
+}
+
+TEST_F(GpuColl, EveryCollectiveInKernelsOnThreeTeams) {
+    every_collective(team_info(ISHMEM_TEAM_WORLD, "the world"));
+    // Every other PE from 0; every PE but the first (size 3 with four PEs; the world with one).
+    const int others_start = n > 1 ? 1 : 0;
+    ishmem_team_t even = ISHMEM_TEAM_INVALID, others = ISHMEM_TEAM_INVALID;
+    ASSERT_EQ(ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, nullptr, 0, &even), 0);
+    ASSERT_EQ(ishmem_team_split_strided(ISHMEM_TEAM_WORLD, others_start, 1, n - others_start, nullptr, 0, &others), 0);
+    every_collective(team_info(even, "the even PEs"));
+    every_collective(team_info(others, "every PE but the first"));
+    ishmem_team_destroy(even);
+    ishmem_team_destroy(others);
+}
+
+// Back to back on one team, no barrier between: a fast PE's next call must not disturb a slow PE's
+// current one (each call's flags carry its number).
+__global__ void back_to_back(ishmem_team_t team, int* a, int* b, int rounds, int me_t, int n_t, report_data* rep,
+                             int* ret) {
+    auto blk = cg::this_thread_block();
+    int bad = 0;
+    for (int r = 1; r <= rounds; ++r) {
+        for (int i = blk.thread_rank(); i < 64; i += blk.num_threads()) a[i] = r * 1000 + me_t;
+        bad |= ishmemx_int_fcollect_work_group(team, b, a, 64, blk);
+        for (int k = 0; k < n_t; ++k)
+            for (int i = blk.thread_rank(); i < 64; i += blk.num_threads())
+                DEV_EXPECT_EQ(rep, b[k * 64 + i], r * 1000 + k, r * 100000 + k * 64 + i);
+        bad |= ishmemx_int_sum_reduce_work_group(team, a, a, 64, blk);
+        for (int i = blk.thread_rank(); i < 64; i += blk.num_threads())
+            DEV_EXPECT_EQ(rep, a[i], n_t * r * 1000 + n_t * (n_t - 1) / 2, r);
+        blk.sync();
+    }
+    if (blk.thread_rank() == 0) *ret = bad;
+}
+
+TEST_F(GpuColl, BackToBackAndOnRepeatedlyMadeTeams) {
+    gpu_sym<int> a(64), b(64 * 4 + 64);
+    ASSERT_TRUE(a && b);
+    dev_report rep;
+    managed<int> ret(1);
+    for (int round = 0; round < 8; ++round) {
+        // Alternately the world, and every PE from round % n (as many as fit).
+        ishmem_team_t team = ISHMEM_TEAM_WORLD;
+        if (round % 2 == 1) {
+            const int start = n > 1 ? round % n : 0;
+            ASSERT_EQ(ishmem_team_split_strided(ISHMEM_TEAM_WORLD, start, 1, n - start, nullptr, 0, &team), 0);
+        }
+        const int tme = ishmem_team_my_pe(team), tn = ishmem_team_n_pes(team);
+        ishmem_barrier_all();
+        if (tme >= 0) {
+            stream st;
+            ret[0] = -1;
+            back_to_back<<<1, 96, 0, st>>>(team, a.get(), b.get(), 25, tme, tn, rep, ret.get());
+            GPU_LAUNCHED("back_to_back");
+            sync(st, "collectives back to back");
+            rep.expect_clean("fcollect and sum_reduce back to back, round " + std::to_string(round));
+            EXPECT_EQ(ret[0], 0);
+        }
+        ishmem_barrier_all();
+        if (team != ISHMEM_TEAM_WORLD) ishmem_team_destroy(team);
+    }
+}
+
+// Host-called and stream forms on arrays big enough for many blocks, and nelems 0 there.
+TEST_F(GpuColl, LargeArraysFromTheHostAndOnAStream) {
+    constexpr size_t big = size_t{3} << 20;  // 12 MiB of int per PE
+    gpu_sym<int> src(big), dest(big * static_cast<size_t>(n) / 4 + big);
+    ASSERT_TRUE(src && dest);
+    std::vector<int> s(big);
+    for (size_t i = 0; i < big; ++i) s[i] = value(me, static_cast<long long>(i));
+    src.write(s);
+    ishmem_barrier_all();
+
+    ASSERT_EQ(ishmem_int_sum_reduce(dest.get(), src.get(), big), 0);
+    expect_elements(dest.read(0, big), [&](size_t i) {
+        int t = 0;
+        for (int pe = 0; pe < n; ++pe) t += value(pe, static_cast<long long>(i));
+        return t;
+    }, "host-called sum_reduce of 3 Mi ints");
+
+    const size_t part = big / 4;
+    ASSERT_EQ(ishmem_int_fcollect(dest.get(), src.get(), part), 0);
+    expect_elements(dest.read(0, part * static_cast<size_t>(n)), [&](size_t i) {
+        return value(static_cast<int>(i / part), static_cast<long long>(i % part));
+    }, "host-called fcollect of 768 Ki ints per PE");
+
+    {
+        stream st;
+        ishmem::queue q(st.get());
+        managed<int> ret(2);
+        ret[0] = ret[1] = -1;
+        const int root = n - 1;
+        auto e1 = ishmemx_int_broadcast_on_queue(dest.get(), src.get(), big, root, &ret[0], q);
+        auto e2 = ishmemx_int_sum_reduce_on_queue(dest.get(), dest.get(), 0, &ret[1], q, {e1});
+        e2.wait();
+        EXPECT_EQ(ret[0], 0);
+        EXPECT_EQ(ret[1], 0);
+        expect_elements(dest.read(0, big), [&](size_t i) { return value(root, static_cast<long long>(i)); },
+                        "broadcast_on_queue of 3 Mi ints from the last PE");
+    }
+    ishmem_barrier_all();
+}
+
+}  // namespace
