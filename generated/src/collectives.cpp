@@ -12,7 +12,7 @@ void ishmem_barrier_all() {
 ishmem::event ishmemx_barrier_all_on_queue(ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_barrier_all_on_queue";
     ishmemi::check_init(fn);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::barrier_all(); });
+    return ishmemi::impl::barrier_all_on_queue(q, deps);
 }
 
 void ishmem_sync_all() {
@@ -24,7 +24,7 @@ void ishmem_sync_all() {
 ishmem::event ishmemx_sync_all_on_queue(ishmem::queue& q, const std::vector<ishmem::event>& deps) {
     constexpr const char* fn = "ishmemx_sync_all_on_queue";
     ishmemi::check_init(fn);
-    return ishmemi::impl::enqueue(q, deps, [=] { ishmemi::impl::sync_all(); });
+    return ishmemi::impl::sync_all_on_queue(q, deps);
 }
 
 int ishmem_team_sync(ishmem_team_t team) {
@@ -39,7 +39,7 @@ ishmem::event ishmemx_team_sync_on_queue(ishmem_team_t team, int* ret, ishmem::q
     ishmemi::check_init(fn);
     ishmemi::check_nonnull(fn, "ret", ret, 1);
     if (!(ishmemi::check_team(fn, team))) return ishmemi::impl::enqueue(q, deps, [=] { *ret = -1; });
-    return ishmemi::impl::enqueue(q, deps, [=] { *ret = ishmemi::impl::team_sync(team); });
+    return ishmemi::impl::team_sync_on_queue(q, deps, ret, team);
 }
 
 int ishmem_float_alltoall(float* dest, const float* source, size_t nelems) {

@@ -1,4 +1,5 @@
-// Host-called and _on_queue collectives on a heap in GPU memory (gpu::collective, gpu::reduction):
+// Host-called and _on_queue collectives on a heap in GPU memory (gpu::collective, gpu::reduction,
+// and gpu::barrier for the _on_queue barriers):
 // a cooperative kernel runs the device collectives of ishmem/cuda/collectives.cuh with the whole
 // grid as the group, so the flags are the ones device calls use and large messages are spread over
 // many blocks (every block copies or combines its share; the grid syncs between the phases).
@@ -28,6 +29,8 @@ __global__ void bytes_kernel(coll_kind kind, int team, void* dest, const void* s
         default: dc::fcollect(grid, team, dest, source, bytes); break;
     }
 }
+
+__global__ void barrier_kernel(int team) { ishmemi::dev::team_barrier(*ishmemi::dev::find_team(team), team); }
 
 template <int Op, int Scan, class T>
 __global__ void combine_kernel(int team, T* dest, const T* source, size_t nelems) {
@@ -97,6 +100,14 @@ void collective(coll_kind kind, int team, void* dest, const void* source, size_t
     const int n = team_size_or_zero(team);
     void* args[] = {&kind, &team, &dest, &source, &bytes, &root};
     launch(reinterpret_cast<const void*>(&bytes_kernel), blocks_for(bytes * static_cast<size_t>(n)), args, s);
+}
+
+void barrier(int team, CUstream_st* s) {
+    cuda::ensure_device();
+    cudaStream_t stream = s ? s : my_stream();
+    barrier_kernel<<<1, 1, 0, stream>>>(team);
+    cuda::check(cudaGetLastError(), routine, "launching a barrier kernel");
+    if (!s) cuda::check(cudaStreamSynchronize(stream), routine, "a barrier kernel");
 }
 
 void reduction(int op, int scan, elem_kind type, int team, void* dest, const void* source, size_t nelems,

@@ -33,6 +33,7 @@ void signal_async(CUstream_st*, uint64_t*, uint64_t, bool) { no_cuda("gpu::signa
 uint64_t rmw(rmw_op, void*, unsigned, uint64_t, uint64_t) { no_cuda("gpu::rmw"); }
 void collective(coll_kind, int, void*, const void*, size_t, int, CUstream_st*) { no_cuda("gpu::collective"); }
 void reduction(int, int, elem_kind, int, void*, const void*, size_t, CUstream_st*) { no_cuda("gpu::reduction"); }
+void barrier(int, CUstream_st*) { no_cuda("gpu::barrier"); }
 }  // namespace gpu
 
 // A module compiled by nvcc against this library never gets a state: its device calls report that

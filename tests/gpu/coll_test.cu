@@ -69,13 +69,15 @@ __global__ void run(which what, ishmem_team_t team, int* dest, int* src, size_t 
 }
 
 // One call on every member (non-members only take the barriers), checked against want(i) over
-// dest's first `results` elements (src for in place) and `untouched` after them.
+// dest's first `results` elements (src for in place) and `untouched` after them. The buffers have
+// the same size on every PE (symmetric allocation), enough for every call of every_collective.
 template <class Want>
 void check_call(const team_info& t, bool block, which what, size_t nelems, size_t contribution, int root,
-                size_t results, size_t extent, Want want, const std::string& what_text) {
+                size_t results, Want want, const std::string& what_text) {
     SCOPED_TRACE(what_text + " on " + t.name + (block ? " from a block" : " from a thread") + ", nelems " +
                  std::to_string(nelems));
     const int me = ishmem_my_pe();
+    const size_t extent = 300 * static_cast<size_t>(ishmem_n_pes()) + 8;
     gpu_sym<int> src(extent + 4), dest(extent + 4);
     ASSERT_TRUE(src && dest);
     std::vector<int> s(extent + 4);
@@ -121,24 +123,24 @@ void every_collective(const team_info& t) {
                     ishmem_barrier_all();
                     continue;
                 }
-                check_call(t, block, w_broadcast, nelems, nelems, root, nelems, nelems, [&](size_t i) {
+                check_call(t, block, w_broadcast, nelems, nelems, root, nelems, [&](size_t i) {
                     return value(t.pes[root], static_cast<long long>(i));
                 }, "broadcast from team PE " + std::to_string(root));
             }
             const size_t all = nelems * static_cast<size_t>(t.size > 0 ? t.size : 1);
-            check_call(t, block, w_fcollect, nelems, nelems, 0, all, all, [&](size_t i) {
+            check_call(t, block, w_fcollect, nelems, nelems, 0, all, [&](size_t i) {
                 return value(t.pes[i / nelems], static_cast<long long>(i % nelems));
             }, "fcollect");
-            check_call(t, block, w_alltoall, nelems, nelems, 0, all, all, [&](size_t i) {
+            check_call(t, block, w_alltoall, nelems, nelems, 0, all, [&](size_t i) {
                 return value(t.pes[i / nelems], static_cast<long long>(t.me * nelems + i % nelems));
             }, "alltoall");
             // Sums and maxima over the members, in place and into another buffer.
-            check_call(t, block, w_sum_in_place, nelems, nelems, 0, nelems, nelems, [&](size_t i) {
+            check_call(t, block, w_sum_in_place, nelems, nelems, 0, nelems, [&](size_t i) {
                 int s = 0;
                 for (int pe : t.pes) s += value(pe, static_cast<long long>(i));
                 return s;
             }, "sum_reduce in place");
-            check_call(t, block, w_max_to_other, nelems, nelems, 0, nelems, nelems, [&](size_t i) {
+            check_call(t, block, w_max_to_other, nelems, nelems, 0, nelems, [&](size_t i) {
                 int m = value(t.pes[0], static_cast<long long>(i));
                 for (int pe : t.pes) m = std::max(m, value(pe, static_cast<long long>(i)));
                 return m;
@@ -152,7 +154,7 @@ void every_collective(const team_info& t) {
             offset.push_back(total);
             total += count(k);
         }
-        check_call(t, block, w_collect, 0, t.member() ? count(t.me) : 0, 0, total, total + 8, [&](size_t i) {
+        check_call(t, block, w_collect, 0, t.member() ? count(t.me) : 0, 0, total, [&](size_t i) {
             int k = 0;
             while (k + 1 < t.size && offset[k + 1] <= i) ++k;
             return value(t.pes[k], static_cast<long long>(i - offset[k]));
@@ -160,7 +162,7 @@ void every_collective(const team_info& t) {
     }
     for (size_t nelems : {size_t{0}, size_t{5}, size_t{257}})
         for (bool inclusive : {true, false})
-            check_call(t, false, inclusive ? w_inscan : w_exscan, nelems, nelems, 0, nelems, nelems, [&](size_t i) {
+            check_call(t, false, inclusive ? w_inscan : w_exscan, nelems, nelems, 0, nelems, [&](size_t i) {
                 int s = 0;
                 for (int k = 0; k < (inclusive ? t.me + 1 : t.me); ++k) s += value(t.pes[k], static_cast<long long>(i));
                 return s;

@@ -229,6 +229,9 @@ template <class T> constexpr elem_kind elem_kind_of() {
 }
 ISHMEM_API void reduction(int op, int scan, elem_kind type, int team, void* dest, const void* source, size_t nelems,
                           CUstream_st* s);
+// A device barrier over the team (the GPU sync slot's counters, as barriers in kernels use), by a
+// one-thread kernel; s as for collective.
+ISHMEM_API void barrier(int team, CUstream_st* s);
 }  // namespace gpu
 
 }  // namespace ishmemi
