@@ -68,12 +68,15 @@ __global__ void run(which what, ishmem_team_t team, int* dest, int* src, size_t 
     }
 }
 
-// One call on every member (non-members only take the barriers), checked against want(i) over
-// dest's first `results` elements (src for in place) and `untouched` after them. The buffers have
-// the same size on every PE (symmetric allocation), enough for every call of every_collective.
+// One call on every member (non-members only take part in the allocations and barriers, and find
+// their buffers untouched), checked against want(i) over dest's first `results` elements (src for
+// in place) and `untouched` after them. The buffers have the same size on every PE (symmetric
+// allocation), enough for every call of every_collective. Every PE makes the same collective calls
+// here, whatever its part: a member that sits out a round (a root past the team's size) passes
+// takes_part = false and is checked as a non-member.
 template <class Want>
-void check_call(const team_info& t, bool block, which what, size_t nelems, size_t contribution, int root,
-                size_t results, Want want, const std::string& what_text) {
+void check_call(const team_info& t, bool takes_part, bool block, which what, size_t nelems, size_t contribution,
+                int root, size_t results, Want want, const std::string& what_text) {
     SCOPED_TRACE(what_text + " on " + t.name + (block ? " from a block" : " from a thread") + ", nelems " +
                  std::to_string(nelems));
     const int me = ishmem_my_pe();
@@ -87,7 +90,7 @@ void check_call(const team_info& t, bool block, which what, size_t nelems, size_
     managed<int> ret(1);
     ret[0] = -1;
     ishmem_barrier_all();
-    if (t.member()) {
+    if (takes_part) {
         stream st;
         if (block)
             run<true><<<1, 128, 0, st>>>(what, t.team, dest.get(), src.get(), contribution, root, ret.get());
@@ -104,8 +107,8 @@ void check_call(const team_info& t, bool block, which what, size_t nelems, size_
                             "past the result");
     }
     ishmem_barrier_all();
-    if (!t.member()) {
-        expect_elements(dest.read(), [](size_t) { return untouched; }, "dest of a PE outside the team");
+    if (!takes_part) {
+        expect_elements(dest.read(), [](size_t) { return untouched; }, "dest of a PE outside the team or the round");
         expect_elements(src.read(), [&](size_t i) { return value(me, static_cast<long long>(i)); },
                         "source of a PE outside the team");
     }
@@ -116,31 +119,26 @@ void every_collective(const team_info& t) {
     for (bool block : {false, true}) {
         for (size_t nelems : {size_t{0}, size_t{1}, size_t{300}}) {
             // Every root; as many rounds on every PE (a team has at most all of them), so that the
-            // barriers match.
+            // allocations and barriers match.
             for (int root = 0; root < ishmem_n_pes(); ++root) {
-                if (root >= t.size && t.member()) {
-                    ishmem_barrier_all();
-                    ishmem_barrier_all();
-                    continue;
-                }
-                check_call(t, block, w_broadcast, nelems, nelems, root, nelems, [&](size_t i) {
+                check_call(t, t.member() && root < t.size, block, w_broadcast, nelems, nelems, root, nelems, [&](size_t i) {
                     return value(t.pes[root], static_cast<long long>(i));
                 }, "broadcast from team PE " + std::to_string(root));
             }
             const size_t all = nelems * static_cast<size_t>(t.size > 0 ? t.size : 1);
-            check_call(t, block, w_fcollect, nelems, nelems, 0, all, [&](size_t i) {
+            check_call(t, t.member(), block, w_fcollect, nelems, nelems, 0, all, [&](size_t i) {
                 return value(t.pes[i / nelems], static_cast<long long>(i % nelems));
             }, "fcollect");
-            check_call(t, block, w_alltoall, nelems, nelems, 0, all, [&](size_t i) {
+            check_call(t, t.member(), block, w_alltoall, nelems, nelems, 0, all, [&](size_t i) {
                 return value(t.pes[i / nelems], static_cast<long long>(t.me * nelems + i % nelems));
             }, "alltoall");
             // Sums and maxima over the members, in place and into another buffer.
-            check_call(t, block, w_sum_in_place, nelems, nelems, 0, nelems, [&](size_t i) {
+            check_call(t, t.member(), block, w_sum_in_place, nelems, nelems, 0, nelems, [&](size_t i) {
                 int s = 0;
                 for (int pe : t.pes) s += value(pe, static_cast<long long>(i));
                 return s;
             }, "sum_reduce in place");
-            check_call(t, block, w_max_to_other, nelems, nelems, 0, nelems, [&](size_t i) {
+            check_call(t, t.member(), block, w_max_to_other, nelems, nelems, 0, nelems, [&](size_t i) {
                 int m = value(t.pes[0], static_cast<long long>(i));
                 for (int pe : t.pes) m = std::max(m, value(pe, static_cast<long long>(i)));
                 return m;
@@ -154,7 +152,7 @@ void every_collective(const team_info& t) {
             offset.push_back(total);
             total += count(k);
         }
-        check_call(t, block, w_collect, 0, t.member() ? count(t.me) : 0, 0, total, [&](size_t i) {
+        check_call(t, t.member(), block, w_collect, 0, t.member() ? count(t.me) : 0, 0, total, [&](size_t i) {
             int k = 0;
             while (k + 1 < t.size && offset[k + 1] <= i) ++k;
             return value(t.pes[k], static_cast<long long>(i - offset[k]));
@@ -162,7 +160,7 @@ void every_collective(const team_info& t) {
     }
     for (size_t nelems : {size_t{0}, size_t{5}, size_t{257}})
         for (bool inclusive : {true, false})
-            check_call(t, false, inclusive ? w_inscan : w_exscan, nelems, nelems, 0, nelems, [&](size_t i) {
+            check_call(t, t.member(), false, inclusive ? w_inscan : w_exscan, nelems, nelems, 0, nelems, [&](size_t i) {
                 int s = 0;
                 for (int k = 0; k < (inclusive ? t.me + 1 : t.me); ++k) s += value(t.pes[k], static_cast<long long>(i));
                 return s;
