@@ -64,6 +64,43 @@ struct ishmem_api {
         ishmemx_getmem_work_group(dest, source, nbytes, pe, block);
     }
 
+    // ---- collectives (bench_gpu_coll.cuh) ----
+    static constexpr bool has_barrier = true, has_device_coll = true;
+    __device__ static void block_barrier_all(const cg::thread_block& b) { ishmemx_barrier_all_work_group(b); }
+    __device__ static void block_broadcast(void* dst, const void* src, size_t bytes, int root, const cg::thread_block& b) {
+        ishmemx_broadcastmem_work_group(dst, src, bytes, root, b);
+    }
+    __device__ static void block_fcollect(void* dst, const void* src, size_t bytes, const cg::thread_block& b) {
+        ishmemx_fcollectmem_work_group(dst, src, bytes, b);
+    }
+    __device__ static void block_alltoall(void* dst, const void* src, size_t bytes, const cg::thread_block& b) {
+        ishmemx_alltoallmem_work_group(dst, src, bytes, b);
+    }
+    __device__ static void block_sum_reduce(float* dst, const float* src, size_t n, const cg::thread_block& b) {
+        ishmemx_float_sum_reduce_work_group(dst, src, n, b);
+    }
+    static void launch_block_coll(const void* kernel, void** args, unsigned threads, cudaStream_t s) {
+        GB_CUDA(cudaLaunchKernel(kernel, dim3(1), dim3(threads), args, 0, s));
+    }
+    static inline int coll_ret = 0;  // set when a call is queued (every check is made then)
+    static ishmem::queue& queue_on(cudaStream_t s) {
+        attach_stream(s);
+        return *queue;
+    }
+    static void stream_barrier_all(cudaStream_t s) { ishmemx_barrier_all_on_queue(queue_on(s)); }
+    static void stream_broadcast(void* dst, const void* src, size_t bytes, int root, cudaStream_t s) {
+        ishmemx_broadcastmem_on_queue(dst, src, bytes, root, &coll_ret, queue_on(s));
+    }
+    static void stream_fcollect(void* dst, const void* src, size_t bytes, cudaStream_t s) {
+        ishmemx_fcollectmem_on_queue(dst, src, bytes, &coll_ret, queue_on(s));
+    }
+    static void stream_alltoall(void* dst, const void* src, size_t bytes, cudaStream_t s) {
+        ishmemx_alltoallmem_on_queue(dst, src, bytes, &coll_ret, queue_on(s));
+    }
+    static void stream_sum_reduce(float* dst, const float* src, size_t n, cudaStream_t s) {
+        ishmemx_float_sum_reduce_on_queue(dst, src, n, &coll_ret, queue_on(s));
+    }
+
     // ---- host ----
     static const char* name() {
         static char text[ISHMEM_MAX_NAME_LEN + 64];

@@ -12,6 +12,7 @@
 //   host:   name, option (extra command-line options), extra_usage, init, my_pe, n_pes,
 //           malloc, free, barrier_all, host_putmem, host_quiet, attach_stream, stream_putmem,
 //           stream_quiet_wait, finalize
+//   and the collectives' (bench_gpu_coll.cuh, run after the rest)
 //
 // Header-only, one program per translation unit (C++17: the NVSHMEM peer is built with -std=c++17).
 #ifndef ISHMEM_BENCH_GPU_COMMON_CUH
@@ -218,6 +219,42 @@ inline void start_watchdog(int limit_s) {
             _exit(3);
         }
     }).detach();
+}
+
+// ---- the peers' bootstrap: rank 0 leaves a unique id in a file for the others ----------------------
+// Written through a rename, so that a reader never sees half of it; readers wait up to 60 s for it.
+inline void write_id_file(const std::string& path, const void* id, size_t size) {
+    std::string tmp = path + ".tmp";
+    FILE* f = fopen(tmp.c_str(), "wb");
+    if (!f || fwrite(id, size, 1, f) != 1 || fclose(f) != 0) die("cannot write %s: %s", tmp.c_str(), strerror(errno));
+    if (rename(tmp.c_str(), path.c_str()) != 0) die("cannot rename %s: %s", tmp.c_str(), strerror(errno));
+}
+inline void read_id_file(const std::string& path, void* id, size_t size) {
+    for (int waited_ms = 0;; waited_ms += 10) {
+        if (FILE* f = fopen(path.c_str(), "rb")) {
+            size_t got = fread(id, size, 1, f);
+            fclose(f);
+            if (got != 1) die("%s: shorter than a unique id (%zu bytes)", path.c_str(), size);
+            return;
+        }
+        if (waited_ms >= 60000) die("rank 0 wrote no unique id to %s in 60 s", path.c_str());
+        progress();  // waiting for rank 0 is not a hang (yet)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
+// A wrong result, on stderr: "<program>: PE <me>: WRONG: <message>".
+inline void vprint_wrong(int me, const char* fmt, va_list ap) {
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    fprintf(stderr, "%s: PE %d: WRONG: %s\n", g_program, me, msg);
+    fflush(stderr);
+}
+[[gnu::format(printf, 2, 3)]] inline void print_wrong(int me, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vprint_wrong(me, fmt, ap);
+    va_end(ap);
 }
 
 // ---- statistics and output ------------------------------------------------------------------------
@@ -507,13 +544,10 @@ struct bench {
     void launched() { GB_CUDA(cudaGetLastError()); }
 
     [[gnu::format(printf, 2, 3)]] void report_wrong(const char* fmt, ...) {
-        char msg[512];
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
+        vprint_wrong(me, fmt, ap);
         va_end(ap);
-        fprintf(stderr, "%s: PE %d: WRONG: %s\n", g_program, me, msg);
-        fflush(stderr);
         ++wrong;
     }
     // Reports (and clears) what the kernels of a point counted as wrong.
@@ -834,6 +868,12 @@ struct bench {
     }
 };
 
+}  // namespace gpubench
+
+#include "bench_gpu_coll.cuh"
+
+namespace gpubench {
+
 // The program: bench_gpu.cu and bench_gpu_nvshmem.cu call this from main with their Api.
 template <class Api>
 int run(int argc, char** argv, const char* launch_usage) {
@@ -864,6 +904,10 @@ int run(int argc, char** argv, const char* launch_usage) {
     b.latency();
     b.bandwidth();
     b.host_initiated();
+    coll_run coll{b.opt, out, b.stream, b.src, b.dst, b.opt.sizes.back(), b.me, Api::n_pes()};
+    run_collectives<Api>(coll);
+    b.points += coll.points;
+    b.wrong += coll.wrong;
     set_doing("the end");
     b.release();
     out.note("%d points, %ld wrong results on PE 0 (PE 1 reports its own on stderr)", b.points, b.wrong);

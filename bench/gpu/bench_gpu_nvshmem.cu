@@ -75,6 +75,46 @@ struct nvshmem_api {
         nvshmemx_getmem_block(dest, source, nbytes, pe);
     }
 
+    // ---- collectives (bench_gpu_coll.cuh): the float forms over the world team; device
+    // collectives need a collective (cooperative) launch ----
+    static constexpr bool has_barrier = true, has_device_coll = true;
+    __device__ static void block_barrier_all(const cg::thread_block&) { nvshmemx_barrier_all_block(); }
+    __device__ static void block_broadcast(void* dst, const void* src, size_t bytes, int root, const cg::thread_block&) {
+        nvshmemx_float_broadcast_block(NVSHMEM_TEAM_WORLD, static_cast<float*>(dst), static_cast<const float*>(src),
+                                       bytes / 4, root);
+    }
+    __device__ static void block_fcollect(void* dst, const void* src, size_t bytes, const cg::thread_block&) {
+        nvshmemx_float_fcollect_block(NVSHMEM_TEAM_WORLD, static_cast<float*>(dst), static_cast<const float*>(src),
+                                      bytes / 4);
+    }
+    __device__ static void block_alltoall(void* dst, const void* src, size_t bytes, const cg::thread_block&) {
+        nvshmemx_float_alltoall_block(NVSHMEM_TEAM_WORLD, static_cast<float*>(dst), static_cast<const float*>(src),
+                                      bytes / 4);
+    }
+    __device__ static void block_sum_reduce(float* dst, const float* src, size_t n, const cg::thread_block&) {
+        nvshmemx_float_sum_reduce_block(NVSHMEM_TEAM_WORLD, dst, src, n);
+    }
+    static void launch_block_coll(const void* kernel, void** args, unsigned threads, cudaStream_t s) {
+        if (nvshmemx_collective_launch(kernel, dim3(1), dim3(threads), args, 0, s) != 0)
+            die("nvshmemx_collective_launch failed");
+    }
+    static void stream_barrier_all(cudaStream_t s) { nvshmemx_barrier_all_on_stream(s); }
+    static void stream_broadcast(void* dst, const void* src, size_t bytes, int root, cudaStream_t s) {
+        nvshmemx_float_broadcast_on_stream(NVSHMEM_TEAM_WORLD, static_cast<float*>(dst), static_cast<const float*>(src),
+                                           bytes / 4, root, s);
+    }
+    static void stream_fcollect(void* dst, const void* src, size_t bytes, cudaStream_t s) {
+        nvshmemx_float_fcollect_on_stream(NVSHMEM_TEAM_WORLD, static_cast<float*>(dst), static_cast<const float*>(src),
+                                          bytes / 4, s);
+    }
+    static void stream_alltoall(void* dst, const void* src, size_t bytes, cudaStream_t s) {
+        nvshmemx_float_alltoall_on_stream(NVSHMEM_TEAM_WORLD, static_cast<float*>(dst), static_cast<const float*>(src),
+                                          bytes / 4, s);
+    }
+    static void stream_sum_reduce(float* dst, const float* src, size_t n, cudaStream_t s) {
+        nvshmemx_float_sum_reduce_on_stream(NVSHMEM_TEAM_WORLD, dst, src, n, s);
+    }
+
     // ---- host ----
     static const char* name() {
         static char text[96];
@@ -101,27 +141,6 @@ struct nvshmem_api {
                "  --uid-file F     where rank 0 leaves NVSHMEM's unique id for the others (required; must not exist)\n";
     }
 
-    static void write_uid(const nvshmemx_uniqueid_t& id) {
-        std::string tmp = uid_file + ".tmp";
-        FILE* f = fopen(tmp.c_str(), "wb");
-        if (!f || fwrite(&id, sizeof id, 1, f) != 1 || fclose(f) != 0)
-            die("cannot write %s: %s", tmp.c_str(), strerror(errno));
-        if (rename(tmp.c_str(), uid_file.c_str()) != 0) die("cannot rename %s: %s", tmp.c_str(), strerror(errno));
-    }
-    static void read_uid(nvshmemx_uniqueid_t& id) {
-        for (int waited_ms = 0;; waited_ms += 10) {
-            if (FILE* f = fopen(uid_file.c_str(), "rb")) {
-                size_t got = fread(&id, sizeof id, 1, f);
-                fclose(f);
-                if (got != 1) die("%s: shorter than an nvshmemx_uniqueid_t", uid_file.c_str());
-                return;
-            }
-            if (waited_ms >= 60000) die("rank 0 wrote no unique id to %s in 60 s", uid_file.c_str());
-            gpubench::progress();  // waiting for rank 0 is not a hang (yet)
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        }
-    }
-
     static void init() {
         if (rank < 0 || nranks < 1 || rank >= nranks || uid_file.empty())
             die("needs --rank R --nranks N --uid-file F (0 <= R < N)");
@@ -132,9 +151,9 @@ struct nvshmem_api {
         nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
         if (rank == 0) {
             if (nvshmemx_get_uniqueid(&id) != 0) die("nvshmemx_get_uniqueid failed");
-            write_uid(id);
+            gpubench::write_id_file(uid_file, &id, sizeof id);
         } else {
-            read_uid(id);
+            gpubench::read_id_file(uid_file, &id, sizeof id);
         }
         nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
         if (nvshmemx_set_attr_uniqueid_args(rank, nranks, &id, &attr) != 0)

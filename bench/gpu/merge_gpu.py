@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Merge bench_gpu's CSV (ishmem) and bench_gpu_nvshmem's (NVSHMEM) into one, and print a summary.
 
-    python3 bench/gpu/merge_gpu.py ours.csv [nvshmem.csv] --out merged.csv [--note TEXT]...
+    python3 bench/gpu/merge_gpu.py ours.csv [nvshmem.csv] --out merged.csv [--note TEXT]... [--peer-name NAME]
 
 Inputs: lines name,bytes,metric,value ('#' lines skipped). Output: name,bytes,metric,ours,nvshmem,ratio
-with ratio = ours / nvshmem for both metrics, so that
+with ratio = ours / nvshmem for both metrics (the peer's column is named by --peer-name: nvshmem, or
+nccl for bench_gpu_nccl's CSV), so that
   - metric us (time per operation): ratio < 1 means ishmem is faster;
   - metric GBps (bandwidth):        ratio > 1 means ishmem is faster.
 The summary (stdout, last) lists the latencies, the bandwidth modes and the targets: every latency
@@ -54,50 +55,50 @@ def merge(ours, peer):
     for k in keys:
         a, b = ours.get(k), peer.get(k)
         ratio = a / b if a is not None and b not in (None, 0.0) else None
-        out.append({"name": k[0], "bytes": k[1], "metric": k[2], "ours": a, "nvshmem": b, "ratio": ratio})
+        out.append({"name": k[0], "bytes": k[1], "metric": k[2], "ours": a, "peer": b, "ratio": ratio})
     return out
 
 
-def write(rows, path, notes):
+def write(rows, path, notes, peer):
     with open(path, "w", newline="") as f:
-        f.write("# bench_gpu: ishmem (ours) against NVSHMEM (nvshmem) on 2 GPUs; ratio = ours / nvshmem\n")
+        f.write(f"# bench_gpu: ishmem (ours) against {peer} on 2 GPUs; ratio = ours / {peer}\n")
         f.write("# metric us (time per operation): ratio < 1 means ishmem is faster\n")
         f.write("# metric GBps (bandwidth): ratio > 1 means ishmem is faster\n")
         for n in notes:
             f.write(f"# {n}\n")
         w = csv.writer(f, lineterminator="\n")
-        w.writerow(["name", "bytes", "metric", "ours", "nvshmem", "ratio"])
+        w.writerow(["name", "bytes", "metric", "ours", peer, "ratio"])
         for r in rows:
             w.writerow([r["name"], r["bytes"], r["metric"],
                         "" if r["ours"] is None else f"{r['ours']:.6g}",
-                        "" if r["nvshmem"] is None else f"{r['nvshmem']:.6g}",
+                        "" if r["peer"] is None else f"{r['peer']:.6g}",
                         "" if r["ratio"] is None else f"{r['ratio']:.4f}"])
 
 
-def summary(rows, have_peer):
+def summary(rows, have_peer, peer="nvshmem"):
     bw_names = {r["name"] for r in rows if r["metric"] == "GBps"}
     latency = [r for r in rows if r["metric"] == "us" and r["name"] not in bw_names]
     bandwidth = [r for r in rows if r["metric"] == "GBps"]
-    print("# summary: ishmem (ours) against NVSHMEM; us: ratio < 1 is ishmem faster; GB/s: ratio > 1 is ishmem faster")
+    print(f"# summary: ishmem (ours) against {peer}; us: ratio < 1 is ishmem faster; GB/s: ratio > 1 is ishmem faster")
     if latency:
         print("#")
-        print(f"# {'latency':<38} {'ours us':>9} {'nvshmem us':>11} {'ratio':>7}")
+        print(f"# {'latency':<38} {'ours us':>9} {peer + ' us':>11} {'ratio':>7}")
         for r in latency:
-            print(f"# {r['name']:<38} {fmt(r['ours']):>9} {fmt(r['nvshmem']):>11} {fmt(r['ratio']):>7}")
+            print(f"# {r['name']:<38} {fmt(r['ours']):>9} {fmt(r['peer']):>11} {fmt(r['ratio']):>7}")
     names = []
     for r in bandwidth:
         if r["name"] not in names:
             names.append(r["name"])
     if names:
         print("#")
-        print(f"# {'bandwidth (largest size)':<24} {'bytes':>8} {'ours GB/s':>10} {'nvshmem':>8} {'ratio':>7}"
+        print(f"# {'bandwidth (largest size)':<24} {'bytes':>8} {'ours GB/s':>10} {peer:>8} {'ratio':>7}"
               f"   {'worst ratio':>11} {'at':>8}")
         for name in names:
             pts = sorted((r for r in bandwidth if r["name"] == name), key=lambda r: r["bytes"])
             last = pts[-1]
             rated = [r for r in pts if r["ratio"] is not None]
             worst = min(rated, key=lambda r: r["ratio"]) if rated else None
-            print(f"# {name:<24} {human(last['bytes']):>8} {fmt(last['ours'], 1):>10} {fmt(last['nvshmem'], 1):>8} "
+            print(f"# {name:<24} {human(last['bytes']):>8} {fmt(last['ours'], 1):>10} {fmt(last['peer'], 1):>8} "
                   f"{fmt(last['ratio']):>7}   {fmt(worst['ratio'] if worst else None):>11} "
                   f"{human(worst['bytes']) if worst else '-':>8}")
     # Targets.
@@ -115,20 +116,20 @@ def summary(rows, have_peer):
     abs_miss = [r for r in many if r["ours"] is None or r["ours"] < TARGET_GBPS]
     if have_peer:
         rated = [r for r in latency if r["ratio"] is not None]
-        print(f"#   every latency at or below NVSHMEM's (ratio <= 1): "
+        print(f"#   every latency at or below {peer}'s (ratio <= 1): "
               f"{'holds' if not lat_miss else 'MISSED'} ({len(rated) - len(lat_miss)}/{len(rated)})")
         for r in lat_miss:
-            print(f"#     {r['name']}: {fmt(r['ours'])} us against {fmt(r['nvshmem'])} us, ratio {fmt(r['ratio'])}")
+            print(f"#     {r['name']}: {fmt(r['ours'])} us against {fmt(r['peer'])} us, ratio {fmt(r['ratio'])}")
         rated = [r for r in bandwidth if r["ratio"] is not None]
-        print(f"#   every bandwidth at or above NVSHMEM's (ratio >= 1): "
+        print(f"#   every bandwidth at or above {peer}'s (ratio >= 1): "
               f"{'holds' if not bw_miss else 'MISSED'} ({len(rated) - len(bw_miss)}/{len(rated)} points)")
         for r in sorted(bw_miss, key=lambda r: r["ratio"])[:12]:
             print(f"#     {r['name']} {human(r['bytes'])}: {fmt(r['ours'], 2)} GB/s against "
-                  f"{fmt(r['nvshmem'], 2)}, ratio {fmt(r['ratio'])}")
+                  f"{fmt(r['peer'], 2)}, ratio {fmt(r['ratio'])}")
         if len(bw_miss) > 12:
             print(f"#     ... and {len(bw_miss) - 12} more")
     else:
-        print("#   (no NVSHMEM numbers: the comparisons with NVSHMEM were not made)")
+        print(f"#   (no {peer} numbers: the comparisons with {peer} were not made)")
     if many:
         print(f"#   putmem/{full}blocks (every SM) >= {human(TARGET_FROM_BYTES)} at >= {TARGET_GBPS:g} GB/s: "
               f"{'holds' if not abs_miss else 'MISSED'} ({len(many) - len(abs_miss)}/{len(many)} points)")
@@ -149,12 +150,13 @@ def main():
     ap.add_argument("nvshmem", nargs="?", help="CSV of bench_gpu_nvshmem (omit when NVSHMEM was not run)")
     ap.add_argument("--out", required=True, help="the merged CSV to write")
     ap.add_argument("--note", action="append", default=[], help="a '#' line for the merged CSV's head")
+    ap.add_argument("--peer-name", default="nvshmem", help="the peer's column name (nvshmem, nccl)")
     args = ap.parse_args()
     ours = read(args.ours)
     peer = read(args.nvshmem) if args.nvshmem else {}
     rows = merge(ours, peer)
-    write(rows, args.out, args.note)
-    summary(rows, bool(peer))
+    write(rows, args.out, args.note, args.peer_name)
+    summary(rows, bool(peer), args.peer_name)
     print(f"# merged CSV: {args.out}")
 
 

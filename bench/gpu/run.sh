@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# run.sh: bench_gpu (ishmem) and bench_gpu_nvshmem (NVSHMEM) on two GPUs of this machine, one after the
-# other; merges their CSVs into one (name,bytes,metric,ours,nvshmem,ratio; ratio = ours / nvshmem, so
-# < 1 is better for ishmem in us rows and > 1 in GBps rows) and prints a summary last.
+# run.sh: bench_gpu (ishmem), bench_gpu_nvshmem (NVSHMEM) and bench_gpu_nccl (NCCL: the stream
+# collectives only) on two GPUs of this machine, one after the other; merges ours with NVSHMEM's into
+# one CSV (name,bytes,metric,ours,nvshmem,ratio; ratio = ours / nvshmem, so < 1 is better for ishmem
+# in us rows and > 1 in GBps rows), ours with NCCL's into a second (FILE-nccl.csv, column nccl), and
+# prints the summaries last.
 #
 #   bench/gpu/run.sh [BUILD_DIR] [--out FILE] [--plot DIR] [--no-nvshmem] [bench options]
 #
@@ -9,13 +11,15 @@
 #                 are (re)built there first
 #   --out FILE    the merged CSV (default: bench/results/gpu-2gpu.csv)
 #   --plot DIR    also draw PNGs into DIR with plot_gpu.py (needs matplotlib)
-#   --no-nvshmem  run ishmem only
+#   --no-nvshmem  do not run NVSHMEM
+#   --no-nccl     do not run NCCL
 #   bench options go to both programs: --quick, --reps N, --iters N, --sizes LIST, --only LIST,
 #                 --watchdog S (see bench_gpu --help)
 #
 # NVSHMEM comes from $NVSHMEM_HOME (default: the wheel in /opt/torch/.venv); the peer is compiled with
 # $NVCC (default: nvcc on PATH, else /usr/local/cuda/bin/nvcc) for sm_$CUDA_ARCH (default 90). Without
-# the wheel, only ishmem runs. Exit status: 0 when every run passed its checks (whether or not the
+# the wheel, only ishmem runs. NCCL comes from $NCCL_HOME (default: the wheel's nvidia/nccl next to
+# NVSHMEM's). Exit status: 0 when every run passed its checks (whether or not the
 # targets hold), 1 when a run failed (its output is kept and named), 2 on a usage error.
 set -u
 
@@ -25,6 +29,7 @@ build=$top/build
 out=$top/bench/results/gpu-2gpu.csv
 plot_dir=
 use_nvshmem=1
+use_nccl=1
 args=()
 
 die() { echo "run.sh: $*" >&2; exit 1; }
@@ -36,6 +41,7 @@ while [ $# -gt 0 ]; do
     --out) [ $# -ge 2 ] || { usage >&2; exit 2; }; out=$2; shift 2 ;;
     --plot) [ $# -ge 2 ] || { usage >&2; exit 2; }; plot_dir=$2; shift 2 ;;
     --no-nvshmem) use_nvshmem=0; shift ;;
+    --no-nccl) use_nccl=0; shift ;;
     -h|--help) usage; exit 0 ;;
     --csv) echo "run.sh: the CSVs are run.sh's own; give --out FILE for the merged one" >&2; exit 2 ;;
     --reps|--iters|--sizes|--only|--watchdog)
@@ -89,6 +95,26 @@ if [ $use_nvshmem -eq 1 ]; then
   fi
 fi
 
+# ---- the NCCL peer (stream collectives) ----
+nccl=${NCCL_HOME:-/opt/torch/.venv/lib/python3.12/site-packages/nvidia/nccl}
+nccl_peer=$build/bench/gpu/bench_gpu_nccl
+if [ $use_nccl -eq 1 ]; then
+  if [ -f "$nccl/include/nccl.h" ] && [ -e "$nccl/lib/libnccl.so.2" ]; then
+    if [ ! -x "$nccl_peer" ] || [ "$here/bench_gpu_nccl.cu" -nt "$nccl_peer" ] ||
+       [ "$here/bench_gpu_common.cuh" -nt "$nccl_peer" ] || [ "$here/bench_gpu_coll.cuh" -nt "$nccl_peer" ]; then
+      nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+      echo "run.sh: building $nccl_peer against $nccl"
+      mkdir -p "$(dirname "$nccl_peer")"
+      "$nvcc" -O2 -std=c++17 -arch="sm_${CUDA_ARCH:-90}" -I"$nccl/include" "$here/bench_gpu_nccl.cu" \
+        -L"$nccl/lib" -Xlinker -l:libnccl.so.2 -Xlinker -rpath -Xlinker "$nccl/lib" -o "$nccl_peer" ||
+        { rm -rf "$work"; die "cannot build the NCCL peer (run with --no-nccl to leave it out)"; }
+    fi
+  else
+    echo "run.sh: no NCCL at $nccl (set NCCL_HOME); no NCCL numbers"
+    use_nccl=0
+  fi
+fi
+
 # ---- run ours: one PE per GPU under ishmrun ----
 echo "run.sh: ishmem: $ishmrun -n 2 $ours ${args[*]}"
 "$ishmrun" -n 2 "$ours" --csv "$work/ours.csv" "${args[@]}" |
@@ -102,15 +128,16 @@ fi
 # ---- run the peer: two processes, bootstrapped through a unique-id file ----
 # Both start at once; when one fails, the other is stopped (it would wait for its peer forever, or
 # until its own watchdog fires).
+# run_peer BINARY NAME LIBDIR: ranks 0 and 1 of a peer; rank 0's CSV goes to $work/NAME.csv.
 run_peer() {
-  local uid=$work/nvshmem.uid pids=() rc=0 i pid alive st why
+  local bin=$1 name=$2 uid=$work/$2.uid pids=() rc=0 i pid alive st why
   rm -f "$uid" "$uid.tmp"
-  export LD_LIBRARY_PATH="$nv/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export LD_LIBRARY_PATH="$3${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
-  "$peer" --rank 0 --nranks 2 --uid-file "$uid" --csv "$work/nvshmem.csv" "${args[@]}" >"$work/nvshmem.out" &
+  "$bin" --rank 0 --nranks 2 --uid-file "$uid" --csv "$work/$name.csv" "${args[@]}" >"$work/$name.out" &
   pids+=($!)
-  tail -n +1 -f --pid="${pids[0]}" "$work/nvshmem.out" &  # rank 0's lines as they come
-  "$peer" --rank 1 --nranks 2 --uid-file "$uid" "${args[@]}" &
+  tail -n +1 -f --pid="${pids[0]}" "$work/$name.out" &  # rank 0's lines as they come
+  "$bin" --rank 1 --nranks 2 --uid-file "$uid" "${args[@]}" &
   pids+=($!)
   while :; do
     alive=0
@@ -123,7 +150,7 @@ run_peer() {
       if [ $st -ne 0 ] && [ $rc -eq 0 ]; then
         rc=$st
         why=; [ $st -eq 3 ] && why=": its watchdog saw a hang"
-        echo "run.sh: NVSHMEM rank $i failed (exit status $st$why); stopping the other" >&2
+        echo "run.sh: $name rank $i failed (exit status $st$why); stopping the other" >&2
         for pid in "${pids[@]}"; do [ -z "$pid" ] || kill "$pid" 2>/dev/null; done
       fi
     done
@@ -136,9 +163,16 @@ run_peer() {
 
 if [ $use_nvshmem -eq 1 ]; then
   echo "run.sh: NVSHMEM: $peer ${args[*]} (ranks 0 and 1)"
-  if ! (run_peer); then
+  if ! (run_peer "$peer" nvshmem "$nv/lib"); then
     keep_work
     die "bench_gpu_nvshmem failed"
+  fi
+fi
+if [ $use_nccl -eq 1 ]; then
+  echo "run.sh: NCCL: $nccl_peer ${args[*]} (ranks 0 and 1)"
+  if ! (run_peer "$nccl_peer" nccl "$nccl/lib"); then
+    keep_work
+    die "bench_gpu_nccl failed"
   fi
 fi
 
@@ -153,6 +187,10 @@ fi
 mkdir -p "$(dirname "$out")"
 "$py" "$here/merge_gpu.py" "$work/ours.csv" "${peer_csv[@]}" --out "$out" "${notes[@]}" >"$work/summary.txt" ||
   { keep_work; die "merging the CSVs failed"; }
+if [ $use_nccl -eq 1 ]; then
+  "$py" "$here/merge_gpu.py" "$work/ours.csv" "$work/nccl.csv" --peer-name nccl --out "${out%.csv}-nccl.csv" \
+    "${notes[@]}" >>"$work/summary.txt" || { keep_work; die "merging the NCCL CSV failed"; }
+fi
 if [ -n "$plot_dir" ]; then
   if "$py" -c 'import matplotlib' 2>/dev/null; then
     "$py" "$here/plot_gpu.py" "$out" --out "$plot_dir" || echo "run.sh: plotting failed" >&2
