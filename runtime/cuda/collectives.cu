@@ -6,6 +6,7 @@
 #include <atomic>
 #include <type_traits>
 
+#include "../src/config.h"
 #include "cuda_call.h"
 #include "ishmem/impl/all.h"  // with the device half (ishmem/cuda/device.cuh) under nvcc
 
@@ -18,7 +19,6 @@ namespace dc = ishmemi::dev::coll;
 
 const char* const routine = "ishmem (collective on GPU memory)";
 constexpr unsigned block_threads = 256;       // one such block per SM is always co-resident
-constexpr size_t bytes_per_block = 256 << 10;  // data moved per PE per block, before adding a block
 
 __global__ void bytes_kernel(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root) {
     const cg::grid_group grid = cg::this_grid();
@@ -52,8 +52,10 @@ cudaStream_t my_stream() {
     return mine;
 }
 
+// One block per ISHMEM_GPU_COLL_BLOCK_BYTES that a PE moves, up to one per SM.
 unsigned blocks_for(size_t bytes) {
-    const size_t b = (bytes + bytes_per_block - 1) / bytes_per_block;
+    const size_t per_block = config.gpu_coll_block_bytes;
+    const size_t b = (bytes + per_block - 1) / per_block;
     return static_cast<unsigned>(b < 1 ? 1 : b > static_cast<size_t>(sm_count) ? sm_count : b);
 }
 

@@ -17,7 +17,7 @@ extern char** environ;
 
 namespace ishmemi {
 
-config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, "auto", -1, false, 0, "0"};
+config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{256} << 10, "auto", -1, false, 0, "0"};
 size_t reduce_scatter_min = 65536;
 unsigned spin_limit = 4;
 unsigned wait_spin_limit = 4096;
@@ -129,6 +129,10 @@ void load_config(bool warn_unknown) {
     if (!parse_size(rs_text, &config.reduce_scatter_min))
         fatal(routine, "ISHMEM_REDUCE_SCATTER_MIN=%s is not a byte count (a number, optionally with K, M or G)", rs_text);
     reduce_scatter_min = config.reduce_scatter_min;
+    const char* cb_text = value_of("ISHMEM_GPU_COLL_BLOCK_BYTES");
+    if (!parse_size(cb_text, &config.gpu_coll_block_bytes))
+        fatal(routine, "ISHMEM_GPU_COLL_BLOCK_BYTES=%s is not a positive byte count (a number, optionally with K, M or G)",
+              cb_text);
 
     config.backend = value_of("ISHMEM_BACKEND");
     if (strcmp(config.backend, "auto") != 0 && strcmp(config.backend, "host") != 0 &&

@@ -14,6 +14,7 @@ struct config_t {
     unsigned barrier_spins;      // ISHMEM_BARRIER_SPINS
     unsigned wait_spins;         // ISHMEM_WAIT_SPINS
     size_t reduce_scatter_min;   // ISHMEM_REDUCE_SCATTER_MIN
+    size_t gpu_coll_block_bytes; // ISHMEM_GPU_COLL_BLOCK_BYTES
     const char* backend;         // ISHMEM_BACKEND: host, cuda or auto
     int device;                  // ISHMEM_DEVICE: an ordinal, or -1 for local
     bool check_full;             // ISHMEM_CHECK=full

@@ -32,6 +32,9 @@ inline constexpr config_var config_vars[] = {
      "Where the symmetric heap lives and device code runs: host (shared host memory, CPU threads), cuda "
      "(GPU memory, CUDA kernels; fails when the library has no CUDA or no GPU is visible), or auto: cuda "
      "when the library has CUDA, a GPU is visible and ishmemx_attr_t::gpu is true, else host."},
+    {"ISHMEM_GPU_COLL_BLOCK_BYTES", "256K",
+     "CUDA backend: bytes each PE moves per block of the library's collective kernels (the host-called "
+     "and _on_queue collectives on the GPU heap): a larger call gets more blocks, up to one per SM."},
     {"ISHMEM_DEVICE", "local",
      "CUDA backend: the GPU of this PE, an ordinal among the visible devices, or local: the PE's rank "
      "on its node modulo the visible GPUs (CUDA_VISIBLE_DEVICES still applies)."},
