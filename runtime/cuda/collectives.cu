@@ -140,5 +140,20 @@ void collectives_init() {
         check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), gpu::routine, "cudaStreamCreateWithFlags");
     check(cudaDeviceGetAttribute(&gpu::sm_count, cudaDevAttrMultiProcessorCount, device()), gpu::routine,
           "cudaDeviceGetAttribute");
+    // Load the kernels now, not first inside a queue task (see host_ops_init).
+    cudaFuncAttributes a;
+    check(cudaFuncGetAttributes(&a, gpu::bytes_kernel), gpu::routine, "loading the library's kernels");
+    check(cudaFuncGetAttributes(&a, gpu::barrier_kernel), gpu::routine, "loading the library's kernels");
+    auto load = [&](auto elem) {
+        using T = decltype(elem);
+        for (int scan = 0; scan <= 2; ++scan)
+            for (int op = gpu::dc::op_and; op <= gpu::dc::op_prod; ++op) {
+                if (!std::is_integral_v<T> && op <= gpu::dc::op_xor && scan == 0) continue;
+                check(cudaFuncGetAttributes(&a, gpu::combine_kernel_for<T>(op, scan)), gpu::routine,
+                      "loading the library's kernels");
+            }
+    };
+    load(int8_t{}), load(int16_t{}), load(int32_t{}), load(int64_t{}), load(uint8_t{}), load(uint16_t{});
+    load(uint32_t{}), load(uint64_t{}), load(float{}), load(double{});
 }
 }  // namespace ishmemi::cuda

@@ -53,20 +53,15 @@ __device__ T apply(rmw_op op, T* p, T v, T c) {
     }
 }
 
+// One atomic; the old value goes to *out unless out is null (a signal update queued on a stream).
 __global__ void rmw_kernel(rmw_op op, void* p, unsigned size, uint64_t v, uint64_t c, uint64_t* out) {
+    uint64_t old;
     if (size == 4)
-        *out = apply<unsigned int>(op, static_cast<unsigned int*>(p), static_cast<unsigned int>(v), static_cast<unsigned int>(c));
+        old = apply<unsigned int>(op, static_cast<unsigned int*>(p), static_cast<unsigned int>(v), static_cast<unsigned int>(c));
     else
-        *out = apply<unsigned long long>(op, static_cast<unsigned long long*>(p), v, c);
+        old = apply<unsigned long long>(op, static_cast<unsigned long long*>(p), v, c);
+    if (out) *out = old;
     __threadfence_system();
-}
-
-__global__ void signal_kernel(unsigned long long* p, unsigned long long v, bool add) {
-    ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_system> r(*p);
-    if (add)
-        r.fetch_add(v, ::cuda::std::memory_order_release);
-    else
-        r.store(v, ::cuda::std::memory_order_release);
 }
 
 void finish(const lane& l, const char* what) { cuda::check(cudaStreamSynchronize(l.stream), routine, what); }
@@ -100,7 +95,7 @@ bool copy_async(CUstream_st* s, void* dst, const void* src, size_t bytes, const 
 
 void signal_async(CUstream_st* s, uint64_t* p, uint64_t value, bool add) {
     cuda::ensure_device();
-    signal_kernel<<<1, 1, 0, s>>>(reinterpret_cast<unsigned long long*>(p), value, add);
+    rmw_kernel<<<1, 1, 0, s>>>(add ? op_add : op_store, p, 8, value, 0, nullptr);
     cuda::check(cudaGetLastError(), routine, "launching a signal update on a stream");
 }
 
@@ -158,6 +153,5 @@ void host_ops_init() {
     }
     cudaFuncAttributes a;  // loads the kernel now, not inside a queue task (see gpu_backend_usable)
     check(cudaFuncGetAttributes(&a, gpu::rmw_kernel), "ishmem_init", "loading the library's kernels");
-    check(cudaFuncGetAttributes(&a, gpu::signal_kernel), "ishmem_init", "loading the library's kernels");
 }
 }  // namespace ishmemi::cuda

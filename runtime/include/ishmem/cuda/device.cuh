@@ -246,6 +246,14 @@ template <class T, unsigned N, class P> __device__ inline T from_leader(const cg
     return g.shfl(v, 0);
 }
 
+// The group's earlier work first (a group barrier), then f on the leader alone, then the group goes
+// on once f is done: the shape of the group forms of fence, quiet and the barriers.
+template <class G, class F> __device__ inline void group_then_leader(const G& g, F&& f) {
+    sync_group(g);
+    if (rank_in(g) == 0) f();
+    sync_group(g);
+}
+
 // ---- copies --------------------------------------------------------------------------------------
 
 // Copies n bytes, the threads of a group striding over 16-, 8- or 4-byte words when both ends are
@@ -390,16 +398,8 @@ __device__ inline void ibget_work_group(T* dest, const T* source, ptrdiff_t dst,
 
 __device__ inline void fence() { __threadfence_system(); }
 __device__ inline void quiet() { __threadfence_system(); }
-template <class G> __device__ inline void fence_work_group(const G& g) {
-    sync_group(g);
-    if (rank_in(g) == 0) fence();
-    sync_group(g);
-}
-template <class G> __device__ inline void quiet_work_group(const G& g) {
-    sync_group(g);
-    if (rank_in(g) == 0) quiet();
-    sync_group(g);
-}
+template <class G> __device__ inline void fence_work_group(const G& g) { group_then_leader(g, [] { fence(); }); }
+template <class G> __device__ inline void quiet_work_group(const G& g) { group_then_leader(g, [] { quiet(); }); }
 
 // ---- AMO -----------------------------------------------------------------------------------------
 
@@ -741,25 +741,17 @@ __device__ inline void team_barrier(const ishmemi::cuda::device_team& t, int slo
 }
 
 __device__ inline void barrier_all() { team_barrier(dstate.teams[ISHMEM_TEAM_WORLD], ISHMEM_TEAM_WORLD); }
-__device__ inline void sync_all() { team_barrier(dstate.teams[ISHMEM_TEAM_WORLD], ISHMEM_TEAM_WORLD); }
+// Device puts, AMOs and signals are stores and atomics that the barrier's entry fence completes,
+// so sync_all is the same barrier as barrier_all here.
+__device__ inline void sync_all() { barrier_all(); }
 __device__ inline int team_sync(int team) {
     team_barrier(*find_team(team), team);  // checked by the entry point
     return 0;
 }
-template <class G> __device__ inline void barrier_all_work_group(const G& g) {
-    sync_group(g);
-    if (rank_in(g) == 0) barrier_all();
-    sync_group(g);
-}
-template <class G> __device__ inline void sync_all_work_group(const G& g) {
-    sync_group(g);
-    if (rank_in(g) == 0) sync_all();
-    sync_group(g);
-}
+template <class G> __device__ inline void barrier_all_work_group(const G& g) { group_then_leader(g, [] { barrier_all(); }); }
+template <class G> __device__ inline void sync_all_work_group(const G& g) { group_then_leader(g, [] { sync_all(); }); }
 template <class G> __device__ inline void team_sync_work_group(int team, const G& g) {
-    sync_group(g);
-    if (rank_in(g) == 0) team_sync(team);
-    sync_group(g);
+    group_then_leader(g, [&] { team_sync(team); });
 }
 
 }  // namespace ishmemi::dev
