@@ -227,6 +227,10 @@ template <class T> constexpr elem_kind elem_kind_of() {
         return static_cast<elem_kind>((std::is_signed_v<T> ? elem_i8 : elem_u8) + log);
     }
 }
+static_assert(elem_kind_of<signed char>() == elem_i8 && elem_kind_of<unsigned short>() == elem_u16 &&
+              elem_kind_of<int>() == elem_i32 && elem_kind_of<long long>() == elem_i64 &&
+              elem_kind_of<size_t>() == elem_u64 && elem_kind_of<float>() == elem_f32 &&
+              elem_kind_of<double>() == elem_f64 && elem_kind_of<unsigned char>() == elem_u8);
 ISHMEM_API void reduction(int op, int scan, elem_kind type, int team, void* dest, const void* source, size_t nelems,
                           CUstream_st* s);
 // A device barrier over the team (the GPU sync slot's counters, as barriers in kernels use), by a
