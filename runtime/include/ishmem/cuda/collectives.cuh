@@ -23,7 +23,16 @@ namespace ishmemi::dev {
 namespace coll {
 
 enum flag : int { ready, done };
-enum op_kind : int { op_and, op_or, op_xor, op_max, op_min, op_sum, op_prod };
+// The operations and how they combine are the host's (impl/collectives.h).
+using ishmemi::coll::op_kind;
+using ishmemi::coll::op_and;
+using ishmemi::coll::op_or;
+using ishmemi::coll::op_xor;
+using ishmemi::coll::op_max;
+using ishmemi::coll::op_min;
+using ishmemi::coll::op_sum;
+using ishmemi::coll::op_prod;
+using ishmemi::coll::combine;
 
 // One call of a data collective on a team, as this PE's group sees it; every thread constructs it
 // and only the leader (rank 0) touches the flags.
@@ -180,16 +189,6 @@ template <class G> __device__ inline int collect(const G& g, int team, void* des
     return 0;
 }
 
-template <int Op, class T> __device__ inline T combine(T a, T b) {
-    if constexpr (Op == op_and) return static_cast<T>(a & b);
-    else if constexpr (Op == op_or) return static_cast<T>(a | b);
-    else if constexpr (Op == op_xor) return static_cast<T>(a ^ b);
-    else if constexpr (Op == op_max) return a < b ? b : a;
-    else if constexpr (Op == op_min) return b < a ? b : a;
-    else if constexpr (Op == op_sum) return static_cast<T>(a + b);
-    else return static_cast<T>(a * b);
-}
-
 // A load that goes past this SM's L1 cache: a peer's data changes between calls of one kernel.
 template <class T> __device__ inline T load_fresh(const T* p) {
     if constexpr (sizeof(T) == 1) {
@@ -313,8 +312,7 @@ __device__ inline bool check_team_pe(const char* fn, int team, const char* param
 }
 __device__ inline bool check_no_partial_overlap(const char* fn, const char* a, const void* pa, const char* b, const void* pb,
                                                 size_t bytes) {
-    const auto x = reinterpret_cast<uintptr_t>(pa), y = reinterpret_cast<uintptr_t>(pb);
-    if (__builtin_expect(x == y || bytes == 0 || x + bytes <= y || y + bytes <= x, 1)) return true;
+    if (__builtin_expect(!ishmemi::overlap_partly(pa, pb, bytes), 1)) return true;
     printf("ishmem: PE %d: %s: %s and %s overlap partly (%llu bytes) (device code)\n", dstate.my_pe, fn, a, b,
            static_cast<unsigned long long>(bytes));
     return false;

@@ -214,7 +214,8 @@ template <class W, class Read> void read_all_members(const W& w, exchange& ex, R
     leader(w, [&] { ex.ack_all_and_wait(); });
 }
 
-template <int Op, class T> inline T combine(T a, T b) {
+// Host and device: the device collectives (cuda/collectives.cuh) combine with it too.
+template <int Op, class T> ISHMEM_HD inline T combine(T a, T b) {
     if constexpr (Op == op_and) return static_cast<T>(a & b);
     else if constexpr (Op == op_or) return static_cast<T>(a | b);
     else if constexpr (Op == op_xor) return static_cast<T>(a ^ b);

@@ -103,12 +103,15 @@ inline bool check_team_pe(const char* routine, ishmem_team_t team, const char* p
     const team_t* t = find_team(team);
     return (t && static_cast<unsigned>(pe) < static_cast<unsigned>(t->size)) || report_bad_team_pe(routine, team, param, pe);
 }
+// Two arrays of `bytes` that are neither the same nor disjoint (host and device checks).
+ISHMEM_HD inline bool overlap_partly(const void* pa, const void* pb, size_t bytes) {
+    const auto x = reinterpret_cast<uintptr_t>(pa), y = reinterpret_cast<uintptr_t>(pb);
+    return !(x == y || bytes == 0 || x + bytes <= y || y + bytes <= x);
+}
 // a and b may be the same array or disjoint, not overlap partly.
 inline bool check_no_partial_overlap(const char* routine, const char* a, const void* pa, const char* b, const void* pb,
                                      size_t bytes) {
-    const auto x = reinterpret_cast<uintptr_t>(pa), y = reinterpret_cast<uintptr_t>(pb);
-    const bool ok = x == y || bytes == 0 || x + bytes <= y || y + bytes <= x;
-    return __builtin_expect(ok, 1) || report_partial_overlap(routine, a, pa, b, pb, bytes);
+    return __builtin_expect(!overlap_partly(pa, pb, bytes), 1) || report_partial_overlap(routine, a, pa, b, pb, bytes);
 }
 
 // Dissemination barrier over the team's members, one thread per PE. No memory ordering beyond the
