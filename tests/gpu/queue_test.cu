@@ -213,4 +213,37 @@ TEST_F(GpuQueue, ContiguousRmaRunsOnTheStreamItself) {
     ishmem_barrier_all();
 }
 
+// A queue over the null stream is CUDA's legacy default stream: puts, quiet, collectives and barriers
+// run on it (no host task), in order with kernels launched on stream 0.
+TEST_F(GpuQueue, NullStreamQueueIsTheLegacyStream) {
+    gpu_sym<int> dest(qn), sum(qn);
+    ASSERT_TRUE(dest && sum);
+    dev_array<int> src(qn);
+    managed<int> ret(2);
+    ret[0] = ret[1] = -1;
+    ishmem::queue q(nullptr);
+    EXPECT_EQ(q.stream(), nullptr);
+    ishmem_barrier_all();
+
+    delayed_fill<<<8, 256>>>(src.get(), qn, me, 5, delay_ns);  // legacy stream: the put must wait for it
+    GPU_LAUNCHED("delayed_fill on stream 0");
+    ishmem::event put = ishmemx_int_put_on_queue(dest.get(), src.get(), qn, right, q);
+    EXPECT_NE(put.cuda_event(), nullptr) << "put_on_queue on the legacy stream should run on the stream";
+    ishmem::event quiet = ishmemx_quiet_on_queue(q, {put});
+    ishmem::event bar = ishmemx_barrier_all_on_queue(q, {quiet});
+    ishmem::event red = ishmemx_int_sum_reduce_on_queue(sum.get(), dest.get(), qn, &ret[0], q, {bar});
+    EXPECT_NE(red.cuda_event(), nullptr) << "sum_reduce_on_queue on the legacy stream should run on the stream";
+    EXPECT_EQ(ret[0], 0);
+    q.wait();
+    GPU_CHECK(cudaStreamSynchronize(nullptr));
+    auto from_left = [&](size_t i) { return pattern(left, 5, static_cast<long long>(i)); };
+    expect_elements(dest.read(), from_left, "put_on_queue on the legacy stream after a kernel on stream 0");
+    expect_elements(sum.read(), [&](size_t i) {
+        int t = 0;
+        for (int pe = 0; pe < n; ++pe) t += pattern(pe, 5, static_cast<long long>(i));
+        return t;
+    }, "sum_reduce_on_queue on the legacy stream of what every PE received");
+    ishmem_barrier_all();
+}
+
 }  // namespace

@@ -522,7 +522,7 @@ template <class Launch, class Host>
 ishmem::event collective_on_queue(const ishmem::queue& q, const std::vector<ishmem::event>& deps, int* ret,
                                   Launch&& launch, Host host) {
     if (!watch_calls && on_stream_after(q, deps)) {
-        launch(q.stream());
+        launch(stream_of(q));
         *ret = 0;
         return ishmem::detail::stream_order::mark(q);
     }
@@ -583,7 +583,7 @@ ishmem::event barrier_on_queue(const ishmem::queue& q, const std::vector<ishmem:
                                Host host) {
     if (!watch_calls && heap_on_gpu()) {
         if (on_stream_after(q, deps)) {
-            gpu::barrier(team, q.stream());
+            gpu::barrier(team, stream_of(q));
             return ishmem::detail::stream_order::mark(q);
         }
         return enqueue(q, deps, [=] { gpu::barrier(team, nullptr); });

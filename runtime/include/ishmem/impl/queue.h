@@ -24,8 +24,16 @@ ishmem::event enqueue(const ishmem::queue& q, const std::vector<ishmem::event>& 
 // round trip through the queue's thread. Otherwise, or when a dep is an
 // unfinished host task or the local buffer is pageable memory, fn runs as a task.
 // Whether the operation may run on q's CUDA stream itself; if so, the stream now waits for deps.
+// (A queue over the null stream qualifies too: see stream_of.)
 inline bool on_stream_after(const ishmem::queue& q, const std::vector<ishmem::event>& deps) {
-    return heap_on_gpu() && q.stream() && ishmem::detail::stream_order::wait_for(q, deps);
+    return heap_on_gpu() && ishmem::detail::stream_order::wait_for(q, deps);
+}
+
+// The stream to queue q's work on. A queue made over nullptr means CUDA's legacy default stream,
+// which the backend's calls must name explicitly (CU_STREAM_LEGACY): for them a null stream means
+// "none given, use your own and wait".
+inline CUstream_st* stream_of(const ishmem::queue& q) {
+    return q.stream() ? q.stream() : reinterpret_cast<CUstream_st*>(0x1);
 }
 
 // With a signal word (the peer's, translated), a one-thread kernel updates it after the copy.
@@ -37,8 +45,8 @@ struct stream_signal {
 template <class F>
 ishmem::event enqueue_copy(const ishmem::queue& q, const std::vector<ishmem::event>& deps, void* dst,
                            const void* src, size_t bytes, const void* local, F&& fn, stream_signal sig = {}) {
-    if (on_stream_after(q, deps) && gpu::copy_async(q.stream(), dst, src, bytes, local)) {
-        if (sig.word) gpu::signal_async(q.stream(), sig.word, sig.value, sig.add);
+    if (on_stream_after(q, deps) && gpu::copy_async(stream_of(q), dst, src, bytes, local)) {
+        if (sig.word) gpu::signal_async(stream_of(q), sig.word, sig.value, sig.add);
         return ishmem::detail::stream_order::mark(q);
     }
     return enqueue(q, deps, std::forward<F>(fn));
