@@ -13,6 +13,8 @@
 #   --plot DIR    also draw PNGs into DIR with plot_gpu.py (needs matplotlib)
 #   --no-nvshmem  do not run NVSHMEM
 #   --no-nccl     do not run NCCL
+#   --no-build    use BUILD_DIR/bench/gpu/bench_gpu and BUILD_DIR/launcher/ishmrun as they are (e.g.
+#                 built on another machine: then set LD_LIBRARY_PATH to their libishmem.so)
 #   bench options go to both programs: --quick, --reps N, --iters N, --sizes LIST, --only LIST,
 #                 --watchdog S (see bench_gpu --help)
 #
@@ -30,6 +32,7 @@ out=$top/bench/results/gpu-2gpu.csv
 plot_dir=
 use_nvshmem=1
 use_nccl=1
+do_build=1
 args=()
 
 die() { echo "run.sh: $*" >&2; exit 1; }
@@ -42,6 +45,7 @@ while [ $# -gt 0 ]; do
     --plot) [ $# -ge 2 ] || { usage >&2; exit 2; }; plot_dir=$2; shift 2 ;;
     --no-nvshmem) use_nvshmem=0; shift ;;
     --no-nccl) use_nccl=0; shift ;;
+    --no-build) do_build=0; shift ;;
     -h|--help) usage; exit 0 ;;
     --csv) echo "run.sh: the CSVs are run.sh's own; give --out FILE for the merged one" >&2; exit 2 ;;
     --reps|--iters|--sizes|--only|--watchdog)
@@ -62,8 +66,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/bench_gpu.XXXXXX") || die "cannot make a tempo
 keep_work() { echo "run.sh: the runs' output is kept in $work" >&2; }
 
 # ---- ours ----
-echo "run.sh: building bench_gpu and ishmrun in $build"
-if ! cmake --build "$build" -j "$(nproc)" --target bench_gpu ishmrun >"$work/build.log" 2>&1; then
+[ $do_build -eq 1 ] && echo "run.sh: building bench_gpu and ishmrun in $build"
+if [ $do_build -eq 1 ] && ! cmake --build "$build" -j "$(nproc)" --target bench_gpu ishmrun >"$work/build.log" 2>&1; then
   tail -n 30 "$work/build.log" >&2
   keep_work
   die "cannot build bench_gpu in $build (is it configured with the CUDA backend, ISHMEM_ENABLE_CUDA?)"
