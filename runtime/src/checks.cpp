@@ -333,6 +333,7 @@ void agree_on_call(ishmem_team_t team, call_info& ci) {
     mine.nelems = ci.nelems_may_differ ? UINT64_MAX : ci.nelems;
     mine.elem_size = ci.elem_size;
     copy_name(mine.type, sizeof mine.type, ci.type);
+    copy_name(mine.args, sizeof mine.args, ci.args);
     __atomic_store_n(&mine.seq, seq, __ATOMIC_RELEASE);
     for (int j = 0; j < t.size; ++j) {
         if (j == t.my_index) continue;
@@ -357,6 +358,8 @@ void agree_on_call(ishmem_team_t team, call_info& ci) {
                          theirs.type, theirs.elem_size, pe);
         else if (mine.nelems != theirs.nelems)
             why = format("nelems is %" PRIu64 " here but %" PRIu64 " on PE %d", mine.nelems, theirs.nelems, pe);
+        else if (strcmp(mine.args, theirs.args) != 0)
+            why = format("the arguments are %s here but %s on PE %d", mine.args, theirs.args, pe);
         if (!why.empty()) {
             claim_report_or_wait();
             print_and_exit(format("ishmem: PE %d: %s: %s (ISHMEM_CHECK=full)\n", state.my_pe, shown(ci), why.c_str()));
