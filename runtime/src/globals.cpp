@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -45,6 +46,7 @@ char* shared_lo = nullptr;
 size_t shared_size = 0;
 std::vector<char*> peer_maps;  // my mappings of the peers' globals (map_size each)
 size_t peer_map_size = 0;
+double share_ms = 0;
 
 size_t page_size() {
     return static_cast<size_t>(sysconf(_SC_PAGESIZE));
@@ -235,6 +237,7 @@ void globals_share(bootstrap& boot, const globals_segment& g, char* const* peer_
     state.globals_base = g.lo;
     state.globals_size = static_cast<size_t>(g.hi - g.lo);
     if (n == 1) return;  // no peer to share them with: they stay as they are
+    const auto t0 = std::chrono::steady_clock::now();
     const int fd = make_shared(g, file_end);
     std::vector<int> fds(n, -1);
     // exchange_fds hands every descriptor to the caller; keep mine for later inits and forks.
@@ -261,6 +264,11 @@ void globals_share(bootstrap& boot, const globals_segment& g, char* const* peer_
         }
         close(fds[pe]);
     }
+    share_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double globals_share_ms() {
+    return share_ms;
 }
 
 void globals_unshare() {

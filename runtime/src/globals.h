@@ -31,6 +31,9 @@ size_t globals_min_stride(const globals_segment& g);
 // already, placed so that those ranges are free (heap.cpp). Sets state.globals_*. Collective.
 void globals_share(bootstrap& boot, const globals_segment& g, char* const* peer_base);
 
+// Milliseconds the last globals_share took (the copy into the memfd, the exchange, the mappings).
+double globals_share_ms();
+
 // Unmaps the peers' globals (mine stay where the program's variables live) and clears state.globals_*.
 void globals_unshare();
 
