@@ -5,6 +5,8 @@
 // watchdog (ISHMEM_TEST_TIMEOUT).
 #include <gtest/gtest.h>
 #include <ishmem.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <ishmemx.h>
 
 #include <cstdint>
@@ -247,6 +249,22 @@ TEST(Globals, CollectivesOnGlobals) {
     for (int i = 0; i < 4; ++i) ASSERT_EQ(g_reduce_dst[i], n) << i;
     ishmem_barrier_all();
     ishmem_free(heap);
+}
+
+// A fork()ed child gets its own globals, as without ishmem: its writes stay out of the PE's.
+TEST(Globals, ForkedChildHasPrivateGlobals) {
+    g_counter = 17;
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        g_counter = 99;
+        _exit(g_counter == 99 ? 0 : 1);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    EXPECT_EQ(g_counter, 17);
+    ishmem_barrier_all();
 }
 
 // Addresses outside both the heap and the executable's data and bss still stop the job.
