@@ -222,6 +222,9 @@ void canonical(const char* routine, char* out, size_t n) {
 void check_allocation(const char* routine, const char* param, const void* addr, size_t bytes) {
     last_entry = routine;
     if (bytes == 0) return;  // nothing is read or written
+    // A range in the executable's data and bss passed check_symmetric: variables there have no
+    // recorded sizes, so the range is only known to lie inside the segment.
+    if (reinterpret_cast<uintptr_t>(addr) - reinterpret_cast<uintptr_t>(state.globals_base) < state.globals_size) return;
     const size_t off = static_cast<size_t>(static_cast<const char*>(addr) - state.heap_base);
     size_t start = 0, size = 0;
     if (!allocator_find(off, &start, &size))

@@ -10,11 +10,15 @@
 //   checked split_kind          ishmem_team_split_2d on PE 1, ishmem_team_split_strided on the others
 //   checked stuck               PE 1 waits for a flag nobody sets; the others wait in ishmem_barrier_all
 //   checked stuck_test          PE 1 calls ishmem_int_test in a loop that never ends; the others barrier
-//   checked ok                  correct collectives and RMA: must pass under full mode
+//   checked ok                  correct collectives and RMA, also on global variables: must pass under full mode
 #include <ishmem.h>
 
 #include <cstdio>
 #include <cstring>
+
+namespace {
+int global_buf[16];  // symmetric on the host backend; full mode accepts any range inside data and bss
+}
 
 int main(int argc, char** argv) {
     const char* mode = argc > 1 ? argv[1] : "ok";
@@ -64,6 +68,8 @@ int main(int argc, char** argv) {
         ishmem_int_broadcast(ISHMEM_TEAM_WORLD, dst, a, 8, 0);
         ishmem_int_collect(ISHMEM_TEAM_WORLD, dst, a, static_cast<size_t>(me % 3));
         ishmem_int_fcollect(ISHMEM_TEAM_WORLD, dst, a, 2);
+        ishmem_int_put(global_buf, local, 16, (me + 1) % n);
+        ishmem_int_sum_reduce(ISHMEM_TEAM_WORLD, global_buf, a, 8);
         ishmem_team_sync(ISHMEM_TEAM_WORLD);
         ishmem_team_t even = ISHMEM_TEAM_INVALID, x = ISHMEM_TEAM_INVALID, y = ISHMEM_TEAM_INVALID;
         ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, nullptr, 0, &even);
