@@ -1,6 +1,7 @@
 // bench_check: what the argument checks cost on the host fast path, with no MPI peer: own-PE
 // long_atomic_fetch_add and an 8-byte putmem, in ns per call (median of rounds). Run it once with
 // ISHMEM_CHECK=default and once with ISHMEM_CHECK=full (ishmrun -n 1 bench_check) to price full mode.
+// Also prints how long ishmem_init took on PE 0 (ISHMEM_SYMMETRIC_GLOBALS=0 and 1 price the globals).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -27,7 +28,10 @@ template <class F> double median_ns(long iters, int rounds, F&& f) {
 
 int main(int argc, char** argv) {
     const long iters = argc > 1 ? atol(argv[1]) : 2000000;
+    const auto init0 = std::chrono::steady_clock::now();
     ishmem_init();
+    const double init_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - init0).count();
     const int me = ishmem_my_pe();
     long* word = static_cast<long*>(ishmem_calloc(8, sizeof(long)));
     long* buf = static_cast<long*>(ishmem_calloc(64, sizeof(long)));
@@ -39,6 +43,7 @@ int main(int argc, char** argv) {
     if (me == 0)
         printf("bench_check: ISHMEM_CHECK=%s: long_atomic_fetch_add(own PE) %.2f ns, putmem(8 B, own PE) %.2f ns\n",
                mode ? mode : "default", amo, put);
+    if (me == 0) printf("bench_check: ishmem_init on %d PEs: %.2f ms\n", ishmem_n_pes(), init_ms);
     (void)sink;
     ishmem_free(buf);
     ishmem_free(word);

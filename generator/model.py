@@ -91,6 +91,10 @@ class Family:
         return f"{self.routine.upper()} ({', '.join(p.name for p in self.params)})"
 
 
+_SYMMETRIC_CHECK = "ishmemi::check_symmetric("
+_SYMMETRIC_BOUNDS = "ishmemi::check_symmetric_bounds("
+
+
 @dataclass(frozen=True)
 class EntryPoint:
     """One routine of the public API: a name, a declaration and the body that forwards to the core."""
@@ -110,6 +114,30 @@ class EntryPoint:
     tests: tuple["TestCase", ...]    # generated test cases (one per type for C++ templates)
     device_body: tuple[str, ...] = ()  # the body compiled for CUDA device code ('' when not device-callable there)
     gpu_tests: tuple["TestCase", ...] = ()  # the same cases run by GPU code: in kernels, or on a CUDA stream
+
+    # Whether the library's definition runs a separate copy under ISHMEM_CHECK=full (see stub_body):
+    # for the one-sided routines with symmetric arguments, whose default path costs nanoseconds.
+    # Collectives (families with a team overload, or that check a team) keep one body: next to a
+    # collective the branch costs nothing, and a copy would only add code.
+    full_copy: bool = False
+
+    @property
+    def full_checked_body(self) -> tuple[str, ...]:
+        """The library's copy of the body for ISHMEM_CHECK=full ('' without one): the body as it is,
+        whose check_symmetric also checks the allocation."""
+        return self.body if self.full_copy else ()
+
+    @property
+    def stub_body(self) -> tuple[str, ...]:
+        """The library's definition: under ISHMEM_CHECK=full a tail call to the full-checked copy,
+        else the body with the bounds checks alone. Only [[noreturn]] calls stay on the default
+        path, so GCC saves no registers for a call that returns."""
+        if not self.full_checked_body:
+            return self.body
+        args = ", ".join(p.rsplit(" ", 1)[1] for p in self.params_def)
+        dispatch = (f"if (__builtin_expect(ishmemi::state.check_full, 0)) "
+                    f"return full_checked::{self.name}({args});")
+        return (dispatch,) + tuple(line.replace(_SYMMETRIC_CHECK, _SYMMETRIC_BOUNDS) for line in self.body)
 
     @property
     def decl(self) -> str:
@@ -572,7 +600,8 @@ def _entry_point(fam: Family, form: _Form, variant: str, team_form: bool = False
     return EntryPoint(name=name, family=fam, variant=variant, team_form=team_form, form=form.kind, typename=form.tag,
                       elem=form.elem, header=header, template=template, ret=ret, params=tuple(params),
                       params_def=tuple(params_def), body=tuple(body), tests=tests, device_body=device_body,
-                      gpu_tests=gpu_tests)
+                      gpu_tests=gpu_tests,
+                      full_copy=not template and not fam.team and not soft and any(_SYMMETRIC_CHECK in line for line in body))
 
 
 # The device body is the host body with the checks and the core call taken from ishmemi::dev, the

@@ -222,6 +222,9 @@ void canonical(const char* routine, char* out, size_t n) {
 void check_allocation(const char* routine, const char* param, const void* addr, size_t bytes) {
     last_entry = routine;
     if (bytes == 0) return;  // nothing is read or written
+    // A range in the executable's data and bss passed check_symmetric: variables there have no
+    // recorded sizes, so the range is only known to lie inside the segment.
+    if (reinterpret_cast<uintptr_t>(addr) - reinterpret_cast<uintptr_t>(state.globals_base) < state.globals_size) return;
     const size_t off = static_cast<size_t>(static_cast<const char*>(addr) - state.heap_base);
     size_t start = 0, size = 0;
     if (!allocator_find(off, &start, &size))
@@ -333,6 +336,7 @@ void agree_on_call(ishmem_team_t team, call_info& ci) {
     mine.nelems = ci.nelems_may_differ ? UINT64_MAX : ci.nelems;
     mine.elem_size = ci.elem_size;
     copy_name(mine.type, sizeof mine.type, ci.type);
+    copy_name(mine.args, sizeof mine.args, ci.args);
     __atomic_store_n(&mine.seq, seq, __ATOMIC_RELEASE);
     for (int j = 0; j < t.size; ++j) {
         if (j == t.my_index) continue;
@@ -357,6 +361,8 @@ void agree_on_call(ishmem_team_t team, call_info& ci) {
                          theirs.type, theirs.elem_size, pe);
         else if (mine.nelems != theirs.nelems)
             why = format("nelems is %" PRIu64 " here but %" PRIu64 " on PE %d", mine.nelems, theirs.nelems, pe);
+        else if (strcmp(mine.args, theirs.args) != 0)
+            why = format("the arguments are %s here but %s on PE %d", mine.args, theirs.args, pe);
         if (!why.empty()) {
             claim_report_or_wait();
             print_and_exit(format("ishmem: PE %d: %s: %s (ISHMEM_CHECK=full)\n", state.my_pe, shown(ci), why.c_str()));

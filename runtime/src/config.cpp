@@ -17,7 +17,7 @@ extern char** environ;
 
 namespace ishmemi {
 
-config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{256} << 10, "auto", -1, false, 0, "0"};
+config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{256} << 10, "auto", -1, false, 0, "0", true};
 size_t reduce_scatter_min = 65536;
 unsigned spin_limit = 4;
 unsigned wait_spin_limit = 4096;
@@ -162,6 +162,9 @@ void load_config(bool warn_unknown) {
         fatal(routine, "ISHMEM_HANG_TIMEOUT=%s is not a number of seconds in [0, 1e6] (0: no watchdog)", hang_text);
     config.hang_timeout_ns = static_cast<uint64_t>(hang * 1e9);
     config.hang_timeout_text = hang_text;
+    const char* globals_text = value_of("ISHMEM_SYMMETRIC_GLOBALS");
+    if (!parse_bool(globals_text, &config.symmetric_globals))
+        fatal(routine, "ISHMEM_SYMMETRIC_GLOBALS=%s is not 0 or 1", globals_text);
     state.check_full = config.check_full;
     watch_calls = config.check_full || config.hang_timeout_ns > 0;
 

@@ -20,6 +20,7 @@ struct config_t {
     bool check_full;             // ISHMEM_CHECK=full
     uint64_t hang_timeout_ns;    // ISHMEM_HANG_TIMEOUT in ns; 0: off
     const char* hang_timeout_text;
+    bool symmetric_globals;      // ISHMEM_SYMMETRIC_GLOBALS
 };
 extern config_t config;
 

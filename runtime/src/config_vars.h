@@ -48,6 +48,9 @@ inline constexpr config_var config_vars[] = {
     {"ISHMEM_HANG_TIMEOUT", "0",
      "Seconds a PE may stay blocked in a barrier, wait or collective before it prints where every PE is "
      "and stops the job; 0: never. Works with either ISHMEM_CHECK value."},
+    {"ISHMEM_SYMMETRIC_GLOBALS", "1",
+     "Host backend: 1 makes the executable's global and static variables (data and bss) symmetric, so "
+     "that they may be the remote address of any routine; 0 keeps them private (only the heap is symmetric)."},
 };
 
 }  // namespace ishmemi

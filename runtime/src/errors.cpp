@@ -65,8 +65,20 @@ void fail_symmetric(const char* routine, const char* param, const void* addr, si
     if (p >= base && p <= base + state.heap_size)
         fatal(routine, "%s (%p) with %zu bytes runs past the end of the symmetric heap [%p, %p)", param, addr, bytes,
               static_cast<const void*>(base), static_cast<const void*>(base + state.heap_size));
-    fatal(routine, "%s (%p) is outside the symmetric heap [%p, %p)", param, addr, static_cast<const void*>(base),
-          static_cast<const void*>(base + state.heap_size));
+    const char* glo = state.globals_base;
+    const char* ghi = glo + state.globals_size;
+    if (glo && p >= glo && p <= ghi)
+        fatal(routine, "%s (%p) with %zu bytes runs past the end of the program's symmetric data and bss [%p, %p)",
+              param, addr, bytes, static_cast<const void*>(glo), static_cast<const void*>(ghi));
+    if (glo)
+        fatal(routine, "%s (%p) is outside the symmetric heap [%p, %p) and the program's symmetric data and bss "
+              "[%p, %p) (a stack, heap or shared library's variable is not symmetric)", param, addr,
+              static_cast<const void*>(base), static_cast<const void*>(base + state.heap_size),
+              static_cast<const void*>(glo), static_cast<const void*>(ghi));
+    fatal(routine, "%s (%p) is outside the symmetric heap [%p, %p)%s", param, addr, static_cast<const void*>(base),
+          static_cast<const void*>(base + state.heap_size),
+          state.backend == backend_kind::host ? ""
+                                              : " (global variables are symmetric only on the host backend)");
 }
 
 void fail_nonnull(const char* routine, const char* param, size_t count) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "config.h"
+#include "globals.h"
 #include "ishmem/impl/runtime.h"
 
 namespace ishmemi {
@@ -61,6 +62,37 @@ char* map_fd(int fd, int pe) {
     return static_cast<char*>(p);
 }
 
+// Host backend: one reservation holds every PE's heap, mine first and PE (me + k) % n k strides
+// after mine. PE p's globals then go k strides after my own globals (globals.cpp): above the
+// executable and its brk heap, where nothing else is mapped. Each PE chooses its stride alone:
+// only its own mappings depend on it.
+char* block = nullptr;
+size_t block_size = 0;
+
+void map_host_heaps(const int* fds, int n, int me, size_t min_stride, char** internals) {
+    size_t stride = mapping_size > min_stride ? mapping_size : min_stride;
+    stride = (stride + user_alignment - 1) / user_alignment * user_alignment;
+    if (stride > (SIZE_MAX - internal_size - user_alignment) / static_cast<size_t>(n))
+        fatal(routine, "the heaps of %d PEs (%zu bytes apart) do not fit in the address space", n, stride);
+    block_size = internal_size + user_alignment + static_cast<size_t>(n) * stride;
+    void* r = mmap(nullptr, block_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED)
+        fatal(routine, "cannot reserve %zu bytes of address space for the heaps of %d PEs: %s", block_size, n,
+              strerror(errno));
+    block = static_cast<char*>(r);
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(r);
+    const uintptr_t user0 = (lo + internal_size + user_alignment - 1) / user_alignment * user_alignment;
+    for (int k = 0; k < n; ++k) {
+        const int pe = (me + k) % n;
+        char* start = reinterpret_cast<char*>(user0 + static_cast<size_t>(k) * stride - internal_size);
+        void* p = mmap(start, mapping_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE | MAP_FIXED, fds[pe], 0);
+        if (p == MAP_FAILED)
+            fatal(routine, "cannot map the symmetric heap of PE %d (%zu bytes): %s", pe, mapping_size, strerror(errno));
+        madvise(p, mapping_size, MADV_HUGEPAGE);
+        internals[pe] = start;
+    }
+}
+
 }  // namespace
 
 size_t heap_alignment(size_t user_size) {
@@ -92,6 +124,10 @@ void heap_create(bootstrap& boot, size_t user_size) {
     mapping_size = (internal_size + in_memfd + page - 1) / page * page;
     user_alignment = user_in_memfd ? heap_alignment(user_size) : page;
 
+    // The executable's data and bss, symmetric on the host backend; the heaps' placement leaves room
+    // for them.
+    const globals_segment globals = globals_find(boot);
+
     int fd = memfd_create("ishmem_heap", MFD_CLOEXEC);
     if (fd < 0) fatal(routine, "memfd_create failed: %s", strerror(errno));
     if (ftruncate(fd, static_cast<off_t>(mapping_size)) != 0)
@@ -103,9 +139,14 @@ void heap_create(bootstrap& boot, size_t user_size) {
     boot.exchange_fds(fd, fds.data());
 
     char** internals = new char*[n];
-    for (int pe = 0; pe < n; ++pe) {
-        internals[pe] = map_fd(fds[pe], pe);
-        close(fds[pe]);
+    if (user_in_memfd) {
+        map_host_heaps(fds.data(), n, me, globals_min_stride(globals), internals);
+        for (int pe = 0; pe < n; ++pe) close(fds[pe]);
+    } else {
+        for (int pe = 0; pe < n; ++pe) {
+            internals[pe] = map_fd(fds[pe], pe);
+            close(fds[pe]);
+        }
     }
     state.internal_peer = internals;
     state.heap_size = user_size;
@@ -115,6 +156,7 @@ void heap_create(bootstrap& boot, size_t user_size) {
         for (int pe = 0; pe < n; ++pe) bases[pe] = internals[pe] + internal_size;
         state.peer_base = bases;
         state.heap_base = bases[me];
+        globals_share(boot, globals, bases);
     } else {
         gpu_heap_create(boot, user_size, heap_alignment(user_size));
     }
@@ -122,12 +164,19 @@ void heap_create(bootstrap& boot, size_t user_size) {
 
 void heap_destroy() {
     if (!state.internal_peer) return;
-    if (state.backend == backend_kind::host)
+    if (state.backend == backend_kind::host) {
+        globals_unshare();
         delete[] state.peer_base;
-    else
+    } else {
         gpu_heap_destroy();
-    for (int pe = 0; pe < state.n_pes; ++pe)
-        if (state.internal_peer[pe]) munmap(state.internal_peer[pe], mapping_size);
+    }
+    if (block) {
+        munmap(block, block_size);
+        block = nullptr;
+    } else {
+        for (int pe = 0; pe < state.n_pes; ++pe)
+            if (state.internal_peer[pe]) munmap(state.internal_peer[pe], mapping_size);
+    }
     delete[] state.internal_peer;
     state.internal_peer = nullptr;
     state.peer_base = nullptr;

@@ -18,6 +18,7 @@
 #include "ishmem/impl/teams.h"
 #include "control.h"
 #include "gpu_backend.h"
+#include "globals.h"
 #include "heap.h"
 #include "ishmem/impl/sync.h"
 
@@ -90,6 +91,10 @@ void initialize(ishmemx_attr_t* attr, const char* routine) {
     state.finalized = false;
     debug(routine, "%d PEs, bootstrap %s, backend %s, symmetric heap %zu bytes at %p (ISHMEM_SYMMETRIC_SIZE=%s)", state.n_pes,
           kind, state.backend == backend_kind::cuda ? "cuda" : "host", state.heap_size, static_cast<void*>(state.heap_base), config.symmetric_text);
+    if (state.globals_size)
+        debug(routine, "global and static variables symmetric: [%p, %p) (%zu bytes of data and bss; shared in %.2f ms)",
+              static_cast<void*>(state.globals_base), static_cast<void*>(state.globals_base + state.globals_size),
+              state.globals_size, globals_share_ms());
 }
 
 }  // namespace

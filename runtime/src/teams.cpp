@@ -1,11 +1,13 @@
 // The team table, team splits (slot agreement over the parent) and team destruction.
 #include "ishmem/impl/teams.h"
 
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
 #include "config.h"
 #include "gpu_backend.h"
+#include "ishmem/impl/collectives.h"
 
 namespace ishmemi {
 
@@ -119,6 +121,10 @@ int team_split_strided(ishmem_team_t parent_team, int start, int stride, int siz
     constexpr const char* routine = "ishmem_team_split_strided";
     *new_team = ISHMEM_TEAM_INVALID;
     const team_t& parent = teams[parent_team];  // checked by the entry point
+    // Every member of the parent computes the new team from its own arguments: they must agree.
+    char args[48] = "";
+    if (watch_calls) snprintf(args, sizeof args, "start %d, stride %d, size %d", start, stride, size);
+    coll::watched_call wc(coll::alone{}, parent_team, routine, -1, UINT64_MAX, 0, nullptr, false, args);
     const long last = static_cast<long>(start) + static_cast<long>(size - 1) * stride;
     if (size < 1 || start < 0 || (size > 1 && stride < 1) || last >= parent.size) {
         warn(routine, "start %d, stride %d, size %d do not fit parent team %d of %d PEs", start, stride, size,
@@ -146,6 +152,9 @@ int team_split_2d(ishmem_team_t parent_team, int xrange, const ishmem_team_confi
     constexpr const char* routine = "ishmem_team_split_2d";
     *xaxis_team = *yaxis_team = ISHMEM_TEAM_INVALID;
     const team_t& parent = teams[parent_team];
+    char args[48] = "";
+    if (watch_calls) snprintf(args, sizeof args, "xrange %d", xrange);
+    coll::watched_call wc(coll::alone{}, parent_team, routine, -1, UINT64_MAX, 0, nullptr, false, args);
     if (xrange < 1) {
         warn(routine, "xrange %d is not positive", xrange);
         return -1;

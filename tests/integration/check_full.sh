@@ -57,6 +57,14 @@ one_line "barrier_all vs sync_all" "ISHMEM_CHECK=full"
 ISHMEM_CHECK=full expect "element type mismatch" nonzero 2 type \
   "ishmem: PE [01]: ishmem_(int|long)_sum_reduce: the element type is (int \(4|long \(8) bytes\) here but (long \(8|int \(4) bytes\) on PE [01] \(ISHMEM_CHECK=full\)"
 for np in 2 3; do
+  ISHMEM_CHECK=full expect "team split arguments, $np PEs" nonzero $np split_args \
+    "ishmem: PE 1: ishmem_team_split_strided: the arguments are start 1, stride 1, size 1 here but start 0, stride 1, size 1 on PE [02] \(ISHMEM_CHECK=full\)|ishmem: PE [02]: ishmem_team_split_strided: the arguments are start 0, stride 1, size 1 here but start 1, stride 1, size 1 on PE 1 \(ISHMEM_CHECK=full\)"
+  one_line "team split arguments, $np PEs" "ISHMEM_CHECK=full"
+done
+ISHMEM_CHECK=full expect "split_2d vs split_strided" nonzero 2 split_kind \
+  "ishmem: PE [01]: ishmem_team_split_(2d|strided): collective [0-9]+ on team 0 is ishmem_team_split_(2d|strided) here but ishmem_team_split_(strided|2d) on PE [01] \(ISHMEM_CHECK=full\)"
+one_line "split_2d vs split_strided" "ISHMEM_CHECK=full"
+for np in 2 3; do
   ISHMEM_CHECK=full expect "collectives on different teams, $np PEs" nonzero $np other_team \
     "ishmem: PE [01]: ishmem_(barrier_all|team_sync): the PEs call different collectives: .* here, but PE [01] is in ishmem_(team_sync|barrier_all) \(team [0-9]+.*\) and waits for this PE \(ISHMEM_CHECK=full\)"
   one_line "collectives on different teams, $np PEs" "ISHMEM_CHECK=full"

@@ -6,13 +6,19 @@
 //   checked barrier_vs_sync     ishmem_barrier_all on PE 1, ishmem_sync_all on the others
 //   checked type                ishmem_int_sum_reduce on PE 1, ishmem_long_sum_reduce on the others
 //   checked other_team          PE 1 syncs a team of PEs {0, 1}, the others call ishmem_barrier_all
+//   checked split_args          ishmem_team_split_strided with start 1 on PE 1, start 0 on the others
+//   checked split_kind          ishmem_team_split_2d on PE 1, ishmem_team_split_strided on the others
 //   checked stuck               PE 1 waits for a flag nobody sets; the others wait in ishmem_barrier_all
 //   checked stuck_test          PE 1 calls ishmem_int_test in a loop that never ends; the others barrier
-//   checked ok                  correct collectives and RMA: must pass under full mode
+//   checked ok                  correct collectives and RMA, also on global variables: must pass under full mode
 #include <ishmem.h>
 
 #include <cstdio>
 #include <cstring>
+
+namespace {
+int global_buf[16];  // symmetric on the host backend; full mode accepts any range inside data and bss
+}
 
 int main(int argc, char** argv) {
     const char* mode = argc > 1 ? argv[1] : "ok";
@@ -44,6 +50,13 @@ int main(int argc, char** argv) {
         ishmem_team_t pair = ISHMEM_TEAM_INVALID;
         ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, 2, nullptr, 0, &pair);
         if (me == 1) ishmem_team_sync(pair); else ishmem_barrier_all();
+    } else if (is("split_args")) {
+        ishmem_team_t t = ISHMEM_TEAM_INVALID;
+        ishmem_team_split_strided(ISHMEM_TEAM_WORLD, me == 1 ? 1 : 0, 1, 1, nullptr, 0, &t);
+    } else if (is("split_kind")) {
+        ishmem_team_t x = ISHMEM_TEAM_INVALID, y = ISHMEM_TEAM_INVALID;
+        if (me == 1) ishmem_team_split_2d(ISHMEM_TEAM_WORLD, 1, nullptr, 0, &x, nullptr, 0, &y);
+        else ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, 1, nullptr, 0, &x);
     } else if (is("stuck")) {
         if (me == 1) ishmem_int_wait_until(a, ISHMEM_CMP_EQ, 42); else ishmem_barrier_all();
     } else if (is("stuck_test")) {
@@ -55,7 +68,16 @@ int main(int argc, char** argv) {
         ishmem_int_broadcast(ISHMEM_TEAM_WORLD, dst, a, 8, 0);
         ishmem_int_collect(ISHMEM_TEAM_WORLD, dst, a, static_cast<size_t>(me % 3));
         ishmem_int_fcollect(ISHMEM_TEAM_WORLD, dst, a, 2);
+        ishmem_int_put(global_buf, local, 16, (me + 1) % n);
+        ishmem_int_sum_reduce(ISHMEM_TEAM_WORLD, global_buf, a, 8);
         ishmem_team_sync(ISHMEM_TEAM_WORLD);
+        ishmem_team_t even = ISHMEM_TEAM_INVALID, x = ISHMEM_TEAM_INVALID, y = ISHMEM_TEAM_INVALID;
+        ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, nullptr, 0, &even);
+        ishmem_team_split_2d(ISHMEM_TEAM_WORLD, 2, nullptr, 0, &x, nullptr, 0, &y);
+        if (even != ISHMEM_TEAM_INVALID) ishmem_team_sync(even);
+        ishmem_team_destroy(even);
+        ishmem_team_destroy(x);
+        ishmem_team_destroy(y);
         ishmem_sync_all();
     } else {
         std::fprintf(stderr, "checked: unknown mode %s\n", mode);

@@ -164,8 +164,9 @@ class watched_call {
   public:
     template <class W>
     watched_call(const W& w, ishmem_team_t team, const char* routine, int root, uint64_t nelems, unsigned elem_size,
-                 const char* type, bool nelems_may_differ = false) {
-        if (__builtin_expect(watch_calls, 0)) begin(w, team, routine, root, nelems, elem_size, type, nelems_may_differ);
+                 const char* type, bool nelems_may_differ = false, const char* args = nullptr) {
+        if (__builtin_expect(watch_calls, 0))
+            begin(w, team, routine, root, nelems, elem_size, type, nelems_may_differ, args);
     }
     ~watched_call() {
         if (on_) call_leave(ci_);
@@ -176,7 +177,7 @@ class watched_call {
   private:
     template <class W>
     void begin(const W& w, ishmem_team_t team, const char* routine, int root, uint64_t nelems, unsigned elem_size,
-               const char* type, bool nelems_may_differ) {
+               const char* type, bool nelems_may_differ, const char* args) {
         ci_ = call_info{};
         ci_.routine = routine;
         ci_.team = team;
@@ -186,6 +187,7 @@ class watched_call {
         ci_.nelems_may_differ = nelems_may_differ;
         ci_.elem_size = elem_size;
         ci_.type = type;
+        ci_.args = args;
         on_ = true;
         call_enter(ci_);
         if (state.check_full) leader(w, [&] { agree_on_call(team, ci_); });

@@ -31,6 +31,10 @@ struct state_t {
     // ISHMEM_CHECK=full, read once by ishmem_init: the costly checks (checks.cpp) run only when set.
     // Kept here so that check_symmetric tests it through the pointer to state it already holds.
     bool check_full = false;
+    // The executable's data and bss, symmetric on the host backend (globals.cpp): translate() reaches
+    // PE pe's copy with the heap's formula. Null and 0 where they are not symmetric.
+    char* globals_base = nullptr;
+    size_t globals_size = 0;
 };
 extern ISHMEM_API state_t state;
 
@@ -77,12 +81,25 @@ ISHMEM_API void warn(const char* routine, const char* fmt, ...) __attribute__((f
     if (__builtin_expect(static_cast<unsigned>(pe) >= static_cast<unsigned>(state.n_pes), 0)) fail_pe(routine, pe);
 }
 
-// [addr, addr + bytes) must lie in the user heap; with bytes == 0 only addr in [base, base + size],
-// or a null addr (an empty range, e.g. an empty wait set, may be passed as null).
-[[gnu::always_inline]] inline void check_symmetric(const char* routine, const char* param, const void* addr, size_t bytes) {
+// [addr, addr + bytes) must lie in the user heap or in the executable's symmetric data and bss;
+// with bytes == 0 only addr in [base, base + size] of either, or a null addr (an empty range, e.g.
+// an empty wait set, may be passed as null). The globals test sits inside the heap test's unlikely
+// branch, and that branch calls nothing that returns: the fast path is one predicted branch.
+// The bounds alone: the library's generated stubs use this, and run a copy with check_symmetric
+// under ISHMEM_CHECK=full (a tail call), so that their default path makes only [[noreturn]] calls.
+[[gnu::always_inline]] inline void check_symmetric_bounds(const char* routine, const char* param, const void* addr,
+                                                          size_t bytes) {
     uintptr_t off = reinterpret_cast<uintptr_t>(addr) - reinterpret_cast<uintptr_t>(state.heap_base);
-    if (__builtin_expect(off > state.heap_size || bytes > state.heap_size - off, 0))
-        if (bytes != 0 || addr != nullptr) fail_symmetric(routine, param, addr, bytes);
+    if (__builtin_expect(off > state.heap_size || bytes > state.heap_size - off, 0)) {
+        uintptr_t goff = reinterpret_cast<uintptr_t>(addr) - reinterpret_cast<uintptr_t>(state.globals_base);
+        if ((goff > state.globals_size || bytes > state.globals_size - goff) && (bytes != 0 || addr != nullptr))
+            fail_symmetric(routine, param, addr, bytes);
+    }
+}
+
+// The bounds, and under ISHMEM_CHECK=full that the range lies inside one live allocation.
+[[gnu::always_inline]] inline void check_symmetric(const char* routine, const char* param, const void* addr, size_t bytes) {
+    check_symmetric_bounds(routine, param, addr, bytes);
     if (__builtin_expect(state.check_full, 0)) check_allocation(routine, param, addr, bytes);
 }
 
@@ -128,7 +145,8 @@ inline size_t blocked_extent(size_t bsize, size_t nblocks, ptrdiff_t stride) {
     return (nblocks - 1) * s + bsize;
 }
 
-// PE pe's copy of the symmetric object at addr, in my address space.
+// PE pe's copy of the symmetric object at addr, in my address space. Also for a global: PE pe's
+// globals are mapped at the offset from mine at which its heap is mapped from mine (globals.cpp).
 inline void* translate(const void* addr, int pe) {
     return state.peer_base[pe] + (static_cast<const char*>(addr) - state.heap_base);
 }

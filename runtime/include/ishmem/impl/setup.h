@@ -37,14 +37,17 @@ inline int n_pes() {
     return state.n_pes;
 }
 
-// PE pe's copy of the symmetric object at dest, usable with loads and stores; nullptr when dest is
-// not symmetric, pe is out of range or the peer is not mapped.
+// PE pe's copy of the symmetric object at dest (in the heap or the executable's symmetric data and
+// bss), usable with loads and stores; nullptr when dest is not symmetric, pe is out of range or the
+// peer is not mapped.
 inline void* ptr(const void* dest, int pe) {
     uintptr_t off = reinterpret_cast<uintptr_t>(dest) - reinterpret_cast<uintptr_t>(state.heap_base);
-    if (!state.initialized || off >= state.heap_size || static_cast<unsigned>(pe) >= static_cast<unsigned>(state.n_pes) ||
-        !state.peer_base[pe])
+    if (!state.initialized || static_cast<unsigned>(pe) >= static_cast<unsigned>(state.n_pes) || !state.peer_base[pe])
         return nullptr;
-    return state.peer_base[pe] + off;
+    if (off >= state.heap_size &&
+        reinterpret_cast<uintptr_t>(dest) - reinterpret_cast<uintptr_t>(state.globals_base) >= state.globals_size)
+        return nullptr;
+    return translate(dest, pe);
 }
 
 inline void info_get_version(int* major, int* minor) {

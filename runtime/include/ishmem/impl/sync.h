@@ -34,6 +34,7 @@ struct call_info {
     char value_kind;              // 'i', 'u', 'f', or 0 when there is none (or one per element)
     unsigned elem_size;
     const char* type;
+    const char* args;             // other arguments every member must pass alike, as text, or null
     // kept by checks.cpp while the call runs
     const char* typed;            // the typed entry point the user called, when known
     bool nested, published, polled;

@@ -34,6 +34,7 @@ struct agree_record {
     uint32_t elem_size;
     uint64_t nelems;           // UINT64_MAX where it may differ (collect)
     char type[16];
+    char args[48];             // compared: other arguments that must agree, as text (team splits)
 };
 inline constexpr uint64_t agree_depth = 2;
 
