@@ -152,6 +152,45 @@ class EntryPoint:
         return bool(self.template)
 
     @property
+    def c_name(self) -> str:
+        """The symbol the library exports with C linkage ('' for the C++-only entry points: the
+        templates, and the _on_queue forms with their queue and event types). Overloads of one C++
+        name need symbols of their own: a team overload is <prefix>_team_<rest of the name>, a
+        family that overloads another's symbol is <prefix>_<family name>. C++ calls them through an
+        inline overload of the shared name (see forwards), C through a macro that picks by
+        argument count (c_overload_macros)."""
+        if self.template or self.variant == "on_queue":
+            return ""
+        if self.team_form:
+            prefix, rest = self.name.split("_", 1)
+            return f"{prefix}_team_{rest}"
+        fam = self.family
+        if fam.symbol not in ("", fam.name):
+            return f"{fam.prefix}_{fam.name}"
+        return self.name
+
+    @property
+    def c_decl(self) -> str:
+        """The declaration of the C symbol, as C11 and C++ both read it."""
+        return f"{self.ret} {self.c_name}({', '.join(self.params) or 'void'})"
+
+    @property
+    def forwards(self) -> bool:
+        """Whether the C++ name is an inline overload that calls the C symbol."""
+        return bool(self.c_name) and self.c_name != self.name
+
+    @property
+    def stub_head(self) -> str:
+        """The head of the library's definition: under the C symbol where there is one."""
+        return f"{self.ret} {self.c_name or self.name}({', '.join(self.params_def)})"
+
+    @property
+    def forward_call(self) -> str:
+        args = ", ".join(p.rsplit(" ", 1)[1] for p in self.params_def)
+        call = f"{self.c_name}({args})"
+        return f"return {call};" if self.ret != "void" else f"{call};"
+
+    @property
     def param_types(self) -> tuple[str, ...]:
         """The parameter types alone: what tells overloads of one name apart."""
         return tuple(p.rsplit(" ", 1)[0] for p in self.params_def)
@@ -200,6 +239,7 @@ class Typedef:
     doc: str
     decl: str
     header: str = "ishmem"   # ishmem: in constants.h, seen by both headers; ishmemx: in ishmemx.h only
+    c_decl: str = ""         # the C11 spelling where decl is C++ only (same layout)
 
 
 @dataclass(frozen=True)
@@ -323,7 +363,8 @@ def build_api(raw: RawSpec) -> Api:
             seen.add(e["typename"])
     groups = tuple(MacroGroup(g["name"], g["title"], tuple(Macro(m["name"], m["value"], m["doc"]) for m in g["macros"]))
                    for g in raw.constants["groups"])
-    typedefs = tuple(Typedef(t["name"], t["doc"], t["decl"].rstrip(), t.get("header", "ishmem"))
+    typedefs = tuple(Typedef(t["name"], t["doc"], t["decl"].rstrip(), t.get("header", "ishmem"),
+                             t.get("c_decl", "").rstrip())
                      for t in raw.constants["typedefs"])
     chapters = _families(raw, tables, {g.name: g for g in groups}, errors)
     api = Api(tuple(tables.values()), tuple(raw.types["sizes"]), groups, typedefs, tuple(chapters))
@@ -342,6 +383,13 @@ def build_api(raw: RawSpec) -> Api:
                 errors.append(f"{ep.family.file}:{ep.family.line}: family '{ep.family.name}': overload "
                               f"'{ep.decl}' has the parameter types of family '{other.family.name}'")
         names.setdefault(key, []).append(ep)
+    symbols: dict[str, EntryPoint] = {ep.name: ep for ep in eps if not ep.forwards}
+    for ep in eps if not errors else ():
+        if ep.forwards and ep.c_name in symbols:
+            errors.append(f"{ep.family.file}:{ep.family.line}: the C symbol '{ep.c_name}' of '{ep.decl}' is "
+                          f"taken by family '{symbols[ep.c_name].family.name}'")
+        elif ep.forwards:
+            symbols[ep.c_name] = ep
     if errors:
         raise SpecError(errors)
     return Api(api.tables, api.sizes, groups, typedefs, api.chapters, tuple(eps))
@@ -750,3 +798,80 @@ def family_synopsis(fam: Family) -> list[SynopsisBlock]:
                 lines.append(ep.decl + ";")
         blocks.append(SynopsisBlock(variant, tuple(lines)))
     return blocks
+
+
+# ---------------------------------------------------------------------------------------------
+# C: what the C++ overloads and templates become in C11. A C compilation sees the C symbols only;
+# a name with several C++ overloads becomes a macro that picks one by argument count, and a C++
+# template becomes a macro that picks the typed routine by _Generic on its first TYPE* argument.
+
+# What each fixed-width and library typedef of the type tables is on LP64 Linux: _Generic keys must be
+# pairwise incompatible, so a table's int64_t and long (one type there) get one association. The C
+# header asserts these equalities, so that a platform where they do not hold fails to compile.
+LP64_BASIC_TYPE = {
+    "int8_t": "signed char", "int16_t": "short", "int32_t": "int", "int64_t": "long",
+    "uint8_t": "unsigned char", "uint16_t": "unsigned short", "uint32_t": "unsigned int",
+    "uint64_t": "unsigned long", "size_t": "unsigned long", "ptrdiff_t": "long",
+}
+
+
+@dataclass(frozen=True)
+class CMacro:
+    name: str
+    params: str            # the macro's parameter list, e.g. "dest, source, nelems, pe" or "..."
+    body: tuple[str, ...]  # the replacement, one line per association
+
+
+def _arity(ep: EntryPoint) -> int:
+    return len(ep.params_def)
+
+
+def _param_names(ep: EntryPoint) -> list[str]:
+    return [p.rsplit(" ", 1)[1] for p in ep.params_def]
+
+
+def _generic_macro(name: str, ep: EntryPoint, typed: list[EntryPoint]) -> CMacro:
+    """_Generic over the element type of the first TYPE* parameter; *(p) drops the qualifiers of a
+    const T* argument (lvalue conversion) and is never evaluated."""
+    names = _param_names(ep)
+    first = next(i for i, p in enumerate(ep.family.params) if p.type.endswith("TYPE*"))
+    key = names[first + (1 if ep.team_form else 0)]
+    seen: dict[str, str] = {}
+    # Basic types first, so that an association names ishmem_long_put rather than ishmem_int64_put.
+    for t in sorted(typed, key=lambda t: t.elem in LP64_BASIC_TYPE):
+        seen.setdefault(LP64_BASIC_TYPE.get(t.elem, t.elem), t.c_name)
+    assoc = [f"{ctype}: {c_name}" for ctype, c_name in seen.items()]
+    body = (f"_Generic(*({key}),",) + tuple(f"{a}," for a in assoc[:-1]) + (
+        f"{assoc[-1]})({', '.join(names)})",)
+    return CMacro(name, ", ".join(names), body)
+
+
+def c_macros(eps: list[EntryPoint]) -> list[CMacro]:
+    """The C macros of one header's entry points: overload selectors and generic selections."""
+    base = [ep for ep in eps if ep.variant == "base"]
+    by_name: dict[str, list[EntryPoint]] = {}
+    for ep in base:
+        if ep.c_name or ep.form == "generic":
+            by_name.setdefault(ep.name, []).append(ep)
+    macros = []
+    for name, group in by_name.items():
+        targets = []  # (arity, macro or C symbol)
+        for ep in group:
+            if ep.form == "generic":
+                typed = [t for t in base if t.family is ep.family and t.form == "typed" and t.team_form == ep.team_form]
+                mname = name if len(group) == 1 else f"ISHMEMI_OVL_{name}_{_arity(ep)}"
+                macros.append(_generic_macro(mname, ep, typed))
+                targets.append((_arity(ep), mname))
+            else:
+                targets.append((_arity(ep), ep.c_name))
+        if len(group) == 1:
+            continue
+        arities = [a for a, _ in targets]
+        if len(set(arities)) != len(arities):
+            raise SpecError([f"{group[0].family.file}:{group[0].family.line}: overloads of '{name}' have the same "
+                             f"number of parameters: C cannot tell them apart"])
+        macros.append(CMacro(name, "...", (f"ISHMEMI_OVERLOAD({name}, __VA_ARGS__)",)))
+        for arity, target in sorted(targets):
+            if not target.startswith("ISHMEMI_OVL_"):
+                macros.append(CMacro(f"ISHMEMI_OVL_{name}_{arity}", "", (target,)))
+    return macros

@@ -53,7 +53,7 @@ int ishmem_float_alltoall(float* dest, const float* source, size_t nelems) {
     return ishmemi::impl::alltoall<float>(team, dest, source, nelems);
 }
 
-int ishmem_float_alltoall(ishmem_team_t team, float* dest, const float* source, size_t nelems) {
+int ishmem_team_float_alltoall(ishmem_team_t team, float* dest, const float* source, size_t nelems) {
     constexpr const char* fn = "ishmem_float_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
@@ -91,7 +91,7 @@ int ishmem_double_alltoall(double* dest, const double* source, size_t nelems) {
     return ishmemi::impl::alltoall<double>(team, dest, source, nelems);
 }
 
-int ishmem_double_alltoall(ishmem_team_t team, double* dest, const double* source, size_t nelems) {
+int ishmem_team_double_alltoall(ishmem_team_t team, double* dest, const double* source, size_t nelems) {
     constexpr const char* fn = "ishmem_double_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
@@ -129,7 +129,7 @@ int ishmem_char_alltoall(char* dest, const char* source, size_t nelems) {
     return ishmemi::impl::alltoall<char>(team, dest, source, nelems);
 }
 
-int ishmem_char_alltoall(ishmem_team_t team, char* dest, const char* source, size_t nelems) {
+int ishmem_team_char_alltoall(ishmem_team_t team, char* dest, const char* source, size_t nelems) {
     constexpr const char* fn = "ishmem_char_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
@@ -167,7 +167,7 @@ int ishmem_schar_alltoall(signed char* dest, const signed char* source, size_t n
     return ishmemi::impl::alltoall<signed char>(team, dest, source, nelems);
 }
 
-int ishmem_schar_alltoall(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) {
+int ishmem_team_schar_alltoall(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) {
     constexpr const char* fn = "ishmem_schar_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
@@ -205,7 +205,7 @@ int ishmem_short_alltoall(short* dest, const short* source, size_t nelems) {
     return ishmemi::impl::alltoall<short>(team, dest, source, nelems);
 }
 
-int ishmem_short_alltoall(ishmem_team_t team, short* dest, const short* source, size_t nelems) {
+int ishmem_team_short_alltoall(ishmem_team_t team, short* dest, const short* source, size_t nelems) {
     constexpr const char* fn = "ishmem_short_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
@@ -243,7 +243,7 @@ int ishmem_int_alltoall(int* dest, const int* source, size_t nelems) {
     return ishmemi::impl::alltoall<int>(team, dest, source, nelems);
 }
 
-int ishmem_int_alltoall(ishmem_team_t team, int* dest, const int* source, size_t nelems) {
+int ishmem_team_int_alltoall(ishmem_team_t team, int* dest, const int* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
@@ -281,7 +281,7 @@ int ishmem_long_alltoall(long* dest, const long* source, size_t nelems) {
     return ishmemi::impl::alltoall<long>(team, dest, source, nelems);
 }
 
-int ishmem_long_alltoall(ishmem_team_t team, long* dest, const long* source, size_t nelems) {
+int ishmem_team_long_alltoall(ishmem_team_t team, long* dest, const long* source, size_t nelems) {
     constexpr const char* fn = "ishmem_long_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
@@ -319,7 +319,7 @@ int ishmem_longlong_alltoall(long long* dest, const long long* source, size_t ne
     return ishmemi::impl::alltoall<long long>(team, dest, source, nelems);
 }
 
-int ishmem_longlong_alltoall(ishmem_team_t team, long long* dest, const long long* source, size_t nelems) {
+int ishmem_team_longlong_alltoall(ishmem_team_t team, long long* dest, const long long* source, size_t nelems) {
     constexpr const char* fn = "ishmem_longlong_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
@@ -357,7 +357,7 @@ int ishmem_uchar_alltoall(unsigned char* dest, const unsigned char* source, size
     return ishmemi::impl::alltoall<unsigned char>(team, dest, source, nelems);
 }
 
-int ishmem_uchar_alltoall(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) {
+int ishmem_team_uchar_alltoall(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uchar_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
@@ -395,7 +395,7 @@ int ishmem_ushort_alltoall(unsigned short* dest, const unsigned short* source, s
     return ishmemi::impl::alltoall<unsigned short>(team, dest, source, nelems);
 }
 
-int ishmem_ushort_alltoall(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) {
+int ishmem_team_ushort_alltoall(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) {
     constexpr const char* fn = "ishmem_ushort_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
@@ -433,7 +433,7 @@ int ishmem_uint_alltoall(unsigned int* dest, const unsigned int* source, size_t 
     return ishmemi::impl::alltoall<unsigned int>(team, dest, source, nelems);
 }
 
-int ishmem_uint_alltoall(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) {
+int ishmem_team_uint_alltoall(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
@@ -471,7 +471,7 @@ int ishmem_ulong_alltoall(unsigned long* dest, const unsigned long* source, size
     return ishmemi::impl::alltoall<unsigned long>(team, dest, source, nelems);
 }
 
-int ishmem_ulong_alltoall(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) {
+int ishmem_team_ulong_alltoall(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) {
     constexpr const char* fn = "ishmem_ulong_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
@@ -509,7 +509,7 @@ int ishmem_ulonglong_alltoall(unsigned long long* dest, const unsigned long long
     return ishmemi::impl::alltoall<unsigned long long>(team, dest, source, nelems);
 }
 
-int ishmem_ulonglong_alltoall(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+int ishmem_team_ulonglong_alltoall(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) {
     constexpr const char* fn = "ishmem_ulonglong_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
@@ -547,7 +547,7 @@ int ishmem_int8_alltoall(int8_t* dest, const int8_t* source, size_t nelems) {
     return ishmemi::impl::alltoall<int8_t>(team, dest, source, nelems);
 }
 
-int ishmem_int8_alltoall(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) {
+int ishmem_team_int8_alltoall(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int8_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
@@ -585,7 +585,7 @@ int ishmem_int16_alltoall(int16_t* dest, const int16_t* source, size_t nelems) {
     return ishmemi::impl::alltoall<int16_t>(team, dest, source, nelems);
 }
 
-int ishmem_int16_alltoall(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) {
+int ishmem_team_int16_alltoall(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int16_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
@@ -623,7 +623,7 @@ int ishmem_int32_alltoall(int32_t* dest, const int32_t* source, size_t nelems) {
     return ishmemi::impl::alltoall<int32_t>(team, dest, source, nelems);
 }
 
-int ishmem_int32_alltoall(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) {
+int ishmem_team_int32_alltoall(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int32_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
@@ -661,7 +661,7 @@ int ishmem_int64_alltoall(int64_t* dest, const int64_t* source, size_t nelems) {
     return ishmemi::impl::alltoall<int64_t>(team, dest, source, nelems);
 }
 
-int ishmem_int64_alltoall(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) {
+int ishmem_team_int64_alltoall(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int64_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
@@ -699,7 +699,7 @@ int ishmem_uint8_alltoall(uint8_t* dest, const uint8_t* source, size_t nelems) {
     return ishmemi::impl::alltoall<uint8_t>(team, dest, source, nelems);
 }
 
-int ishmem_uint8_alltoall(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) {
+int ishmem_team_uint8_alltoall(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint8_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
@@ -737,7 +737,7 @@ int ishmem_uint16_alltoall(uint16_t* dest, const uint16_t* source, size_t nelems
     return ishmemi::impl::alltoall<uint16_t>(team, dest, source, nelems);
 }
 
-int ishmem_uint16_alltoall(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) {
+int ishmem_team_uint16_alltoall(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint16_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
@@ -775,7 +775,7 @@ int ishmem_uint32_alltoall(uint32_t* dest, const uint32_t* source, size_t nelems
     return ishmemi::impl::alltoall<uint32_t>(team, dest, source, nelems);
 }
 
-int ishmem_uint32_alltoall(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) {
+int ishmem_team_uint32_alltoall(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint32_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
@@ -813,7 +813,7 @@ int ishmem_uint64_alltoall(uint64_t* dest, const uint64_t* source, size_t nelems
     return ishmemi::impl::alltoall<uint64_t>(team, dest, source, nelems);
 }
 
-int ishmem_uint64_alltoall(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) {
+int ishmem_team_uint64_alltoall(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint64_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
@@ -851,7 +851,7 @@ int ishmem_size_alltoall(size_t* dest, const size_t* source, size_t nelems) {
     return ishmemi::impl::alltoall<size_t>(team, dest, source, nelems);
 }
 
-int ishmem_size_alltoall(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) {
+int ishmem_team_size_alltoall(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_size_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
@@ -889,7 +889,7 @@ int ishmem_ptrdiff_alltoall(ptrdiff_t* dest, const ptrdiff_t* source, size_t nel
     return ishmemi::impl::alltoall<ptrdiff_t>(team, dest, source, nelems);
 }
 
-int ishmem_ptrdiff_alltoall(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+int ishmem_team_ptrdiff_alltoall(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_ptrdiff_alltoall";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
@@ -927,7 +927,7 @@ int ishmem_alltoallmem(void* dest, const void* source, size_t nelems) {
     return ishmemi::impl::alltoall<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
 
-int ishmem_alltoallmem(ishmem_team_t team, void* dest, const void* source, size_t nelems) {
+int ishmem_team_alltoallmem(ishmem_team_t team, void* dest, const void* source, size_t nelems) {
     constexpr const char* fn = "ishmem_alltoallmem";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
@@ -966,7 +966,7 @@ int ishmem_float_broadcast(float* dest, const float* source, size_t nelems, int 
     return ishmemi::impl::broadcast<float>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_float_broadcast(ishmem_team_t team, float* dest, const float* source, size_t nelems, int PE_root) {
+int ishmem_team_float_broadcast(ishmem_team_t team, float* dest, const float* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_float_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
@@ -1006,7 +1006,7 @@ int ishmem_double_broadcast(double* dest, const double* source, size_t nelems, i
     return ishmemi::impl::broadcast<double>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_double_broadcast(ishmem_team_t team, double* dest, const double* source, size_t nelems, int PE_root) {
+int ishmem_team_double_broadcast(ishmem_team_t team, double* dest, const double* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_double_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
@@ -1046,7 +1046,7 @@ int ishmem_char_broadcast(char* dest, const char* source, size_t nelems, int PE_
     return ishmemi::impl::broadcast<char>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_char_broadcast(ishmem_team_t team, char* dest, const char* source, size_t nelems, int PE_root) {
+int ishmem_team_char_broadcast(ishmem_team_t team, char* dest, const char* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_char_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
@@ -1086,7 +1086,7 @@ int ishmem_schar_broadcast(signed char* dest, const signed char* source, size_t 
     return ishmemi::impl::broadcast<signed char>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_schar_broadcast(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int PE_root) {
+int ishmem_team_schar_broadcast(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_schar_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
@@ -1126,7 +1126,7 @@ int ishmem_short_broadcast(short* dest, const short* source, size_t nelems, int 
     return ishmemi::impl::broadcast<short>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_short_broadcast(ishmem_team_t team, short* dest, const short* source, size_t nelems, int PE_root) {
+int ishmem_team_short_broadcast(ishmem_team_t team, short* dest, const short* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_short_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
@@ -1166,7 +1166,7 @@ int ishmem_int_broadcast(int* dest, const int* source, size_t nelems, int PE_roo
     return ishmemi::impl::broadcast<int>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_int_broadcast(ishmem_team_t team, int* dest, const int* source, size_t nelems, int PE_root) {
+int ishmem_team_int_broadcast(ishmem_team_t team, int* dest, const int* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_int_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
@@ -1206,7 +1206,7 @@ int ishmem_long_broadcast(long* dest, const long* source, size_t nelems, int PE_
     return ishmemi::impl::broadcast<long>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_long_broadcast(ishmem_team_t team, long* dest, const long* source, size_t nelems, int PE_root) {
+int ishmem_team_long_broadcast(ishmem_team_t team, long* dest, const long* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_long_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
@@ -1246,7 +1246,7 @@ int ishmem_longlong_broadcast(long long* dest, const long long* source, size_t n
     return ishmemi::impl::broadcast<long long>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_longlong_broadcast(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, int PE_root) {
+int ishmem_team_longlong_broadcast(ishmem_team_t team, long long* dest, const long long* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_longlong_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
@@ -1286,7 +1286,7 @@ int ishmem_uchar_broadcast(unsigned char* dest, const unsigned char* source, siz
     return ishmemi::impl::broadcast<unsigned char>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_uchar_broadcast(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, int PE_root) {
+int ishmem_team_uchar_broadcast(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_uchar_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
@@ -1326,7 +1326,7 @@ int ishmem_ushort_broadcast(unsigned short* dest, const unsigned short* source, 
     return ishmemi::impl::broadcast<unsigned short>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_ushort_broadcast(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, int PE_root) {
+int ishmem_team_ushort_broadcast(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_ushort_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
@@ -1366,7 +1366,7 @@ int ishmem_uint_broadcast(unsigned int* dest, const unsigned int* source, size_t
     return ishmemi::impl::broadcast<unsigned int>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_uint_broadcast(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, int PE_root) {
+int ishmem_team_uint_broadcast(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_uint_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
@@ -1406,7 +1406,7 @@ int ishmem_ulong_broadcast(unsigned long* dest, const unsigned long* source, siz
     return ishmemi::impl::broadcast<unsigned long>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_ulong_broadcast(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root) {
+int ishmem_team_ulong_broadcast(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_ulong_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
@@ -1446,7 +1446,7 @@ int ishmem_ulonglong_broadcast(unsigned long long* dest, const unsigned long lon
     return ishmemi::impl::broadcast<unsigned long long>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_ulonglong_broadcast(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) {
+int ishmem_team_ulonglong_broadcast(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_ulonglong_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
@@ -1486,7 +1486,7 @@ int ishmem_int8_broadcast(int8_t* dest, const int8_t* source, size_t nelems, int
     return ishmemi::impl::broadcast<int8_t>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_int8_broadcast(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int PE_root) {
+int ishmem_team_int8_broadcast(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_int8_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
@@ -1526,7 +1526,7 @@ int ishmem_int16_broadcast(int16_t* dest, const int16_t* source, size_t nelems, 
     return ishmemi::impl::broadcast<int16_t>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_int16_broadcast(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int PE_root) {
+int ishmem_team_int16_broadcast(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_int16_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
@@ -1566,7 +1566,7 @@ int ishmem_int32_broadcast(int32_t* dest, const int32_t* source, size_t nelems, 
     return ishmemi::impl::broadcast<int32_t>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_int32_broadcast(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int PE_root) {
+int ishmem_team_int32_broadcast(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_int32_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
@@ -1606,7 +1606,7 @@ int ishmem_int64_broadcast(int64_t* dest, const int64_t* source, size_t nelems, 
     return ishmemi::impl::broadcast<int64_t>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_int64_broadcast(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int PE_root) {
+int ishmem_team_int64_broadcast(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_int64_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
@@ -1646,7 +1646,7 @@ int ishmem_uint8_broadcast(uint8_t* dest, const uint8_t* source, size_t nelems, 
     return ishmemi::impl::broadcast<uint8_t>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_uint8_broadcast(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) {
+int ishmem_team_uint8_broadcast(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_uint8_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
@@ -1686,7 +1686,7 @@ int ishmem_uint16_broadcast(uint16_t* dest, const uint16_t* source, size_t nelem
     return ishmemi::impl::broadcast<uint16_t>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_uint16_broadcast(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) {
+int ishmem_team_uint16_broadcast(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_uint16_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
@@ -1726,7 +1726,7 @@ int ishmem_uint32_broadcast(uint32_t* dest, const uint32_t* source, size_t nelem
     return ishmemi::impl::broadcast<uint32_t>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_uint32_broadcast(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) {
+int ishmem_team_uint32_broadcast(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_uint32_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
@@ -1766,7 +1766,7 @@ int ishmem_uint64_broadcast(uint64_t* dest, const uint64_t* source, size_t nelem
     return ishmemi::impl::broadcast<uint64_t>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_uint64_broadcast(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) {
+int ishmem_team_uint64_broadcast(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_uint64_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
@@ -1806,7 +1806,7 @@ int ishmem_size_broadcast(size_t* dest, const size_t* source, size_t nelems, int
     return ishmemi::impl::broadcast<size_t>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_size_broadcast(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int PE_root) {
+int ishmem_team_size_broadcast(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_size_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
@@ -1846,7 +1846,7 @@ int ishmem_ptrdiff_broadcast(ptrdiff_t* dest, const ptrdiff_t* source, size_t ne
     return ishmemi::impl::broadcast<ptrdiff_t>(team, dest, source, nelems, PE_root);
 }
 
-int ishmem_ptrdiff_broadcast(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root) {
+int ishmem_team_ptrdiff_broadcast(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_ptrdiff_broadcast";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
@@ -1886,7 +1886,7 @@ int ishmem_broadcastmem(void* dest, const void* source, size_t nelems, int PE_ro
     return ishmemi::impl::broadcast<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems, PE_root);
 }
 
-int ishmem_broadcastmem(ishmem_team_t team, void* dest, const void* source, size_t nelems, int PE_root) {
+int ishmem_team_broadcastmem(ishmem_team_t team, void* dest, const void* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_broadcastmem";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
@@ -1925,7 +1925,7 @@ int ishmem_float_collect(float* dest, const float* source, size_t nelems) {
     return ishmemi::impl::collect<float>(team, dest, source, nelems);
 }
 
-int ishmem_float_collect(ishmem_team_t team, float* dest, const float* source, size_t nelems) {
+int ishmem_team_float_collect(ishmem_team_t team, float* dest, const float* source, size_t nelems) {
     constexpr const char* fn = "ishmem_float_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(float));
@@ -1963,7 +1963,7 @@ int ishmem_double_collect(double* dest, const double* source, size_t nelems) {
     return ishmemi::impl::collect<double>(team, dest, source, nelems);
 }
 
-int ishmem_double_collect(ishmem_team_t team, double* dest, const double* source, size_t nelems) {
+int ishmem_team_double_collect(ishmem_team_t team, double* dest, const double* source, size_t nelems) {
     constexpr const char* fn = "ishmem_double_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(double));
@@ -2001,7 +2001,7 @@ int ishmem_char_collect(char* dest, const char* source, size_t nelems) {
     return ishmemi::impl::collect<char>(team, dest, source, nelems);
 }
 
-int ishmem_char_collect(ishmem_team_t team, char* dest, const char* source, size_t nelems) {
+int ishmem_team_char_collect(ishmem_team_t team, char* dest, const char* source, size_t nelems) {
     constexpr const char* fn = "ishmem_char_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(char));
@@ -2039,7 +2039,7 @@ int ishmem_schar_collect(signed char* dest, const signed char* source, size_t ne
     return ishmemi::impl::collect<signed char>(team, dest, source, nelems);
 }
 
-int ishmem_schar_collect(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) {
+int ishmem_team_schar_collect(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) {
     constexpr const char* fn = "ishmem_schar_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(signed char));
@@ -2077,7 +2077,7 @@ int ishmem_short_collect(short* dest, const short* source, size_t nelems) {
     return ishmemi::impl::collect<short>(team, dest, source, nelems);
 }
 
-int ishmem_short_collect(ishmem_team_t team, short* dest, const short* source, size_t nelems) {
+int ishmem_team_short_collect(ishmem_team_t team, short* dest, const short* source, size_t nelems) {
     constexpr const char* fn = "ishmem_short_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(short));
@@ -2115,7 +2115,7 @@ int ishmem_int_collect(int* dest, const int* source, size_t nelems) {
     return ishmemi::impl::collect<int>(team, dest, source, nelems);
 }
 
-int ishmem_int_collect(ishmem_team_t team, int* dest, const int* source, size_t nelems) {
+int ishmem_team_int_collect(ishmem_team_t team, int* dest, const int* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int));
@@ -2153,7 +2153,7 @@ int ishmem_long_collect(long* dest, const long* source, size_t nelems) {
     return ishmemi::impl::collect<long>(team, dest, source, nelems);
 }
 
-int ishmem_long_collect(ishmem_team_t team, long* dest, const long* source, size_t nelems) {
+int ishmem_team_long_collect(ishmem_team_t team, long* dest, const long* source, size_t nelems) {
     constexpr const char* fn = "ishmem_long_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long));
@@ -2191,7 +2191,7 @@ int ishmem_longlong_collect(long long* dest, const long long* source, size_t nel
     return ishmemi::impl::collect<long long>(team, dest, source, nelems);
 }
 
-int ishmem_longlong_collect(ishmem_team_t team, long long* dest, const long long* source, size_t nelems) {
+int ishmem_team_longlong_collect(ishmem_team_t team, long long* dest, const long long* source, size_t nelems) {
     constexpr const char* fn = "ishmem_longlong_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(long long));
@@ -2229,7 +2229,7 @@ int ishmem_uchar_collect(unsigned char* dest, const unsigned char* source, size_
     return ishmemi::impl::collect<unsigned char>(team, dest, source, nelems);
 }
 
-int ishmem_uchar_collect(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) {
+int ishmem_team_uchar_collect(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uchar_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned char));
@@ -2267,7 +2267,7 @@ int ishmem_ushort_collect(unsigned short* dest, const unsigned short* source, si
     return ishmemi::impl::collect<unsigned short>(team, dest, source, nelems);
 }
 
-int ishmem_ushort_collect(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) {
+int ishmem_team_ushort_collect(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) {
     constexpr const char* fn = "ishmem_ushort_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned short));
@@ -2305,7 +2305,7 @@ int ishmem_uint_collect(unsigned int* dest, const unsigned int* source, size_t n
     return ishmemi::impl::collect<unsigned int>(team, dest, source, nelems);
 }
 
-int ishmem_uint_collect(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) {
+int ishmem_team_uint_collect(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned int));
@@ -2343,7 +2343,7 @@ int ishmem_ulong_collect(unsigned long* dest, const unsigned long* source, size_
     return ishmemi::impl::collect<unsigned long>(team, dest, source, nelems);
 }
 
-int ishmem_ulong_collect(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) {
+int ishmem_team_ulong_collect(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) {
     constexpr const char* fn = "ishmem_ulong_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long));
@@ -2381,7 +2381,7 @@ int ishmem_ulonglong_collect(unsigned long long* dest, const unsigned long long*
     return ishmemi::impl::collect<unsigned long long>(team, dest, source, nelems);
 }
 
-int ishmem_ulonglong_collect(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+int ishmem_team_ulonglong_collect(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) {
     constexpr const char* fn = "ishmem_ulonglong_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(unsigned long long));
@@ -2419,7 +2419,7 @@ int ishmem_int8_collect(int8_t* dest, const int8_t* source, size_t nelems) {
     return ishmemi::impl::collect<int8_t>(team, dest, source, nelems);
 }
 
-int ishmem_int8_collect(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) {
+int ishmem_team_int8_collect(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int8_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int8_t));
@@ -2457,7 +2457,7 @@ int ishmem_int16_collect(int16_t* dest, const int16_t* source, size_t nelems) {
     return ishmemi::impl::collect<int16_t>(team, dest, source, nelems);
 }
 
-int ishmem_int16_collect(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) {
+int ishmem_team_int16_collect(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int16_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int16_t));
@@ -2495,7 +2495,7 @@ int ishmem_int32_collect(int32_t* dest, const int32_t* source, size_t nelems) {
     return ishmemi::impl::collect<int32_t>(team, dest, source, nelems);
 }
 
-int ishmem_int32_collect(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) {
+int ishmem_team_int32_collect(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int32_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int32_t));
@@ -2533,7 +2533,7 @@ int ishmem_int64_collect(int64_t* dest, const int64_t* source, size_t nelems) {
     return ishmemi::impl::collect<int64_t>(team, dest, source, nelems);
 }
 
-int ishmem_int64_collect(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) {
+int ishmem_team_int64_collect(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int64_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(int64_t));
@@ -2571,7 +2571,7 @@ int ishmem_uint8_collect(uint8_t* dest, const uint8_t* source, size_t nelems) {
     return ishmemi::impl::collect<uint8_t>(team, dest, source, nelems);
 }
 
-int ishmem_uint8_collect(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) {
+int ishmem_team_uint8_collect(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint8_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
@@ -2609,7 +2609,7 @@ int ishmem_uint16_collect(uint16_t* dest, const uint16_t* source, size_t nelems)
     return ishmemi::impl::collect<uint16_t>(team, dest, source, nelems);
 }
 
-int ishmem_uint16_collect(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) {
+int ishmem_team_uint16_collect(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint16_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint16_t));
@@ -2647,7 +2647,7 @@ int ishmem_uint32_collect(uint32_t* dest, const uint32_t* source, size_t nelems)
     return ishmemi::impl::collect<uint32_t>(team, dest, source, nelems);
 }
 
-int ishmem_uint32_collect(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) {
+int ishmem_team_uint32_collect(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint32_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint32_t));
@@ -2685,7 +2685,7 @@ int ishmem_uint64_collect(uint64_t* dest, const uint64_t* source, size_t nelems)
     return ishmemi::impl::collect<uint64_t>(team, dest, source, nelems);
 }
 
-int ishmem_uint64_collect(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) {
+int ishmem_team_uint64_collect(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint64_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint64_t));
@@ -2723,7 +2723,7 @@ int ishmem_size_collect(size_t* dest, const size_t* source, size_t nelems) {
     return ishmemi::impl::collect<size_t>(team, dest, source, nelems);
 }
 
-int ishmem_size_collect(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) {
+int ishmem_team_size_collect(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_size_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(size_t));
@@ -2761,7 +2761,7 @@ int ishmem_ptrdiff_collect(ptrdiff_t* dest, const ptrdiff_t* source, size_t nele
     return ishmemi::impl::collect<ptrdiff_t>(team, dest, source, nelems);
 }
 
-int ishmem_ptrdiff_collect(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+int ishmem_team_ptrdiff_collect(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_ptrdiff_collect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(ptrdiff_t));
@@ -2799,7 +2799,7 @@ int ishmem_collectmem(void* dest, const void* source, size_t nelems) {
     return ishmemi::impl::collect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
 
-int ishmem_collectmem(ishmem_team_t team, void* dest, const void* source, size_t nelems) {
+int ishmem_team_collectmem(ishmem_team_t team, void* dest, const void* source, size_t nelems) {
     constexpr const char* fn = "ishmem_collectmem";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (0) * sizeof(uint8_t));
@@ -2837,7 +2837,7 @@ int ishmem_float_fcollect(float* dest, const float* source, size_t nelems) {
     return ishmemi::impl::fcollect<float>(team, dest, source, nelems);
 }
 
-int ishmem_float_fcollect(ishmem_team_t team, float* dest, const float* source, size_t nelems) {
+int ishmem_team_float_fcollect(ishmem_team_t team, float* dest, const float* source, size_t nelems) {
     constexpr const char* fn = "ishmem_float_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(float));
@@ -2875,7 +2875,7 @@ int ishmem_double_fcollect(double* dest, const double* source, size_t nelems) {
     return ishmemi::impl::fcollect<double>(team, dest, source, nelems);
 }
 
-int ishmem_double_fcollect(ishmem_team_t team, double* dest, const double* source, size_t nelems) {
+int ishmem_team_double_fcollect(ishmem_team_t team, double* dest, const double* source, size_t nelems) {
     constexpr const char* fn = "ishmem_double_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(double));
@@ -2913,7 +2913,7 @@ int ishmem_char_fcollect(char* dest, const char* source, size_t nelems) {
     return ishmemi::impl::fcollect<char>(team, dest, source, nelems);
 }
 
-int ishmem_char_fcollect(ishmem_team_t team, char* dest, const char* source, size_t nelems) {
+int ishmem_team_char_fcollect(ishmem_team_t team, char* dest, const char* source, size_t nelems) {
     constexpr const char* fn = "ishmem_char_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(char));
@@ -2951,7 +2951,7 @@ int ishmem_schar_fcollect(signed char* dest, const signed char* source, size_t n
     return ishmemi::impl::fcollect<signed char>(team, dest, source, nelems);
 }
 
-int ishmem_schar_fcollect(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) {
+int ishmem_team_schar_fcollect(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) {
     constexpr const char* fn = "ishmem_schar_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(signed char));
@@ -2989,7 +2989,7 @@ int ishmem_short_fcollect(short* dest, const short* source, size_t nelems) {
     return ishmemi::impl::fcollect<short>(team, dest, source, nelems);
 }
 
-int ishmem_short_fcollect(ishmem_team_t team, short* dest, const short* source, size_t nelems) {
+int ishmem_team_short_fcollect(ishmem_team_t team, short* dest, const short* source, size_t nelems) {
     constexpr const char* fn = "ishmem_short_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(short));
@@ -3027,7 +3027,7 @@ int ishmem_int_fcollect(int* dest, const int* source, size_t nelems) {
     return ishmemi::impl::fcollect<int>(team, dest, source, nelems);
 }
 
-int ishmem_int_fcollect(ishmem_team_t team, int* dest, const int* source, size_t nelems) {
+int ishmem_team_int_fcollect(ishmem_team_t team, int* dest, const int* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int));
@@ -3065,7 +3065,7 @@ int ishmem_long_fcollect(long* dest, const long* source, size_t nelems) {
     return ishmemi::impl::fcollect<long>(team, dest, source, nelems);
 }
 
-int ishmem_long_fcollect(ishmem_team_t team, long* dest, const long* source, size_t nelems) {
+int ishmem_team_long_fcollect(ishmem_team_t team, long* dest, const long* source, size_t nelems) {
     constexpr const char* fn = "ishmem_long_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long));
@@ -3103,7 +3103,7 @@ int ishmem_longlong_fcollect(long long* dest, const long long* source, size_t ne
     return ishmemi::impl::fcollect<long long>(team, dest, source, nelems);
 }
 
-int ishmem_longlong_fcollect(ishmem_team_t team, long long* dest, const long long* source, size_t nelems) {
+int ishmem_team_longlong_fcollect(ishmem_team_t team, long long* dest, const long long* source, size_t nelems) {
     constexpr const char* fn = "ishmem_longlong_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(long long));
@@ -3141,7 +3141,7 @@ int ishmem_uchar_fcollect(unsigned char* dest, const unsigned char* source, size
     return ishmemi::impl::fcollect<unsigned char>(team, dest, source, nelems);
 }
 
-int ishmem_uchar_fcollect(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) {
+int ishmem_team_uchar_fcollect(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uchar_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned char));
@@ -3179,7 +3179,7 @@ int ishmem_ushort_fcollect(unsigned short* dest, const unsigned short* source, s
     return ishmemi::impl::fcollect<unsigned short>(team, dest, source, nelems);
 }
 
-int ishmem_ushort_fcollect(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) {
+int ishmem_team_ushort_fcollect(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) {
     constexpr const char* fn = "ishmem_ushort_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned short));
@@ -3217,7 +3217,7 @@ int ishmem_uint_fcollect(unsigned int* dest, const unsigned int* source, size_t 
     return ishmemi::impl::fcollect<unsigned int>(team, dest, source, nelems);
 }
 
-int ishmem_uint_fcollect(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) {
+int ishmem_team_uint_fcollect(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned int));
@@ -3255,7 +3255,7 @@ int ishmem_ulong_fcollect(unsigned long* dest, const unsigned long* source, size
     return ishmemi::impl::fcollect<unsigned long>(team, dest, source, nelems);
 }
 
-int ishmem_ulong_fcollect(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) {
+int ishmem_team_ulong_fcollect(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) {
     constexpr const char* fn = "ishmem_ulong_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long));
@@ -3293,7 +3293,7 @@ int ishmem_ulonglong_fcollect(unsigned long long* dest, const unsigned long long
     return ishmemi::impl::fcollect<unsigned long long>(team, dest, source, nelems);
 }
 
-int ishmem_ulonglong_fcollect(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+int ishmem_team_ulonglong_fcollect(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) {
     constexpr const char* fn = "ishmem_ulonglong_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(unsigned long long));
@@ -3331,7 +3331,7 @@ int ishmem_int8_fcollect(int8_t* dest, const int8_t* source, size_t nelems) {
     return ishmemi::impl::fcollect<int8_t>(team, dest, source, nelems);
 }
 
-int ishmem_int8_fcollect(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) {
+int ishmem_team_int8_fcollect(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int8_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int8_t));
@@ -3369,7 +3369,7 @@ int ishmem_int16_fcollect(int16_t* dest, const int16_t* source, size_t nelems) {
     return ishmemi::impl::fcollect<int16_t>(team, dest, source, nelems);
 }
 
-int ishmem_int16_fcollect(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) {
+int ishmem_team_int16_fcollect(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int16_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int16_t));
@@ -3407,7 +3407,7 @@ int ishmem_int32_fcollect(int32_t* dest, const int32_t* source, size_t nelems) {
     return ishmemi::impl::fcollect<int32_t>(team, dest, source, nelems);
 }
 
-int ishmem_int32_fcollect(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) {
+int ishmem_team_int32_fcollect(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int32_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int32_t));
@@ -3445,7 +3445,7 @@ int ishmem_int64_fcollect(int64_t* dest, const int64_t* source, size_t nelems) {
     return ishmemi::impl::fcollect<int64_t>(team, dest, source, nelems);
 }
 
-int ishmem_int64_fcollect(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) {
+int ishmem_team_int64_fcollect(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int64_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(int64_t));
@@ -3483,7 +3483,7 @@ int ishmem_uint8_fcollect(uint8_t* dest, const uint8_t* source, size_t nelems) {
     return ishmemi::impl::fcollect<uint8_t>(team, dest, source, nelems);
 }
 
-int ishmem_uint8_fcollect(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) {
+int ishmem_team_uint8_fcollect(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint8_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
@@ -3521,7 +3521,7 @@ int ishmem_uint16_fcollect(uint16_t* dest, const uint16_t* source, size_t nelems
     return ishmemi::impl::fcollect<uint16_t>(team, dest, source, nelems);
 }
 
-int ishmem_uint16_fcollect(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) {
+int ishmem_team_uint16_fcollect(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint16_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint16_t));
@@ -3559,7 +3559,7 @@ int ishmem_uint32_fcollect(uint32_t* dest, const uint32_t* source, size_t nelems
     return ishmemi::impl::fcollect<uint32_t>(team, dest, source, nelems);
 }
 
-int ishmem_uint32_fcollect(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) {
+int ishmem_team_uint32_fcollect(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint32_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint32_t));
@@ -3597,7 +3597,7 @@ int ishmem_uint64_fcollect(uint64_t* dest, const uint64_t* source, size_t nelems
     return ishmemi::impl::fcollect<uint64_t>(team, dest, source, nelems);
 }
 
-int ishmem_uint64_fcollect(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) {
+int ishmem_team_uint64_fcollect(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint64_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint64_t));
@@ -3635,7 +3635,7 @@ int ishmem_size_fcollect(size_t* dest, const size_t* source, size_t nelems) {
     return ishmemi::impl::fcollect<size_t>(team, dest, source, nelems);
 }
 
-int ishmem_size_fcollect(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) {
+int ishmem_team_size_fcollect(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_size_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(size_t));
@@ -3673,7 +3673,7 @@ int ishmem_ptrdiff_fcollect(ptrdiff_t* dest, const ptrdiff_t* source, size_t nel
     return ishmemi::impl::fcollect<ptrdiff_t>(team, dest, source, nelems);
 }
 
-int ishmem_ptrdiff_fcollect(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+int ishmem_team_ptrdiff_fcollect(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_ptrdiff_fcollect";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(ptrdiff_t));
@@ -3711,7 +3711,7 @@ int ishmem_fcollectmem(void* dest, const void* source, size_t nelems) {
     return ishmemi::impl::fcollect<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
 
-int ishmem_fcollectmem(ishmem_team_t team, void* dest, const void* source, size_t nelems) {
+int ishmem_team_fcollectmem(ishmem_team_t team, void* dest, const void* source, size_t nelems) {
     constexpr const char* fn = "ishmem_fcollectmem";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * ishmemi::team_size_or_zero(team) * sizeof(uint8_t));
@@ -3750,7 +3750,7 @@ int ishmem_uchar_and_reduce(unsigned char* dest, const unsigned char* source, si
     return ishmemi::impl::and_reduce<unsigned char>(team, dest, source, nreduce);
 }
 
-int ishmem_uchar_and_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
+int ishmem_team_uchar_and_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uchar_and_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
@@ -3790,7 +3790,7 @@ int ishmem_ushort_and_reduce(unsigned short* dest, const unsigned short* source,
     return ishmemi::impl::and_reduce<unsigned short>(team, dest, source, nreduce);
 }
 
-int ishmem_ushort_and_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
+int ishmem_team_ushort_and_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ushort_and_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
@@ -3830,7 +3830,7 @@ int ishmem_uint_and_reduce(unsigned int* dest, const unsigned int* source, size_
     return ishmemi::impl::and_reduce<unsigned int>(team, dest, source, nreduce);
 }
 
-int ishmem_uint_and_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
+int ishmem_team_uint_and_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint_and_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
@@ -3870,7 +3870,7 @@ int ishmem_ulong_and_reduce(unsigned long* dest, const unsigned long* source, si
     return ishmemi::impl::and_reduce<unsigned long>(team, dest, source, nreduce);
 }
 
-int ishmem_ulong_and_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
+int ishmem_team_ulong_and_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ulong_and_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
@@ -3910,7 +3910,7 @@ int ishmem_ulonglong_and_reduce(unsigned long long* dest, const unsigned long lo
     return ishmemi::impl::and_reduce<unsigned long long>(team, dest, source, nreduce);
 }
 
-int ishmem_ulonglong_and_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+int ishmem_team_ulonglong_and_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ulonglong_and_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
@@ -3950,7 +3950,7 @@ int ishmem_int8_and_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
     return ishmemi::impl::and_reduce<int8_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int8_and_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
+int ishmem_team_int8_and_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int8_and_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
@@ -3990,7 +3990,7 @@ int ishmem_int16_and_reduce(int16_t* dest, const int16_t* source, size_t nreduce
     return ishmemi::impl::and_reduce<int16_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int16_and_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
+int ishmem_team_int16_and_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int16_and_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
@@ -4030,7 +4030,7 @@ int ishmem_int32_and_reduce(int32_t* dest, const int32_t* source, size_t nreduce
     return ishmemi::impl::and_reduce<int32_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int32_and_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
+int ishmem_team_int32_and_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int32_and_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
@@ -4070,7 +4070,7 @@ int ishmem_int64_and_reduce(int64_t* dest, const int64_t* source, size_t nreduce
     return ishmemi::impl::and_reduce<int64_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int64_and_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
+int ishmem_team_int64_and_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int64_and_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
@@ -4110,7 +4110,7 @@ int ishmem_uint8_and_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce
     return ishmemi::impl::and_reduce<uint8_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint8_and_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
+int ishmem_team_uint8_and_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint8_and_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
@@ -4150,7 +4150,7 @@ int ishmem_uint16_and_reduce(uint16_t* dest, const uint16_t* source, size_t nred
     return ishmemi::impl::and_reduce<uint16_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint16_and_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
+int ishmem_team_uint16_and_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint16_and_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
@@ -4190,7 +4190,7 @@ int ishmem_uint32_and_reduce(uint32_t* dest, const uint32_t* source, size_t nred
     return ishmemi::impl::and_reduce<uint32_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint32_and_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
+int ishmem_team_uint32_and_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint32_and_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
@@ -4230,7 +4230,7 @@ int ishmem_uint64_and_reduce(uint64_t* dest, const uint64_t* source, size_t nred
     return ishmemi::impl::and_reduce<uint64_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint64_and_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
+int ishmem_team_uint64_and_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint64_and_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
@@ -4270,7 +4270,7 @@ int ishmem_size_and_reduce(size_t* dest, const size_t* source, size_t nreduce) {
     return ishmemi::impl::and_reduce<size_t>(team, dest, source, nreduce);
 }
 
-int ishmem_size_and_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
+int ishmem_team_size_and_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_size_and_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
@@ -4310,7 +4310,7 @@ int ishmem_uchar_or_reduce(unsigned char* dest, const unsigned char* source, siz
     return ishmemi::impl::or_reduce<unsigned char>(team, dest, source, nreduce);
 }
 
-int ishmem_uchar_or_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
+int ishmem_team_uchar_or_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uchar_or_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
@@ -4350,7 +4350,7 @@ int ishmem_ushort_or_reduce(unsigned short* dest, const unsigned short* source, 
     return ishmemi::impl::or_reduce<unsigned short>(team, dest, source, nreduce);
 }
 
-int ishmem_ushort_or_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
+int ishmem_team_ushort_or_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ushort_or_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
@@ -4390,7 +4390,7 @@ int ishmem_uint_or_reduce(unsigned int* dest, const unsigned int* source, size_t
     return ishmemi::impl::or_reduce<unsigned int>(team, dest, source, nreduce);
 }
 
-int ishmem_uint_or_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
+int ishmem_team_uint_or_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint_or_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
@@ -4430,7 +4430,7 @@ int ishmem_ulong_or_reduce(unsigned long* dest, const unsigned long* source, siz
     return ishmemi::impl::or_reduce<unsigned long>(team, dest, source, nreduce);
 }
 
-int ishmem_ulong_or_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
+int ishmem_team_ulong_or_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ulong_or_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
@@ -4470,7 +4470,7 @@ int ishmem_ulonglong_or_reduce(unsigned long long* dest, const unsigned long lon
     return ishmemi::impl::or_reduce<unsigned long long>(team, dest, source, nreduce);
 }
 
-int ishmem_ulonglong_or_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+int ishmem_team_ulonglong_or_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ulonglong_or_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
@@ -4510,7 +4510,7 @@ int ishmem_int8_or_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
     return ishmemi::impl::or_reduce<int8_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int8_or_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
+int ishmem_team_int8_or_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int8_or_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
@@ -4550,7 +4550,7 @@ int ishmem_int16_or_reduce(int16_t* dest, const int16_t* source, size_t nreduce)
     return ishmemi::impl::or_reduce<int16_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int16_or_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
+int ishmem_team_int16_or_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int16_or_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
@@ -4590,7 +4590,7 @@ int ishmem_int32_or_reduce(int32_t* dest, const int32_t* source, size_t nreduce)
     return ishmemi::impl::or_reduce<int32_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int32_or_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
+int ishmem_team_int32_or_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int32_or_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
@@ -4630,7 +4630,7 @@ int ishmem_int64_or_reduce(int64_t* dest, const int64_t* source, size_t nreduce)
     return ishmemi::impl::or_reduce<int64_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int64_or_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
+int ishmem_team_int64_or_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int64_or_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
@@ -4670,7 +4670,7 @@ int ishmem_uint8_or_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce)
     return ishmemi::impl::or_reduce<uint8_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint8_or_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
+int ishmem_team_uint8_or_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint8_or_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
@@ -4710,7 +4710,7 @@ int ishmem_uint16_or_reduce(uint16_t* dest, const uint16_t* source, size_t nredu
     return ishmemi::impl::or_reduce<uint16_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint16_or_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
+int ishmem_team_uint16_or_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint16_or_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
@@ -4750,7 +4750,7 @@ int ishmem_uint32_or_reduce(uint32_t* dest, const uint32_t* source, size_t nredu
     return ishmemi::impl::or_reduce<uint32_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint32_or_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
+int ishmem_team_uint32_or_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint32_or_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
@@ -4790,7 +4790,7 @@ int ishmem_uint64_or_reduce(uint64_t* dest, const uint64_t* source, size_t nredu
     return ishmemi::impl::or_reduce<uint64_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint64_or_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
+int ishmem_team_uint64_or_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint64_or_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
@@ -4830,7 +4830,7 @@ int ishmem_size_or_reduce(size_t* dest, const size_t* source, size_t nreduce) {
     return ishmemi::impl::or_reduce<size_t>(team, dest, source, nreduce);
 }
 
-int ishmem_size_or_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
+int ishmem_team_size_or_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_size_or_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
@@ -4870,7 +4870,7 @@ int ishmem_uchar_xor_reduce(unsigned char* dest, const unsigned char* source, si
     return ishmemi::impl::xor_reduce<unsigned char>(team, dest, source, nreduce);
 }
 
-int ishmem_uchar_xor_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
+int ishmem_team_uchar_xor_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uchar_xor_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
@@ -4910,7 +4910,7 @@ int ishmem_ushort_xor_reduce(unsigned short* dest, const unsigned short* source,
     return ishmemi::impl::xor_reduce<unsigned short>(team, dest, source, nreduce);
 }
 
-int ishmem_ushort_xor_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
+int ishmem_team_ushort_xor_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ushort_xor_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
@@ -4950,7 +4950,7 @@ int ishmem_uint_xor_reduce(unsigned int* dest, const unsigned int* source, size_
     return ishmemi::impl::xor_reduce<unsigned int>(team, dest, source, nreduce);
 }
 
-int ishmem_uint_xor_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
+int ishmem_team_uint_xor_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint_xor_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
@@ -4990,7 +4990,7 @@ int ishmem_ulong_xor_reduce(unsigned long* dest, const unsigned long* source, si
     return ishmemi::impl::xor_reduce<unsigned long>(team, dest, source, nreduce);
 }
 
-int ishmem_ulong_xor_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
+int ishmem_team_ulong_xor_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ulong_xor_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
@@ -5030,7 +5030,7 @@ int ishmem_ulonglong_xor_reduce(unsigned long long* dest, const unsigned long lo
     return ishmemi::impl::xor_reduce<unsigned long long>(team, dest, source, nreduce);
 }
 
-int ishmem_ulonglong_xor_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+int ishmem_team_ulonglong_xor_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ulonglong_xor_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
@@ -5070,7 +5070,7 @@ int ishmem_int8_xor_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
     return ishmemi::impl::xor_reduce<int8_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int8_xor_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
+int ishmem_team_int8_xor_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int8_xor_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
@@ -5110,7 +5110,7 @@ int ishmem_int16_xor_reduce(int16_t* dest, const int16_t* source, size_t nreduce
     return ishmemi::impl::xor_reduce<int16_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int16_xor_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
+int ishmem_team_int16_xor_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int16_xor_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
@@ -5150,7 +5150,7 @@ int ishmem_int32_xor_reduce(int32_t* dest, const int32_t* source, size_t nreduce
     return ishmemi::impl::xor_reduce<int32_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int32_xor_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
+int ishmem_team_int32_xor_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int32_xor_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
@@ -5190,7 +5190,7 @@ int ishmem_int64_xor_reduce(int64_t* dest, const int64_t* source, size_t nreduce
     return ishmemi::impl::xor_reduce<int64_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int64_xor_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
+int ishmem_team_int64_xor_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int64_xor_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
@@ -5230,7 +5230,7 @@ int ishmem_uint8_xor_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce
     return ishmemi::impl::xor_reduce<uint8_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint8_xor_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
+int ishmem_team_uint8_xor_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint8_xor_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
@@ -5270,7 +5270,7 @@ int ishmem_uint16_xor_reduce(uint16_t* dest, const uint16_t* source, size_t nred
     return ishmemi::impl::xor_reduce<uint16_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint16_xor_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
+int ishmem_team_uint16_xor_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint16_xor_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
@@ -5310,7 +5310,7 @@ int ishmem_uint32_xor_reduce(uint32_t* dest, const uint32_t* source, size_t nred
     return ishmemi::impl::xor_reduce<uint32_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint32_xor_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
+int ishmem_team_uint32_xor_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint32_xor_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
@@ -5350,7 +5350,7 @@ int ishmem_uint64_xor_reduce(uint64_t* dest, const uint64_t* source, size_t nred
     return ishmemi::impl::xor_reduce<uint64_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint64_xor_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
+int ishmem_team_uint64_xor_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint64_xor_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
@@ -5390,7 +5390,7 @@ int ishmem_size_xor_reduce(size_t* dest, const size_t* source, size_t nreduce) {
     return ishmemi::impl::xor_reduce<size_t>(team, dest, source, nreduce);
 }
 
-int ishmem_size_xor_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
+int ishmem_team_size_xor_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_size_xor_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
@@ -5430,7 +5430,7 @@ int ishmem_char_max_reduce(char* dest, const char* source, size_t nreduce) {
     return ishmemi::impl::max_reduce<char>(team, dest, source, nreduce);
 }
 
-int ishmem_char_max_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce) {
+int ishmem_team_char_max_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_char_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
@@ -5470,7 +5470,7 @@ int ishmem_schar_max_reduce(signed char* dest, const signed char* source, size_t
     return ishmemi::impl::max_reduce<signed char>(team, dest, source, nreduce);
 }
 
-int ishmem_schar_max_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) {
+int ishmem_team_schar_max_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_schar_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
@@ -5510,7 +5510,7 @@ int ishmem_short_max_reduce(short* dest, const short* source, size_t nreduce) {
     return ishmemi::impl::max_reduce<short>(team, dest, source, nreduce);
 }
 
-int ishmem_short_max_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce) {
+int ishmem_team_short_max_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_short_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
@@ -5550,7 +5550,7 @@ int ishmem_int_max_reduce(int* dest, const int* source, size_t nreduce) {
     return ishmemi::impl::max_reduce<int>(team, dest, source, nreduce);
 }
 
-int ishmem_int_max_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce) {
+int ishmem_team_int_max_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
@@ -5590,7 +5590,7 @@ int ishmem_long_max_reduce(long* dest, const long* source, size_t nreduce) {
     return ishmemi::impl::max_reduce<long>(team, dest, source, nreduce);
 }
 
-int ishmem_long_max_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce) {
+int ishmem_team_long_max_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_long_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
@@ -5630,7 +5630,7 @@ int ishmem_longlong_max_reduce(long long* dest, const long long* source, size_t 
     return ishmemi::impl::max_reduce<long long>(team, dest, source, nreduce);
 }
 
-int ishmem_longlong_max_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) {
+int ishmem_team_longlong_max_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_longlong_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
@@ -5670,7 +5670,7 @@ int ishmem_ptrdiff_max_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t n
     return ishmemi::impl::max_reduce<ptrdiff_t>(team, dest, source, nreduce);
 }
 
-int ishmem_ptrdiff_max_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
+int ishmem_team_ptrdiff_max_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ptrdiff_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
@@ -5710,7 +5710,7 @@ int ishmem_uchar_max_reduce(unsigned char* dest, const unsigned char* source, si
     return ishmemi::impl::max_reduce<unsigned char>(team, dest, source, nreduce);
 }
 
-int ishmem_uchar_max_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
+int ishmem_team_uchar_max_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uchar_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
@@ -5750,7 +5750,7 @@ int ishmem_ushort_max_reduce(unsigned short* dest, const unsigned short* source,
     return ishmemi::impl::max_reduce<unsigned short>(team, dest, source, nreduce);
 }
 
-int ishmem_ushort_max_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
+int ishmem_team_ushort_max_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ushort_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
@@ -5790,7 +5790,7 @@ int ishmem_uint_max_reduce(unsigned int* dest, const unsigned int* source, size_
     return ishmemi::impl::max_reduce<unsigned int>(team, dest, source, nreduce);
 }
 
-int ishmem_uint_max_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
+int ishmem_team_uint_max_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
@@ -5830,7 +5830,7 @@ int ishmem_ulong_max_reduce(unsigned long* dest, const unsigned long* source, si
     return ishmemi::impl::max_reduce<unsigned long>(team, dest, source, nreduce);
 }
 
-int ishmem_ulong_max_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
+int ishmem_team_ulong_max_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ulong_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
@@ -5870,7 +5870,7 @@ int ishmem_ulonglong_max_reduce(unsigned long long* dest, const unsigned long lo
     return ishmemi::impl::max_reduce<unsigned long long>(team, dest, source, nreduce);
 }
 
-int ishmem_ulonglong_max_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+int ishmem_team_ulonglong_max_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ulonglong_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
@@ -5910,7 +5910,7 @@ int ishmem_int8_max_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
     return ishmemi::impl::max_reduce<int8_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int8_max_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
+int ishmem_team_int8_max_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int8_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
@@ -5950,7 +5950,7 @@ int ishmem_int16_max_reduce(int16_t* dest, const int16_t* source, size_t nreduce
     return ishmemi::impl::max_reduce<int16_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int16_max_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
+int ishmem_team_int16_max_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int16_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
@@ -5990,7 +5990,7 @@ int ishmem_int32_max_reduce(int32_t* dest, const int32_t* source, size_t nreduce
     return ishmemi::impl::max_reduce<int32_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int32_max_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
+int ishmem_team_int32_max_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int32_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
@@ -6030,7 +6030,7 @@ int ishmem_int64_max_reduce(int64_t* dest, const int64_t* source, size_t nreduce
     return ishmemi::impl::max_reduce<int64_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int64_max_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
+int ishmem_team_int64_max_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int64_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
@@ -6070,7 +6070,7 @@ int ishmem_uint8_max_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce
     return ishmemi::impl::max_reduce<uint8_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint8_max_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
+int ishmem_team_uint8_max_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint8_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
@@ -6110,7 +6110,7 @@ int ishmem_uint16_max_reduce(uint16_t* dest, const uint16_t* source, size_t nred
     return ishmemi::impl::max_reduce<uint16_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint16_max_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
+int ishmem_team_uint16_max_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint16_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
@@ -6150,7 +6150,7 @@ int ishmem_uint32_max_reduce(uint32_t* dest, const uint32_t* source, size_t nred
     return ishmemi::impl::max_reduce<uint32_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint32_max_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
+int ishmem_team_uint32_max_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint32_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
@@ -6190,7 +6190,7 @@ int ishmem_uint64_max_reduce(uint64_t* dest, const uint64_t* source, size_t nred
     return ishmemi::impl::max_reduce<uint64_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint64_max_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
+int ishmem_team_uint64_max_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint64_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
@@ -6230,7 +6230,7 @@ int ishmem_size_max_reduce(size_t* dest, const size_t* source, size_t nreduce) {
     return ishmemi::impl::max_reduce<size_t>(team, dest, source, nreduce);
 }
 
-int ishmem_size_max_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
+int ishmem_team_size_max_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_size_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
@@ -6270,7 +6270,7 @@ int ishmem_float_max_reduce(float* dest, const float* source, size_t nreduce) {
     return ishmemi::impl::max_reduce<float>(team, dest, source, nreduce);
 }
 
-int ishmem_float_max_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce) {
+int ishmem_team_float_max_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_float_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
@@ -6310,7 +6310,7 @@ int ishmem_double_max_reduce(double* dest, const double* source, size_t nreduce)
     return ishmemi::impl::max_reduce<double>(team, dest, source, nreduce);
 }
 
-int ishmem_double_max_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce) {
+int ishmem_team_double_max_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_double_max_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
@@ -6350,7 +6350,7 @@ int ishmem_char_min_reduce(char* dest, const char* source, size_t nreduce) {
     return ishmemi::impl::min_reduce<char>(team, dest, source, nreduce);
 }
 
-int ishmem_char_min_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce) {
+int ishmem_team_char_min_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_char_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
@@ -6390,7 +6390,7 @@ int ishmem_schar_min_reduce(signed char* dest, const signed char* source, size_t
     return ishmemi::impl::min_reduce<signed char>(team, dest, source, nreduce);
 }
 
-int ishmem_schar_min_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) {
+int ishmem_team_schar_min_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_schar_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
@@ -6430,7 +6430,7 @@ int ishmem_short_min_reduce(short* dest, const short* source, size_t nreduce) {
     return ishmemi::impl::min_reduce<short>(team, dest, source, nreduce);
 }
 
-int ishmem_short_min_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce) {
+int ishmem_team_short_min_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_short_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
@@ -6470,7 +6470,7 @@ int ishmem_int_min_reduce(int* dest, const int* source, size_t nreduce) {
     return ishmemi::impl::min_reduce<int>(team, dest, source, nreduce);
 }
 
-int ishmem_int_min_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce) {
+int ishmem_team_int_min_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
@@ -6510,7 +6510,7 @@ int ishmem_long_min_reduce(long* dest, const long* source, size_t nreduce) {
     return ishmemi::impl::min_reduce<long>(team, dest, source, nreduce);
 }
 
-int ishmem_long_min_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce) {
+int ishmem_team_long_min_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_long_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
@@ -6550,7 +6550,7 @@ int ishmem_longlong_min_reduce(long long* dest, const long long* source, size_t 
     return ishmemi::impl::min_reduce<long long>(team, dest, source, nreduce);
 }
 
-int ishmem_longlong_min_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) {
+int ishmem_team_longlong_min_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_longlong_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
@@ -6590,7 +6590,7 @@ int ishmem_ptrdiff_min_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t n
     return ishmemi::impl::min_reduce<ptrdiff_t>(team, dest, source, nreduce);
 }
 
-int ishmem_ptrdiff_min_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
+int ishmem_team_ptrdiff_min_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ptrdiff_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
@@ -6630,7 +6630,7 @@ int ishmem_uchar_min_reduce(unsigned char* dest, const unsigned char* source, si
     return ishmemi::impl::min_reduce<unsigned char>(team, dest, source, nreduce);
 }
 
-int ishmem_uchar_min_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
+int ishmem_team_uchar_min_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uchar_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
@@ -6670,7 +6670,7 @@ int ishmem_ushort_min_reduce(unsigned short* dest, const unsigned short* source,
     return ishmemi::impl::min_reduce<unsigned short>(team, dest, source, nreduce);
 }
 
-int ishmem_ushort_min_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
+int ishmem_team_ushort_min_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ushort_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
@@ -6710,7 +6710,7 @@ int ishmem_uint_min_reduce(unsigned int* dest, const unsigned int* source, size_
     return ishmemi::impl::min_reduce<unsigned int>(team, dest, source, nreduce);
 }
 
-int ishmem_uint_min_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
+int ishmem_team_uint_min_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
@@ -6750,7 +6750,7 @@ int ishmem_ulong_min_reduce(unsigned long* dest, const unsigned long* source, si
     return ishmemi::impl::min_reduce<unsigned long>(team, dest, source, nreduce);
 }
 
-int ishmem_ulong_min_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
+int ishmem_team_ulong_min_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ulong_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
@@ -6790,7 +6790,7 @@ int ishmem_ulonglong_min_reduce(unsigned long long* dest, const unsigned long lo
     return ishmemi::impl::min_reduce<unsigned long long>(team, dest, source, nreduce);
 }
 
-int ishmem_ulonglong_min_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+int ishmem_team_ulonglong_min_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ulonglong_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
@@ -6830,7 +6830,7 @@ int ishmem_int8_min_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
     return ishmemi::impl::min_reduce<int8_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int8_min_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
+int ishmem_team_int8_min_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int8_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
@@ -6870,7 +6870,7 @@ int ishmem_int16_min_reduce(int16_t* dest, const int16_t* source, size_t nreduce
     return ishmemi::impl::min_reduce<int16_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int16_min_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
+int ishmem_team_int16_min_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int16_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
@@ -6910,7 +6910,7 @@ int ishmem_int32_min_reduce(int32_t* dest, const int32_t* source, size_t nreduce
     return ishmemi::impl::min_reduce<int32_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int32_min_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
+int ishmem_team_int32_min_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int32_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
@@ -6950,7 +6950,7 @@ int ishmem_int64_min_reduce(int64_t* dest, const int64_t* source, size_t nreduce
     return ishmemi::impl::min_reduce<int64_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int64_min_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
+int ishmem_team_int64_min_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int64_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
@@ -6990,7 +6990,7 @@ int ishmem_uint8_min_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce
     return ishmemi::impl::min_reduce<uint8_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint8_min_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
+int ishmem_team_uint8_min_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint8_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
@@ -7030,7 +7030,7 @@ int ishmem_uint16_min_reduce(uint16_t* dest, const uint16_t* source, size_t nred
     return ishmemi::impl::min_reduce<uint16_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint16_min_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
+int ishmem_team_uint16_min_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint16_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
@@ -7070,7 +7070,7 @@ int ishmem_uint32_min_reduce(uint32_t* dest, const uint32_t* source, size_t nred
     return ishmemi::impl::min_reduce<uint32_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint32_min_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
+int ishmem_team_uint32_min_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint32_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
@@ -7110,7 +7110,7 @@ int ishmem_uint64_min_reduce(uint64_t* dest, const uint64_t* source, size_t nred
     return ishmemi::impl::min_reduce<uint64_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint64_min_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
+int ishmem_team_uint64_min_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint64_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
@@ -7150,7 +7150,7 @@ int ishmem_size_min_reduce(size_t* dest, const size_t* source, size_t nreduce) {
     return ishmemi::impl::min_reduce<size_t>(team, dest, source, nreduce);
 }
 
-int ishmem_size_min_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
+int ishmem_team_size_min_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_size_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
@@ -7190,7 +7190,7 @@ int ishmem_float_min_reduce(float* dest, const float* source, size_t nreduce) {
     return ishmemi::impl::min_reduce<float>(team, dest, source, nreduce);
 }
 
-int ishmem_float_min_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce) {
+int ishmem_team_float_min_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_float_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
@@ -7230,7 +7230,7 @@ int ishmem_double_min_reduce(double* dest, const double* source, size_t nreduce)
     return ishmemi::impl::min_reduce<double>(team, dest, source, nreduce);
 }
 
-int ishmem_double_min_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce) {
+int ishmem_team_double_min_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_double_min_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
@@ -7270,7 +7270,7 @@ int ishmem_char_sum_reduce(char* dest, const char* source, size_t nreduce) {
     return ishmemi::impl::sum_reduce<char>(team, dest, source, nreduce);
 }
 
-int ishmem_char_sum_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce) {
+int ishmem_team_char_sum_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_char_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
@@ -7310,7 +7310,7 @@ int ishmem_schar_sum_reduce(signed char* dest, const signed char* source, size_t
     return ishmemi::impl::sum_reduce<signed char>(team, dest, source, nreduce);
 }
 
-int ishmem_schar_sum_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) {
+int ishmem_team_schar_sum_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_schar_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
@@ -7350,7 +7350,7 @@ int ishmem_short_sum_reduce(short* dest, const short* source, size_t nreduce) {
     return ishmemi::impl::sum_reduce<short>(team, dest, source, nreduce);
 }
 
-int ishmem_short_sum_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce) {
+int ishmem_team_short_sum_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_short_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
@@ -7390,7 +7390,7 @@ int ishmem_int_sum_reduce(int* dest, const int* source, size_t nreduce) {
     return ishmemi::impl::sum_reduce<int>(team, dest, source, nreduce);
 }
 
-int ishmem_int_sum_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce) {
+int ishmem_team_int_sum_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
@@ -7430,7 +7430,7 @@ int ishmem_long_sum_reduce(long* dest, const long* source, size_t nreduce) {
     return ishmemi::impl::sum_reduce<long>(team, dest, source, nreduce);
 }
 
-int ishmem_long_sum_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce) {
+int ishmem_team_long_sum_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_long_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
@@ -7470,7 +7470,7 @@ int ishmem_longlong_sum_reduce(long long* dest, const long long* source, size_t 
     return ishmemi::impl::sum_reduce<long long>(team, dest, source, nreduce);
 }
 
-int ishmem_longlong_sum_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) {
+int ishmem_team_longlong_sum_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_longlong_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
@@ -7510,7 +7510,7 @@ int ishmem_ptrdiff_sum_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t n
     return ishmemi::impl::sum_reduce<ptrdiff_t>(team, dest, source, nreduce);
 }
 
-int ishmem_ptrdiff_sum_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
+int ishmem_team_ptrdiff_sum_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ptrdiff_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
@@ -7550,7 +7550,7 @@ int ishmem_uchar_sum_reduce(unsigned char* dest, const unsigned char* source, si
     return ishmemi::impl::sum_reduce<unsigned char>(team, dest, source, nreduce);
 }
 
-int ishmem_uchar_sum_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
+int ishmem_team_uchar_sum_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uchar_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
@@ -7590,7 +7590,7 @@ int ishmem_ushort_sum_reduce(unsigned short* dest, const unsigned short* source,
     return ishmemi::impl::sum_reduce<unsigned short>(team, dest, source, nreduce);
 }
 
-int ishmem_ushort_sum_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
+int ishmem_team_ushort_sum_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ushort_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
@@ -7630,7 +7630,7 @@ int ishmem_uint_sum_reduce(unsigned int* dest, const unsigned int* source, size_
     return ishmemi::impl::sum_reduce<unsigned int>(team, dest, source, nreduce);
 }
 
-int ishmem_uint_sum_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
+int ishmem_team_uint_sum_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
@@ -7670,7 +7670,7 @@ int ishmem_ulong_sum_reduce(unsigned long* dest, const unsigned long* source, si
     return ishmemi::impl::sum_reduce<unsigned long>(team, dest, source, nreduce);
 }
 
-int ishmem_ulong_sum_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
+int ishmem_team_ulong_sum_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ulong_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
@@ -7710,7 +7710,7 @@ int ishmem_ulonglong_sum_reduce(unsigned long long* dest, const unsigned long lo
     return ishmemi::impl::sum_reduce<unsigned long long>(team, dest, source, nreduce);
 }
 
-int ishmem_ulonglong_sum_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+int ishmem_team_ulonglong_sum_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ulonglong_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
@@ -7750,7 +7750,7 @@ int ishmem_int8_sum_reduce(int8_t* dest, const int8_t* source, size_t nreduce) {
     return ishmemi::impl::sum_reduce<int8_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int8_sum_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
+int ishmem_team_int8_sum_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int8_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
@@ -7790,7 +7790,7 @@ int ishmem_int16_sum_reduce(int16_t* dest, const int16_t* source, size_t nreduce
     return ishmemi::impl::sum_reduce<int16_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int16_sum_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
+int ishmem_team_int16_sum_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int16_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
@@ -7830,7 +7830,7 @@ int ishmem_int32_sum_reduce(int32_t* dest, const int32_t* source, size_t nreduce
     return ishmemi::impl::sum_reduce<int32_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int32_sum_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
+int ishmem_team_int32_sum_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int32_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
@@ -7870,7 +7870,7 @@ int ishmem_int64_sum_reduce(int64_t* dest, const int64_t* source, size_t nreduce
     return ishmemi::impl::sum_reduce<int64_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int64_sum_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
+int ishmem_team_int64_sum_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int64_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
@@ -7910,7 +7910,7 @@ int ishmem_uint8_sum_reduce(uint8_t* dest, const uint8_t* source, size_t nreduce
     return ishmemi::impl::sum_reduce<uint8_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint8_sum_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
+int ishmem_team_uint8_sum_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint8_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
@@ -7950,7 +7950,7 @@ int ishmem_uint16_sum_reduce(uint16_t* dest, const uint16_t* source, size_t nred
     return ishmemi::impl::sum_reduce<uint16_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint16_sum_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
+int ishmem_team_uint16_sum_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint16_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
@@ -7990,7 +7990,7 @@ int ishmem_uint32_sum_reduce(uint32_t* dest, const uint32_t* source, size_t nred
     return ishmemi::impl::sum_reduce<uint32_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint32_sum_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
+int ishmem_team_uint32_sum_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint32_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
@@ -8030,7 +8030,7 @@ int ishmem_uint64_sum_reduce(uint64_t* dest, const uint64_t* source, size_t nred
     return ishmemi::impl::sum_reduce<uint64_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint64_sum_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
+int ishmem_team_uint64_sum_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint64_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
@@ -8070,7 +8070,7 @@ int ishmem_size_sum_reduce(size_t* dest, const size_t* source, size_t nreduce) {
     return ishmemi::impl::sum_reduce<size_t>(team, dest, source, nreduce);
 }
 
-int ishmem_size_sum_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
+int ishmem_team_size_sum_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_size_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
@@ -8110,7 +8110,7 @@ int ishmem_float_sum_reduce(float* dest, const float* source, size_t nreduce) {
     return ishmemi::impl::sum_reduce<float>(team, dest, source, nreduce);
 }
 
-int ishmem_float_sum_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce) {
+int ishmem_team_float_sum_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_float_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
@@ -8150,7 +8150,7 @@ int ishmem_double_sum_reduce(double* dest, const double* source, size_t nreduce)
     return ishmemi::impl::sum_reduce<double>(team, dest, source, nreduce);
 }
 
-int ishmem_double_sum_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce) {
+int ishmem_team_double_sum_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_double_sum_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
@@ -8190,7 +8190,7 @@ int ishmem_char_prod_reduce(char* dest, const char* source, size_t nreduce) {
     return ishmemi::impl::prod_reduce<char>(team, dest, source, nreduce);
 }
 
-int ishmem_char_prod_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce) {
+int ishmem_team_char_prod_reduce(ishmem_team_t team, char* dest, const char* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_char_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(char));
@@ -8230,7 +8230,7 @@ int ishmem_schar_prod_reduce(signed char* dest, const signed char* source, size_
     return ishmemi::impl::prod_reduce<signed char>(team, dest, source, nreduce);
 }
 
-int ishmem_schar_prod_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) {
+int ishmem_team_schar_prod_reduce(ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_schar_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(signed char));
@@ -8270,7 +8270,7 @@ int ishmem_short_prod_reduce(short* dest, const short* source, size_t nreduce) {
     return ishmemi::impl::prod_reduce<short>(team, dest, source, nreduce);
 }
 
-int ishmem_short_prod_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce) {
+int ishmem_team_short_prod_reduce(ishmem_team_t team, short* dest, const short* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_short_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(short));
@@ -8310,7 +8310,7 @@ int ishmem_int_prod_reduce(int* dest, const int* source, size_t nreduce) {
     return ishmemi::impl::prod_reduce<int>(team, dest, source, nreduce);
 }
 
-int ishmem_int_prod_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce) {
+int ishmem_team_int_prod_reduce(ishmem_team_t team, int* dest, const int* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int));
@@ -8350,7 +8350,7 @@ int ishmem_long_prod_reduce(long* dest, const long* source, size_t nreduce) {
     return ishmemi::impl::prod_reduce<long>(team, dest, source, nreduce);
 }
 
-int ishmem_long_prod_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce) {
+int ishmem_team_long_prod_reduce(ishmem_team_t team, long* dest, const long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_long_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long));
@@ -8390,7 +8390,7 @@ int ishmem_longlong_prod_reduce(long long* dest, const long long* source, size_t
     return ishmemi::impl::prod_reduce<long long>(team, dest, source, nreduce);
 }
 
-int ishmem_longlong_prod_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) {
+int ishmem_team_longlong_prod_reduce(ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_longlong_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(long long));
@@ -8430,7 +8430,7 @@ int ishmem_ptrdiff_prod_reduce(ptrdiff_t* dest, const ptrdiff_t* source, size_t 
     return ishmemi::impl::prod_reduce<ptrdiff_t>(team, dest, source, nreduce);
 }
 
-int ishmem_ptrdiff_prod_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
+int ishmem_team_ptrdiff_prod_reduce(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ptrdiff_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(ptrdiff_t));
@@ -8470,7 +8470,7 @@ int ishmem_uchar_prod_reduce(unsigned char* dest, const unsigned char* source, s
     return ishmemi::impl::prod_reduce<unsigned char>(team, dest, source, nreduce);
 }
 
-int ishmem_uchar_prod_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
+int ishmem_team_uchar_prod_reduce(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uchar_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned char));
@@ -8510,7 +8510,7 @@ int ishmem_ushort_prod_reduce(unsigned short* dest, const unsigned short* source
     return ishmemi::impl::prod_reduce<unsigned short>(team, dest, source, nreduce);
 }
 
-int ishmem_ushort_prod_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
+int ishmem_team_ushort_prod_reduce(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ushort_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned short));
@@ -8550,7 +8550,7 @@ int ishmem_uint_prod_reduce(unsigned int* dest, const unsigned int* source, size
     return ishmemi::impl::prod_reduce<unsigned int>(team, dest, source, nreduce);
 }
 
-int ishmem_uint_prod_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
+int ishmem_team_uint_prod_reduce(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned int));
@@ -8590,7 +8590,7 @@ int ishmem_ulong_prod_reduce(unsigned long* dest, const unsigned long* source, s
     return ishmemi::impl::prod_reduce<unsigned long>(team, dest, source, nreduce);
 }
 
-int ishmem_ulong_prod_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
+int ishmem_team_ulong_prod_reduce(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ulong_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long));
@@ -8630,7 +8630,7 @@ int ishmem_ulonglong_prod_reduce(unsigned long long* dest, const unsigned long l
     return ishmemi::impl::prod_reduce<unsigned long long>(team, dest, source, nreduce);
 }
 
-int ishmem_ulonglong_prod_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
+int ishmem_team_ulonglong_prod_reduce(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_ulonglong_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(unsigned long long));
@@ -8670,7 +8670,7 @@ int ishmem_int8_prod_reduce(int8_t* dest, const int8_t* source, size_t nreduce) 
     return ishmemi::impl::prod_reduce<int8_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int8_prod_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
+int ishmem_team_int8_prod_reduce(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int8_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int8_t));
@@ -8710,7 +8710,7 @@ int ishmem_int16_prod_reduce(int16_t* dest, const int16_t* source, size_t nreduc
     return ishmemi::impl::prod_reduce<int16_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int16_prod_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
+int ishmem_team_int16_prod_reduce(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int16_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int16_t));
@@ -8750,7 +8750,7 @@ int ishmem_int32_prod_reduce(int32_t* dest, const int32_t* source, size_t nreduc
     return ishmemi::impl::prod_reduce<int32_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int32_prod_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
+int ishmem_team_int32_prod_reduce(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int32_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int32_t));
@@ -8790,7 +8790,7 @@ int ishmem_int64_prod_reduce(int64_t* dest, const int64_t* source, size_t nreduc
     return ishmemi::impl::prod_reduce<int64_t>(team, dest, source, nreduce);
 }
 
-int ishmem_int64_prod_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
+int ishmem_team_int64_prod_reduce(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_int64_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(int64_t));
@@ -8830,7 +8830,7 @@ int ishmem_uint8_prod_reduce(uint8_t* dest, const uint8_t* source, size_t nreduc
     return ishmemi::impl::prod_reduce<uint8_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint8_prod_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
+int ishmem_team_uint8_prod_reduce(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint8_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint8_t));
@@ -8870,7 +8870,7 @@ int ishmem_uint16_prod_reduce(uint16_t* dest, const uint16_t* source, size_t nre
     return ishmemi::impl::prod_reduce<uint16_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint16_prod_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
+int ishmem_team_uint16_prod_reduce(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint16_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint16_t));
@@ -8910,7 +8910,7 @@ int ishmem_uint32_prod_reduce(uint32_t* dest, const uint32_t* source, size_t nre
     return ishmemi::impl::prod_reduce<uint32_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint32_prod_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
+int ishmem_team_uint32_prod_reduce(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint32_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint32_t));
@@ -8950,7 +8950,7 @@ int ishmem_uint64_prod_reduce(uint64_t* dest, const uint64_t* source, size_t nre
     return ishmemi::impl::prod_reduce<uint64_t>(team, dest, source, nreduce);
 }
 
-int ishmem_uint64_prod_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
+int ishmem_team_uint64_prod_reduce(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_uint64_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(uint64_t));
@@ -8990,7 +8990,7 @@ int ishmem_size_prod_reduce(size_t* dest, const size_t* source, size_t nreduce) 
     return ishmemi::impl::prod_reduce<size_t>(team, dest, source, nreduce);
 }
 
-int ishmem_size_prod_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
+int ishmem_team_size_prod_reduce(ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_size_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(size_t));
@@ -9030,7 +9030,7 @@ int ishmem_float_prod_reduce(float* dest, const float* source, size_t nreduce) {
     return ishmemi::impl::prod_reduce<float>(team, dest, source, nreduce);
 }
 
-int ishmem_float_prod_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce) {
+int ishmem_team_float_prod_reduce(ishmem_team_t team, float* dest, const float* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_float_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(float));
@@ -9070,7 +9070,7 @@ int ishmem_double_prod_reduce(double* dest, const double* source, size_t nreduce
     return ishmemi::impl::prod_reduce<double>(team, dest, source, nreduce);
 }
 
-int ishmem_double_prod_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce) {
+int ishmem_team_double_prod_reduce(ishmem_team_t team, double* dest, const double* source, size_t nreduce) {
     constexpr const char* fn = "ishmem_double_prod_reduce";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nreduce) * sizeof(double));
@@ -9110,7 +9110,7 @@ int ishmem_char_sum_inscan(char* dest, const char* source, size_t nelems) {
     return ishmemi::impl::sum_inscan<char>(team, dest, source, nelems);
 }
 
-int ishmem_char_sum_inscan(ishmem_team_t team, char* dest, const char* source, size_t nelems) {
+int ishmem_team_char_sum_inscan(ishmem_team_t team, char* dest, const char* source, size_t nelems) {
     constexpr const char* fn = "ishmem_char_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
@@ -9150,7 +9150,7 @@ int ishmem_schar_sum_inscan(signed char* dest, const signed char* source, size_t
     return ishmemi::impl::sum_inscan<signed char>(team, dest, source, nelems);
 }
 
-int ishmem_schar_sum_inscan(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) {
+int ishmem_team_schar_sum_inscan(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) {
     constexpr const char* fn = "ishmem_schar_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
@@ -9190,7 +9190,7 @@ int ishmem_short_sum_inscan(short* dest, const short* source, size_t nelems) {
     return ishmemi::impl::sum_inscan<short>(team, dest, source, nelems);
 }
 
-int ishmem_short_sum_inscan(ishmem_team_t team, short* dest, const short* source, size_t nelems) {
+int ishmem_team_short_sum_inscan(ishmem_team_t team, short* dest, const short* source, size_t nelems) {
     constexpr const char* fn = "ishmem_short_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
@@ -9230,7 +9230,7 @@ int ishmem_int_sum_inscan(int* dest, const int* source, size_t nelems) {
     return ishmemi::impl::sum_inscan<int>(team, dest, source, nelems);
 }
 
-int ishmem_int_sum_inscan(ishmem_team_t team, int* dest, const int* source, size_t nelems) {
+int ishmem_team_int_sum_inscan(ishmem_team_t team, int* dest, const int* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
@@ -9270,7 +9270,7 @@ int ishmem_long_sum_inscan(long* dest, const long* source, size_t nelems) {
     return ishmemi::impl::sum_inscan<long>(team, dest, source, nelems);
 }
 
-int ishmem_long_sum_inscan(ishmem_team_t team, long* dest, const long* source, size_t nelems) {
+int ishmem_team_long_sum_inscan(ishmem_team_t team, long* dest, const long* source, size_t nelems) {
     constexpr const char* fn = "ishmem_long_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
@@ -9310,7 +9310,7 @@ int ishmem_longlong_sum_inscan(long long* dest, const long long* source, size_t 
     return ishmemi::impl::sum_inscan<long long>(team, dest, source, nelems);
 }
 
-int ishmem_longlong_sum_inscan(ishmem_team_t team, long long* dest, const long long* source, size_t nelems) {
+int ishmem_team_longlong_sum_inscan(ishmem_team_t team, long long* dest, const long long* source, size_t nelems) {
     constexpr const char* fn = "ishmem_longlong_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
@@ -9350,7 +9350,7 @@ int ishmem_ptrdiff_sum_inscan(ptrdiff_t* dest, const ptrdiff_t* source, size_t n
     return ishmemi::impl::sum_inscan<ptrdiff_t>(team, dest, source, nelems);
 }
 
-int ishmem_ptrdiff_sum_inscan(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+int ishmem_team_ptrdiff_sum_inscan(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_ptrdiff_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
@@ -9390,7 +9390,7 @@ int ishmem_uchar_sum_inscan(unsigned char* dest, const unsigned char* source, si
     return ishmemi::impl::sum_inscan<unsigned char>(team, dest, source, nelems);
 }
 
-int ishmem_uchar_sum_inscan(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) {
+int ishmem_team_uchar_sum_inscan(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uchar_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
@@ -9430,7 +9430,7 @@ int ishmem_ushort_sum_inscan(unsigned short* dest, const unsigned short* source,
     return ishmemi::impl::sum_inscan<unsigned short>(team, dest, source, nelems);
 }
 
-int ishmem_ushort_sum_inscan(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) {
+int ishmem_team_ushort_sum_inscan(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) {
     constexpr const char* fn = "ishmem_ushort_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
@@ -9470,7 +9470,7 @@ int ishmem_uint_sum_inscan(unsigned int* dest, const unsigned int* source, size_
     return ishmemi::impl::sum_inscan<unsigned int>(team, dest, source, nelems);
 }
 
-int ishmem_uint_sum_inscan(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) {
+int ishmem_team_uint_sum_inscan(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
@@ -9510,7 +9510,7 @@ int ishmem_ulong_sum_inscan(unsigned long* dest, const unsigned long* source, si
     return ishmemi::impl::sum_inscan<unsigned long>(team, dest, source, nelems);
 }
 
-int ishmem_ulong_sum_inscan(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) {
+int ishmem_team_ulong_sum_inscan(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) {
     constexpr const char* fn = "ishmem_ulong_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
@@ -9550,7 +9550,7 @@ int ishmem_ulonglong_sum_inscan(unsigned long long* dest, const unsigned long lo
     return ishmemi::impl::sum_inscan<unsigned long long>(team, dest, source, nelems);
 }
 
-int ishmem_ulonglong_sum_inscan(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+int ishmem_team_ulonglong_sum_inscan(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) {
     constexpr const char* fn = "ishmem_ulonglong_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
@@ -9590,7 +9590,7 @@ int ishmem_int8_sum_inscan(int8_t* dest, const int8_t* source, size_t nelems) {
     return ishmemi::impl::sum_inscan<int8_t>(team, dest, source, nelems);
 }
 
-int ishmem_int8_sum_inscan(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) {
+int ishmem_team_int8_sum_inscan(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int8_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
@@ -9630,7 +9630,7 @@ int ishmem_int16_sum_inscan(int16_t* dest, const int16_t* source, size_t nelems)
     return ishmemi::impl::sum_inscan<int16_t>(team, dest, source, nelems);
 }
 
-int ishmem_int16_sum_inscan(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) {
+int ishmem_team_int16_sum_inscan(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int16_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
@@ -9670,7 +9670,7 @@ int ishmem_int32_sum_inscan(int32_t* dest, const int32_t* source, size_t nelems)
     return ishmemi::impl::sum_inscan<int32_t>(team, dest, source, nelems);
 }
 
-int ishmem_int32_sum_inscan(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) {
+int ishmem_team_int32_sum_inscan(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int32_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
@@ -9710,7 +9710,7 @@ int ishmem_int64_sum_inscan(int64_t* dest, const int64_t* source, size_t nelems)
     return ishmemi::impl::sum_inscan<int64_t>(team, dest, source, nelems);
 }
 
-int ishmem_int64_sum_inscan(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) {
+int ishmem_team_int64_sum_inscan(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int64_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
@@ -9750,7 +9750,7 @@ int ishmem_uint8_sum_inscan(uint8_t* dest, const uint8_t* source, size_t nelems)
     return ishmemi::impl::sum_inscan<uint8_t>(team, dest, source, nelems);
 }
 
-int ishmem_uint8_sum_inscan(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) {
+int ishmem_team_uint8_sum_inscan(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint8_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
@@ -9790,7 +9790,7 @@ int ishmem_uint16_sum_inscan(uint16_t* dest, const uint16_t* source, size_t nele
     return ishmemi::impl::sum_inscan<uint16_t>(team, dest, source, nelems);
 }
 
-int ishmem_uint16_sum_inscan(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) {
+int ishmem_team_uint16_sum_inscan(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint16_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
@@ -9830,7 +9830,7 @@ int ishmem_uint32_sum_inscan(uint32_t* dest, const uint32_t* source, size_t nele
     return ishmemi::impl::sum_inscan<uint32_t>(team, dest, source, nelems);
 }
 
-int ishmem_uint32_sum_inscan(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) {
+int ishmem_team_uint32_sum_inscan(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint32_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
@@ -9870,7 +9870,7 @@ int ishmem_uint64_sum_inscan(uint64_t* dest, const uint64_t* source, size_t nele
     return ishmemi::impl::sum_inscan<uint64_t>(team, dest, source, nelems);
 }
 
-int ishmem_uint64_sum_inscan(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) {
+int ishmem_team_uint64_sum_inscan(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint64_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
@@ -9910,7 +9910,7 @@ int ishmem_size_sum_inscan(size_t* dest, const size_t* source, size_t nelems) {
     return ishmemi::impl::sum_inscan<size_t>(team, dest, source, nelems);
 }
 
-int ishmem_size_sum_inscan(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) {
+int ishmem_team_size_sum_inscan(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_size_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
@@ -9950,7 +9950,7 @@ int ishmem_float_sum_inscan(float* dest, const float* source, size_t nelems) {
     return ishmemi::impl::sum_inscan<float>(team, dest, source, nelems);
 }
 
-int ishmem_float_sum_inscan(ishmem_team_t team, float* dest, const float* source, size_t nelems) {
+int ishmem_team_float_sum_inscan(ishmem_team_t team, float* dest, const float* source, size_t nelems) {
     constexpr const char* fn = "ishmem_float_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
@@ -9990,7 +9990,7 @@ int ishmem_double_sum_inscan(double* dest, const double* source, size_t nelems) 
     return ishmemi::impl::sum_inscan<double>(team, dest, source, nelems);
 }
 
-int ishmem_double_sum_inscan(ishmem_team_t team, double* dest, const double* source, size_t nelems) {
+int ishmem_team_double_sum_inscan(ishmem_team_t team, double* dest, const double* source, size_t nelems) {
     constexpr const char* fn = "ishmem_double_sum_inscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));
@@ -10030,7 +10030,7 @@ int ishmem_char_sum_exscan(char* dest, const char* source, size_t nelems) {
     return ishmemi::impl::sum_exscan<char>(team, dest, source, nelems);
 }
 
-int ishmem_char_sum_exscan(ishmem_team_t team, char* dest, const char* source, size_t nelems) {
+int ishmem_team_char_sum_exscan(ishmem_team_t team, char* dest, const char* source, size_t nelems) {
     constexpr const char* fn = "ishmem_char_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(char));
@@ -10070,7 +10070,7 @@ int ishmem_schar_sum_exscan(signed char* dest, const signed char* source, size_t
     return ishmemi::impl::sum_exscan<signed char>(team, dest, source, nelems);
 }
 
-int ishmem_schar_sum_exscan(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) {
+int ishmem_team_schar_sum_exscan(ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) {
     constexpr const char* fn = "ishmem_schar_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(signed char));
@@ -10110,7 +10110,7 @@ int ishmem_short_sum_exscan(short* dest, const short* source, size_t nelems) {
     return ishmemi::impl::sum_exscan<short>(team, dest, source, nelems);
 }
 
-int ishmem_short_sum_exscan(ishmem_team_t team, short* dest, const short* source, size_t nelems) {
+int ishmem_team_short_sum_exscan(ishmem_team_t team, short* dest, const short* source, size_t nelems) {
     constexpr const char* fn = "ishmem_short_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(short));
@@ -10150,7 +10150,7 @@ int ishmem_int_sum_exscan(int* dest, const int* source, size_t nelems) {
     return ishmemi::impl::sum_exscan<int>(team, dest, source, nelems);
 }
 
-int ishmem_int_sum_exscan(ishmem_team_t team, int* dest, const int* source, size_t nelems) {
+int ishmem_team_int_sum_exscan(ishmem_team_t team, int* dest, const int* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int));
@@ -10190,7 +10190,7 @@ int ishmem_long_sum_exscan(long* dest, const long* source, size_t nelems) {
     return ishmemi::impl::sum_exscan<long>(team, dest, source, nelems);
 }
 
-int ishmem_long_sum_exscan(ishmem_team_t team, long* dest, const long* source, size_t nelems) {
+int ishmem_team_long_sum_exscan(ishmem_team_t team, long* dest, const long* source, size_t nelems) {
     constexpr const char* fn = "ishmem_long_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long));
@@ -10230,7 +10230,7 @@ int ishmem_longlong_sum_exscan(long long* dest, const long long* source, size_t 
     return ishmemi::impl::sum_exscan<long long>(team, dest, source, nelems);
 }
 
-int ishmem_longlong_sum_exscan(ishmem_team_t team, long long* dest, const long long* source, size_t nelems) {
+int ishmem_team_longlong_sum_exscan(ishmem_team_t team, long long* dest, const long long* source, size_t nelems) {
     constexpr const char* fn = "ishmem_longlong_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(long long));
@@ -10270,7 +10270,7 @@ int ishmem_ptrdiff_sum_exscan(ptrdiff_t* dest, const ptrdiff_t* source, size_t n
     return ishmemi::impl::sum_exscan<ptrdiff_t>(team, dest, source, nelems);
 }
 
-int ishmem_ptrdiff_sum_exscan(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
+int ishmem_team_ptrdiff_sum_exscan(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_ptrdiff_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(ptrdiff_t));
@@ -10310,7 +10310,7 @@ int ishmem_uchar_sum_exscan(unsigned char* dest, const unsigned char* source, si
     return ishmemi::impl::sum_exscan<unsigned char>(team, dest, source, nelems);
 }
 
-int ishmem_uchar_sum_exscan(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) {
+int ishmem_team_uchar_sum_exscan(ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uchar_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned char));
@@ -10350,7 +10350,7 @@ int ishmem_ushort_sum_exscan(unsigned short* dest, const unsigned short* source,
     return ishmemi::impl::sum_exscan<unsigned short>(team, dest, source, nelems);
 }
 
-int ishmem_ushort_sum_exscan(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) {
+int ishmem_team_ushort_sum_exscan(ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) {
     constexpr const char* fn = "ishmem_ushort_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned short));
@@ -10390,7 +10390,7 @@ int ishmem_uint_sum_exscan(unsigned int* dest, const unsigned int* source, size_
     return ishmemi::impl::sum_exscan<unsigned int>(team, dest, source, nelems);
 }
 
-int ishmem_uint_sum_exscan(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) {
+int ishmem_team_uint_sum_exscan(ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned int));
@@ -10430,7 +10430,7 @@ int ishmem_ulong_sum_exscan(unsigned long* dest, const unsigned long* source, si
     return ishmemi::impl::sum_exscan<unsigned long>(team, dest, source, nelems);
 }
 
-int ishmem_ulong_sum_exscan(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) {
+int ishmem_team_ulong_sum_exscan(ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) {
     constexpr const char* fn = "ishmem_ulong_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long));
@@ -10470,7 +10470,7 @@ int ishmem_ulonglong_sum_exscan(unsigned long long* dest, const unsigned long lo
     return ishmemi::impl::sum_exscan<unsigned long long>(team, dest, source, nelems);
 }
 
-int ishmem_ulonglong_sum_exscan(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) {
+int ishmem_team_ulonglong_sum_exscan(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) {
     constexpr const char* fn = "ishmem_ulonglong_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(unsigned long long));
@@ -10510,7 +10510,7 @@ int ishmem_int8_sum_exscan(int8_t* dest, const int8_t* source, size_t nelems) {
     return ishmemi::impl::sum_exscan<int8_t>(team, dest, source, nelems);
 }
 
-int ishmem_int8_sum_exscan(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) {
+int ishmem_team_int8_sum_exscan(ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int8_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int8_t));
@@ -10550,7 +10550,7 @@ int ishmem_int16_sum_exscan(int16_t* dest, const int16_t* source, size_t nelems)
     return ishmemi::impl::sum_exscan<int16_t>(team, dest, source, nelems);
 }
 
-int ishmem_int16_sum_exscan(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) {
+int ishmem_team_int16_sum_exscan(ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int16_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int16_t));
@@ -10590,7 +10590,7 @@ int ishmem_int32_sum_exscan(int32_t* dest, const int32_t* source, size_t nelems)
     return ishmemi::impl::sum_exscan<int32_t>(team, dest, source, nelems);
 }
 
-int ishmem_int32_sum_exscan(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) {
+int ishmem_team_int32_sum_exscan(ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int32_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int32_t));
@@ -10630,7 +10630,7 @@ int ishmem_int64_sum_exscan(int64_t* dest, const int64_t* source, size_t nelems)
     return ishmemi::impl::sum_exscan<int64_t>(team, dest, source, nelems);
 }
 
-int ishmem_int64_sum_exscan(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) {
+int ishmem_team_int64_sum_exscan(ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_int64_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(int64_t));
@@ -10670,7 +10670,7 @@ int ishmem_uint8_sum_exscan(uint8_t* dest, const uint8_t* source, size_t nelems)
     return ishmemi::impl::sum_exscan<uint8_t>(team, dest, source, nelems);
 }
 
-int ishmem_uint8_sum_exscan(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) {
+int ishmem_team_uint8_sum_exscan(ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint8_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint8_t));
@@ -10710,7 +10710,7 @@ int ishmem_uint16_sum_exscan(uint16_t* dest, const uint16_t* source, size_t nele
     return ishmemi::impl::sum_exscan<uint16_t>(team, dest, source, nelems);
 }
 
-int ishmem_uint16_sum_exscan(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) {
+int ishmem_team_uint16_sum_exscan(ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint16_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint16_t));
@@ -10750,7 +10750,7 @@ int ishmem_uint32_sum_exscan(uint32_t* dest, const uint32_t* source, size_t nele
     return ishmemi::impl::sum_exscan<uint32_t>(team, dest, source, nelems);
 }
 
-int ishmem_uint32_sum_exscan(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) {
+int ishmem_team_uint32_sum_exscan(ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint32_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint32_t));
@@ -10790,7 +10790,7 @@ int ishmem_uint64_sum_exscan(uint64_t* dest, const uint64_t* source, size_t nele
     return ishmemi::impl::sum_exscan<uint64_t>(team, dest, source, nelems);
 }
 
-int ishmem_uint64_sum_exscan(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) {
+int ishmem_team_uint64_sum_exscan(ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_uint64_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(uint64_t));
@@ -10830,7 +10830,7 @@ int ishmem_size_sum_exscan(size_t* dest, const size_t* source, size_t nelems) {
     return ishmemi::impl::sum_exscan<size_t>(team, dest, source, nelems);
 }
 
-int ishmem_size_sum_exscan(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) {
+int ishmem_team_size_sum_exscan(ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) {
     constexpr const char* fn = "ishmem_size_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(size_t));
@@ -10870,7 +10870,7 @@ int ishmem_float_sum_exscan(float* dest, const float* source, size_t nelems) {
     return ishmemi::impl::sum_exscan<float>(team, dest, source, nelems);
 }
 
-int ishmem_float_sum_exscan(ishmem_team_t team, float* dest, const float* source, size_t nelems) {
+int ishmem_team_float_sum_exscan(ishmem_team_t team, float* dest, const float* source, size_t nelems) {
     constexpr const char* fn = "ishmem_float_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(float));
@@ -10910,7 +10910,7 @@ int ishmem_double_sum_exscan(double* dest, const double* source, size_t nelems) 
     return ishmemi::impl::sum_exscan<double>(team, dest, source, nelems);
 }
 
-int ishmem_double_sum_exscan(ishmem_team_t team, double* dest, const double* source, size_t nelems) {
+int ishmem_team_double_sum_exscan(ishmem_team_t team, double* dest, const double* source, size_t nelems) {
     constexpr const char* fn = "ishmem_double_sum_exscan";
     ishmemi::check_init(fn);
     ishmemi::check_symmetric(fn, "dest", dest, (nelems) * sizeof(double));

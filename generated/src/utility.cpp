@@ -11,13 +11,13 @@ void ishmemx_print(const char* out) {
     ishmemi::impl::print(out);
 }
 
-void ishmemx_print(const char* out, ishmemx_print_msg_type_t msg_type) {
+void ishmemx_print_type(const char* out, ishmemx_print_msg_type_t msg_type) {
     constexpr const char* fn = "ishmemx_print";
     ishmemi::check_nonnull(fn, "out", out, 1);
     ishmemi::impl::print(out, msg_type);
 }
 
-void ishmemx_print(const char* file, long int line, const char* func, const char* out, ishmemx_print_msg_type_t msg_type) {
+void ishmemx_print_located(const char* file, long int line, const char* func, const char* out, ishmemx_print_msg_type_t msg_type) {
     constexpr const char* fn = "ishmemx_print";
     ishmemi::check_nonnull(fn, "out", out, 1);
     ishmemi::impl::print(file, line, func, out, msg_type);

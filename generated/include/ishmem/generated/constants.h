@@ -2,6 +2,9 @@
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
+#ifndef __cplusplus
+#include <stdbool.h>
+#endif
 
 /* Library version and name */
 #define ISHMEM_MAJOR_VERSION 1 /* Major version of the API this library implements. */
@@ -44,17 +47,36 @@ typedef struct {
 } ishmem_team_config_t;
 
 /* Which runtime the library bootstraps with (see ishmemx_init_attr). */
+#ifdef __cplusplus
 typedef enum : uint8_t {
     ISHMEMX_RUNTIME_MPI,
     ISHMEMX_RUNTIME_OPENSHMEM,
     ISHMEMX_RUNTIME_PMI,
     ISHMEMX_RUNTIME_INVALID
 } ishmemx_runtime_type_t;
+#else
+typedef uint8_t ishmemx_runtime_type_t; /* one byte, as the C++ enum */
+enum {
+    ISHMEMX_RUNTIME_MPI,
+    ISHMEMX_RUNTIME_OPENSHMEM,
+    ISHMEMX_RUNTIME_PMI,
+    ISHMEMX_RUNTIME_INVALID
+};
+#endif
 
 /* Initialization attributes for ishmemx_init_attr. */
+#ifdef __cplusplus
 typedef struct {
     ishmemx_runtime_type_t runtime = ISHMEMX_RUNTIME_MPI; /* MPI when its bootstrap is linked */
     bool initialize_runtime = true;                       /* call MPI_Init if needed */
     bool gpu = true;                                      /* ignored by the host backend */
     void* mpi_comm = nullptr;                             /* MPI_Comm* used as the world team */
 } ishmemx_attr_t;
+#else
+typedef struct {
+    ishmemx_runtime_type_t runtime; /* C has no defaults: set every field (ISHMEMX_RUNTIME_MPI, true, true, NULL) */
+    bool initialize_runtime;
+    bool gpu;
+    void* mpi_comm;
+} ishmemx_attr_t;
+#endif
