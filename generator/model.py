@@ -71,6 +71,7 @@ class Family:
     cuda: bool = False               # device-callable and run by the CUDA backend: device definitions emitted
     symbol: str = ""                 # the routine's name after the prefix; families sharing one are C++ overloads
     on_stream: bool = False          # _on_queue core is impl::<impl>_on_queue(q, deps, [ret,] ...): native on a CUDA stream
+    openshmem: tuple[str, ...] = ()  # shmem.h forms that call it: base, ctx (see shmem_routines)
 
     @property
     def routine(self) -> str:
@@ -250,6 +251,8 @@ class Api:
     typedefs: tuple[Typedef, ...]
     chapters: tuple[Chapter, ...]
     entry_points: tuple[EntryPoint, ...] = field(default=())
+    openshmem_macros: tuple[Macro, ...] = ()      # shmem.h's SHMEM_ macros
+    openshmem_typedefs: tuple[Typedef, ...] = ()  # shmem.h's shmem_*_t
 
     def chapter_entry_points(self, chapter: str) -> list[EntryPoint]:
         return [ep for ep in self.entry_points if ep.family.chapter == chapter]
@@ -321,7 +324,8 @@ def _families(raw: RawSpec, tables: dict[str, TypeTable], groups: dict[str, "Mac
                 impl=f.get("impl", f["name"]), test=f["test"], file=rel, line=f.line,
                 team=f.get("team", False), work_group_returns=f.get("work_group_returns", ""),
                 cuda="device" in callable_ and f.get("cuda", ch.get("cuda", True)),
-                symbol=f.get("symbol", f["name"]), on_stream=f.get("on_stream", False))
+                symbol=f.get("symbol", f["name"]), on_stream=f.get("on_stream", False),
+                openshmem=tuple(f.get("openshmem", ())))
             if fam.name in seen_names:
                 errors.append(f"{where}: duplicate family, first defined at {seen_names[fam.name]}")
             seen_names[fam.name] = f"{rel}:{f.line}"
@@ -392,7 +396,10 @@ def build_api(raw: RawSpec) -> Api:
             symbols[ep.c_name] = ep
     if errors:
         raise SpecError(errors)
-    return Api(api.tables, api.sizes, groups, typedefs, api.chapters, tuple(eps))
+    osh = raw.constants.get("openshmem", {"macros": [], "typedefs": []})
+    return Api(api.tables, api.sizes, groups, typedefs, api.chapters, tuple(eps),
+               tuple(Macro(m["name"], m["value"], m["doc"]) for m in osh["macros"]),
+               tuple(Typedef(t["name"], t["doc"], t["decl"].rstrip(), "shmem") for t in osh["typedefs"]))
 
 
 def _overloads(a: Family, b: Family) -> bool:
@@ -830,20 +837,28 @@ def _param_names(ep: EntryPoint) -> list[str]:
     return [p.rsplit(" ", 1)[1] for p in ep.params_def]
 
 
-def _generic_macro(name: str, ep: EntryPoint, typed: list[EntryPoint]) -> CMacro:
-    """_Generic over the element type of the first TYPE* parameter; *(p) drops the qualifiers of a
-    const T* argument (lvalue conversion) and is never evaluated."""
-    names = _param_names(ep)
-    first = next(i for i, p in enumerate(ep.family.params) if p.type.endswith("TYPE*"))
-    key = names[first + (1 if ep.team_form else 0)]
+def _generic_selection(name: str, names: list[str], key: str, typed: list[tuple[str, str]]) -> CMacro:
+    """_Generic over the element type of the argument `key`; typed: (element type, routine) pairs.
+    *(key) drops the qualifiers of a const T* argument (lvalue conversion) and is never evaluated."""
     seen: dict[str, str] = {}
     # Basic types first, so that an association names ishmem_long_put rather than ishmem_int64_put.
-    for t in sorted(typed, key=lambda t: t.elem in LP64_BASIC_TYPE):
-        seen.setdefault(LP64_BASIC_TYPE.get(t.elem, t.elem), t.c_name)
-    assoc = [f"{ctype}: {c_name}" for ctype, c_name in seen.items()]
+    for elem, routine in sorted(typed, key=lambda t: t[0] in LP64_BASIC_TYPE):
+        seen.setdefault(LP64_BASIC_TYPE.get(elem, elem), routine)
+    assoc = [f"{ctype}: {routine}" for ctype, routine in seen.items()]
     body = (f"_Generic(*({key}),",) + tuple(f"{a}," for a in assoc[:-1]) + (
         f"{assoc[-1]})({', '.join(names)})",)
     return CMacro(name, ", ".join(names), body)
+
+
+def _generic_key(ep: EntryPoint) -> int:
+    """The index of the argument a generic selection keys on: the first TYPE* parameter."""
+    first = next(i for i, p in enumerate(ep.family.params) if p.type.endswith("TYPE*"))
+    return first + (1 if ep.team_form else 0)
+
+
+def _generic_macro(name: str, ep: EntryPoint, typed: list[EntryPoint]) -> CMacro:
+    names = _param_names(ep)
+    return _generic_selection(name, names, names[_generic_key(ep)], [(t.elem, t.c_name) for t in typed])
 
 
 def c_macros(eps: list[EntryPoint]) -> list[CMacro]:
@@ -864,14 +879,134 @@ def c_macros(eps: list[EntryPoint]) -> list[CMacro]:
                 targets.append((_arity(ep), mname))
             else:
                 targets.append((_arity(ep), ep.c_name))
-        if len(group) == 1:
-            continue
-        arities = [a for a, _ in targets]
-        if len(set(arities)) != len(arities):
-            raise SpecError([f"{group[0].family.file}:{group[0].family.line}: overloads of '{name}' have the same "
-                             f"number of parameters: C cannot tell them apart"])
-        macros.append(CMacro(name, "...", (f"ISHMEMI_OVERLOAD({name}, __VA_ARGS__)",)))
-        for arity, target in sorted(targets):
-            if not target.startswith("ISHMEMI_OVL_"):
-                macros.append(CMacro(f"ISHMEMI_OVL_{name}_{arity}", "", (target,)))
+        if len(group) > 1:
+            macros += _arity_selector(name, targets, group[0].family)
     return macros
+
+
+def _arity_selector(name: str, targets: list[tuple[int, str]], fam: Family) -> list[CMacro]:
+    """`name(...)` calling targets[i] by the number of arguments; a target that is itself a macro
+    (ISHMEMI_OVL_<name>_<arity>) is defined by the caller."""
+    arities = [a for a, _ in targets]
+    if len(set(arities)) != len(arities):
+        raise SpecError([f"{fam.file}:{fam.line}: overloads of '{name}' have the same "
+                         f"number of parameters: C cannot tell them apart"])
+    macros = [CMacro(name, "...", (f"ISHMEMI_OVERLOAD({name}, __VA_ARGS__)",))]
+    for arity, target in sorted(targets):
+        if target != f"ISHMEMI_OVL_{name}_{arity}":
+            macros.append(CMacro(f"ISHMEMI_OVL_{name}_{arity}", "", (target,)))
+    return macros
+
+
+# ---------------------------------------------------------------------------------------------
+# shmem.h: OpenSHMEM 1.5 names over the library's C symbols, for the families whose spec says
+# `openshmem`. Each routine is a static inline function with OpenSHMEM's signature that calls one
+# C symbol; a shmem_ctx_ form passes its pe through the context's team.
+
+SHMEM_TYPE_NAMES = (("ishmem_team_config_t", "shmem_team_config_t"), ("ishmem_team_t", "shmem_team_t"),
+                    ("ishmemx_ctx_t", "shmem_ctx_t"))
+
+
+def _shmem_type(t: str) -> str:
+    for ours, theirs in SHMEM_TYPE_NAMES:
+        t = t.replace(ours, theirs)
+    return t
+
+
+def shmem_name(name: str, ctx: bool = False) -> str:
+    """ishmem_int_put -> shmem_int_put (shmem_ctx_int_put); ishmemx_set_lock -> shmem_set_lock."""
+    rest = name.split("_", 1)[1]
+    return f"shmem_ctx_{rest}" if ctx else f"shmem_{rest}"
+
+
+@dataclass(frozen=True)
+class ShmemRoutine:
+    name: str
+    ret: str
+    params: tuple[str, ...]
+    call: str             # the body: one call of a C symbol
+    target: EntryPoint
+    ctx: bool
+
+    @property
+    def decl(self) -> str:
+        return f"{self.ret} {self.name}({', '.join(self.params) or 'void'})"
+
+
+def _pe_param(fam: Family) -> str:
+    pes = [p.name for p in fam.params if any(c.kind == "pe" for c in p.checks)]
+    if len(pes) != 1:
+        raise SpecError([f"{fam.file}:{fam.line}: family '{fam.name}': a ctx form needs exactly one "
+                         f"parameter with the pe check"])
+    return pes[0]
+
+
+def _shmem_routine(ep: EntryPoint, ctx: bool) -> ShmemRoutine:
+    params = [_shmem_type(p) for p in ep.params_def]
+    args = _param_names(ep)
+    if ctx:
+        pe = _pe_param(ep.family)
+        args = [f"shmemi_ctx_pe(ctx, {a})" if a == pe else a for a in args]
+        params.insert(0, "shmem_ctx_t ctx")
+    call = f"{ep.c_name}({', '.join(args)})"
+    return ShmemRoutine(shmem_name(ep.name, ctx), _shmem_type(ep.ret), tuple(params),
+                        f"return {call};" if ep.ret != "void" else f"{call};", ep, ctx)
+
+
+def _openshmem_eps(api: Api) -> list[EntryPoint]:
+    """The base-form entry points that shmem.h maps: for a family with a team overload, the team form."""
+    return [ep for ep in api.entry_points if ep.family.openshmem and ep.variant == "base"
+            and ep.team_form == ep.family.team]
+
+
+def shmem_routines(api: Api) -> list[ShmemRoutine]:
+    out = []
+    for ep in _openshmem_eps(api):
+        if ep.form == "generic":
+            continue
+        out.append(_shmem_routine(ep, False))
+        if "ctx" in ep.family.openshmem:
+            out.append(_shmem_routine(ep, True))
+    return out
+
+
+@dataclass(frozen=True)
+class ShmemTemplate:
+    """A C++ generic routine of shmem.h: a template that calls the ishmem template of the family."""
+    template: str
+    decl: str
+    call: str
+
+
+def shmem_generics(api: Api, routines: list[ShmemRoutine]) -> tuple[list[CMacro], list[ShmemTemplate]]:
+    """C11 selections and C++ templates for the untyped shmem_ names; a ctx form is the same name
+    with a shmem_ctx_t first (one more argument)."""
+    typed: dict[tuple[int, bool], list[tuple[str, str]]] = {}
+    for r in routines:
+        if r.target.form == "typed":
+            typed.setdefault((id(r.target.family), r.ctx), []).append((r.target.elem, r.name))
+    macros, templates = [], []
+    for ep in _openshmem_eps(api):
+        if ep.form != "generic":
+            continue
+        name = shmem_name(ep.name)
+        names = _param_names(ep)
+        key = names[_generic_key(ep)]
+        forms = [(False, names)] + ([(True, ["ctx"] + names)] if "ctx" in ep.family.openshmem else [])
+        targets = []
+        for ctx, args in forms:
+            mname = name if len(forms) == 1 else f"ISHMEMI_OVL_{name}_{len(args)}"
+            macros.append(_generic_selection(mname, args, key, typed[(id(ep.family), ctx)]))
+            targets.append((len(args), mname))
+            params = [_shmem_type(p) for p in ep.params_def]
+            call_args = list(names)
+            if ctx:
+                pe = _pe_param(ep.family)
+                call_args = [f"shmemi_ctx_pe(ctx, {a})" if a == pe else a for a in call_args]
+                params.insert(0, "shmem_ctx_t ctx")
+            call = f"{ep.name}({', '.join(call_args)})"
+            templates.append(ShmemTemplate(ep.template, f"{_shmem_type(ep.ret)} {name}({', '.join(params)})",
+                                           f"return {call};" if ep.ret != "void" else f"{call};"))
+        if len(forms) > 1:
+            macros += _arity_selector(name, targets, ep.family)
+    return macros, templates

@@ -8,6 +8,9 @@
 #include "ishmem/generated/constants.h"
 #include "ishmem/impl/api.h"
 #ifdef __cplusplus
+#if __cplusplus < 202002L
+#error "ishmem.h: C++ code needs C++20 or later (-std=c++20); C code needs C11 or later"
+#endif
 #include <type_traits>
 #include <vector>
 

@@ -3,6 +3,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 
 #include "config.h"
 #include "ishmem/impl/runtime.h"
@@ -11,8 +12,24 @@ namespace ishmemi {
 
 namespace {
 
+// Set when the program includes shmem.h: it calls the library under OpenSHMEM's names, so messages
+// name shmem_int_put where the routine is ishmem_int_put (or ishmemx_set_lock: shmem_set_lock).
+bool openshmem_names = false;
+
+const char* named(const char* routine) {
+    if (!openshmem_names || !routine) return routine;
+    thread_local char buf[128];
+    const char* rest = nullptr;
+    if (strncmp(routine, "ishmemx_", 8) == 0) rest = routine + 8;
+    else if (strncmp(routine, "ishmem_", 7) == 0) rest = routine + 7;
+    if (!rest) return routine;
+    snprintf(buf, sizeof buf, "shmem_%s", rest);
+    return buf;
+}
+
 // "ishmem: PE 3: " or "ishmem: PE ?: " when the PE is not known yet.
 void print_line(const char* kind, const char* routine, const char* fmt, va_list ap) {
+    routine = named(routine);
     char msg[1024];
     int n = state.my_pe >= 0 ? snprintf(msg, sizeof msg, "ishmem: PE %d: %s%s: ", state.my_pe, kind, routine)
                              : snprintf(msg, sizeof msg, "ishmem: PE ?: %s%s: ", kind, routine);
@@ -108,3 +125,6 @@ void fail_aligned(const char* routine, const char* param, const void* addr, size
 }
 
 }  // namespace ishmemi
+
+// shmem.h calls this from a constructor in every file that includes it.
+extern "C" ISHMEM_API void ishmemi_use_openshmem_names(void) { ishmemi::openshmem_names = true; }

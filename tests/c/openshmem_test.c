@@ -1,0 +1,137 @@
+/* An OpenSHMEM 1.5 program in C11, unchanged but for what it checks: shmem.h, globals as remote
+   targets, generic (_Generic) and typed calls, team collectives, wait/test, put-with-signal, AMOs.
+     openshmem_test            the checks; PE 0 prints "openshmem: OK on N PEs"
+     openshmem_test bad_pe     every PE calls shmem_int_p with a PE past the last: the error names it
+     openshmem_test exit       the last PE calls shmem_global_exit(3) while the others are in a barrier */
+#include <shmem.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+
+long counter;                 /* bss */
+int table[8] = {7, 7, 7, 7};  /* data */
+uint64_t sig;
+static double scratch[4];     /* a static: symmetric too */
+
+static int run_checks(int me, int n) {
+    int right = (me + 1) % n, left = (me + n - 1) % n;
+
+    /* RMA into globals: typed, generic, p/g, strided */
+    shmem_int_put(table + 4, (int[]){me, me + 1}, 2, right);
+    double d[2] = {0.5 * me, 1.5};
+    shmem_put(scratch, d, 2, right);
+    shmem_long_p(&counter, 10 + me, right);
+    shmem_barrier_all();
+    CHECK_EQ(table[0], 7);
+    CHECK_EQ(table[4], left);
+    CHECK_EQ(table[5], left + 1);
+    CHECK_EQ(scratch[0] * 2, left);
+    CHECK_EQ(counter, 10 + left);
+    CHECK_EQ(shmem_g(&counter, right), 10 + me);
+    int strided[4];
+    shmem_int_iget(strided, table, 1, 2, 4, me);     /* table[0], [2], [4], [6] */
+    CHECK_EQ(strided[2], left);
+
+    /* AMOs on a global, generic and typed */
+    shmem_barrier_all();
+    counter = 0;
+    shmem_barrier_all();
+    shmem_atomic_inc(&counter, 0);
+    long before = shmem_long_atomic_fetch_add(&counter, 2, 0);
+    CHECK_EQ(before >= 0 && before < 3 * n, 1);
+    shmem_barrier_all();
+    if (me == 0) CHECK_EQ(counter, 3 * n);
+    CHECK_EQ(shmem_atomic_compare_swap(&counter, -1, 5, 0), 3 * n);   /* no swap: not -1 */
+
+    /* put with signal; signal and wait families */
+    shmem_barrier_all();
+    long* heap = (long*)shmem_malloc(8 * sizeof(long));
+    long mine = 100 + me;
+    shmem_long_put_signal(heap, &mine, 1, &sig, 1, SHMEM_SIGNAL_ADD, right);
+    CHECK_EQ(shmem_signal_wait_until(&sig, SHMEM_CMP_EQ, 1), 1);
+    CHECK_EQ(heap[0], 100 + left);
+    CHECK_EQ(shmem_signal_fetch(&sig), 1);
+    shmem_barrier_all();
+    heap[1] = 0;
+    heap[2] = 0;
+    shmem_barrier_all();
+    shmem_long_p(&heap[1 + me % 2], 1, right);          /* one of two words set */
+    int status[2] = {0, 0};
+    size_t which = shmem_long_wait_until_any(heap + 1, 2, status, SHMEM_CMP_EQ, 1);
+    CHECK_EQ(which == 0 || which == 1, 1);
+    CHECK_WAIT(shmem_long_test(&heap[1 + left % 2], SHMEM_CMP_EQ, 1));
+    shmem_wait_until(&heap[1 + left % 2], SHMEM_CMP_NE, 0);  /* generic, an int literal */
+
+    /* team collectives: world and a strided team of the even PEs */
+    shmem_barrier_all();
+    heap[3] = me + 1;
+    shmem_barrier_all();
+    CHECK_EQ(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, heap + 4, heap + 3, 1), 0);
+    CHECK_EQ(heap[4], (long)n * (n + 1) / 2);
+    CHECK_EQ(shmem_max_reduce(SHMEM_TEAM_WORLD, heap + 5, heap + 3, 1), 0);
+    CHECK_EQ(heap[5], n);
+    shmem_team_t evens;
+    int nev = (n + 1) / 2;
+    CHECK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, nev, NULL, 0, &evens), 0);
+    int* gathered = (int*)shmem_calloc(8, sizeof(int));
+    int* one = (int*)shmem_malloc(sizeof(int));
+    *one = 3 * me;
+    shmem_sync_all();
+    if (evens != SHMEM_TEAM_INVALID) {
+        CHECK_EQ(shmem_team_my_pe(evens), me / 2);
+        CHECK_EQ(shmem_team_n_pes(evens), nev);
+        CHECK_EQ(shmem_int_fcollect(evens, gathered, one, 1), 0);
+        for (int i = 0; i < nev; i++) CHECK_EQ(gathered[i], 6 * i);
+        CHECK_EQ(shmem_broadcast(evens, gathered + 4, one, 1, nev - 1), 0);
+        CHECK_EQ(gathered[4], 6 * (nev - 1));
+        CHECK_EQ(shmem_team_translate_pe(evens, nev - 1, SHMEM_TEAM_WORLD), 2 * (nev - 1));
+        CHECK_EQ(shmem_team_sync(evens), 0);
+        shmem_team_destroy(evens);
+    } else {
+        CHECK_EQ(me % 2, 1);
+    }
+
+    /* query routines */
+    int major, minor;
+    shmem_info_get_version(&major, &minor);
+    CHECK_EQ(major * 10 + minor, SHMEM_MAJOR_VERSION * 10 + SHMEM_MINOR_VERSION);
+    char name[SHMEM_MAX_NAME_LEN];
+    shmem_info_get_name(name);
+    CHECK_EQ(strlen(name) > 0, 1);
+    CHECK_EQ(shmem_ptr(heap, me) == heap, 1);
+    shmem_barrier_all();
+    shmem_free(one);
+    shmem_free(gathered);
+    shmem_free(heap);
+    return check_failures;
+}
+
+int main(int argc, char** argv) {
+    int provided = -1;
+    shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    check_my_pe = me;
+    CHECK_EQ(provided, SHMEM_THREAD_MULTIPLE);
+    if (argc > 1 && strcmp(argv[1], "bad_pe") == 0) {
+        shmem_int_p(table, 1, n);   /* stops the job: "shmem_int_p: PE <n> is out of range" */
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "exit") == 0) {
+        if (me == n - 1) {
+            if (n > 1) sleep(1);     /* let the others reach the barrier */
+            shmem_global_exit(3);
+        }
+        shmem_barrier_all();
+        if (n == 1) return 4;       /* not reached: global_exit does not return */
+        for (;;) shmem_barrier_all();
+    }
+    int failed = run_checks(me, n);
+    static int total;               /* a static as the reduction's target */
+    total = failed;
+    shmem_barrier_all();
+    shmem_int_sum_reduce(SHMEM_TEAM_WORLD, &total, &total, 1);
+    if (me == 0 && total == 0) printf("openshmem: OK on %d PEs\n", n);
+    shmem_finalize();
+    return total != 0;
+}
