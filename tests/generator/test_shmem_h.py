@@ -1,0 +1,60 @@
+"""shmem.h: OpenSHMEM names over the library's C symbols, from the families the spec marks `openshmem`."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from generator.__main__ import ROOT, generate
+from generator.loader import load_spec
+from generator.model import build_api, shmem_routines
+
+from test_c_header import c_part
+
+
+@pytest.fixture(scope="module")
+def api():
+    return build_api(load_spec(ROOT / "spec", ROOT))
+
+
+@pytest.fixture(scope="module")
+def header():
+    return generate()["include/shmem.h"]
+
+
+def test_every_routine_calls_one_c_symbol_of_the_library(api, header):
+    symbols = {ep.c_name for ep in api.entry_points if ep.c_name}
+    routines = shmem_routines(api)
+    assert len(routines) > 900
+    for r in routines:
+        called = re.match(r"(?:return )?(\w+)\(", r.call).group(1)
+        assert called in symbols, r.decl
+        assert f"static inline {r.decl} {{ {r.call} }}" in header
+
+
+def test_collectives_are_team_first_as_in_openshmem(header):
+    assert ("static inline int shmem_int_broadcast(shmem_team_t team, int* dest, const int* source, size_t nelems, "
+            "int PE_root) { return ishmem_team_int_broadcast(team, dest, source, nelems, PE_root); }") in header
+    assert "static inline int shmem_long_sum_reduce(shmem_team_t team, long* dest, const long* source, size_t nreduce)" in header
+    assert not re.search(r"static inline int shmem_\w+_broadcast\((?!shmem_team_t)", header)
+
+
+def test_no_intel_only_names(header):
+    for name in ("shmem_ibput", "shmem_int_sum_inscan", "shmem_signal_add", "shmem_print", "_on_queue", "_work_group",
+                 "shmem_init_attr", "shmem_wait("):
+        assert name not in header, name
+
+
+def test_c_part_is_c_and_generics_select_shmem_names(header):
+    c = re.sub(r"/\*.*?\*/", "", c_part(header), flags=re.S)
+    assert "template" not in c and "::" not in c
+    m = re.search(r"#define shmem_put\(dest, source, nelems, pe\) _Generic\(\*\(dest\), \\\n(.*?)\)\(dest", c, re.S)
+    assert m and "long: shmem_long_put" in m.group(1)
+    assert "#define ISHMEMI_OVL_shmem_broadcast_5" not in c  # one form only: no arity selector
+    assert "#define shmem_broadcast(team, dest, source, nelems, PE_root) _Generic(*(dest)" in c
+
+
+def test_constants_and_types(header):
+    for line in ("#define SHMEM_MAJOR_VERSION 1 ", "#define SHMEM_MINOR_VERSION 5 ", "#define SHMEM_CMP_EQ ISHMEM_CMP_EQ ",
+                 "#define SHMEM_TEAM_WORLD ISHMEM_TEAM_WORLD ", "typedef ishmem_team_t shmem_team_t;"):
+        assert line in header, line
