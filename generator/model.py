@@ -40,6 +40,7 @@ class Param:
     type: str
     doc: str
     checks: tuple[Check, ...] = ()
+    openshmem_type: str = ""   # the type in shmem.h where OpenSHMEM 1.5 spells it otherwise
 
 
 @dataclass(frozen=True)
@@ -253,6 +254,7 @@ class Api:
     entry_points: tuple[EntryPoint, ...] = field(default=())
     openshmem_macros: tuple[Macro, ...] = ()      # shmem.h's SHMEM_ macros
     openshmem_typedefs: tuple[Typedef, ...] = ()  # shmem.h's shmem_*_t
+    openshmem_unsupported: tuple[tuple[tuple[str, ...], str], ...] = ()  # (name globs, reason)
 
     def chapter_entry_points(self, chapter: str) -> list[EntryPoint]:
         return [ep for ep in self.entry_points if ep.family.chapter == chapter]
@@ -300,7 +302,7 @@ def _families(raw: RawSpec, tables: dict[str, TypeTable], groups: dict[str, "Mac
                         checks.append(Check(kind, args))
                 if "TYPE" in p["type"] and "types" not in f:
                     errors.append(f"{rel}:{p.line}: family '{f['name']}': parameter '{p['name']}' uses TYPE but the family has no type table")
-                params.append(Param(p["name"], p["type"], p["doc"], tuple(checks)))
+                params.append(Param(p["name"], p["type"], p["doc"], tuple(checks), p.get("openshmem_type", "")))
             if len(set(names)) != len(names) or (f.get("team") and "team" in [p["name"] for p in f["params"]]):
                 errors.append(f"{where}: duplicate parameter names")
             for flag in ("sized", "mem", "generic"):
@@ -399,7 +401,8 @@ def build_api(raw: RawSpec) -> Api:
     osh = raw.constants.get("openshmem", {"macros": [], "typedefs": []})
     return Api(api.tables, api.sizes, groups, typedefs, api.chapters, tuple(eps),
                tuple(Macro(m["name"], m["value"], m["doc"]) for m in osh["macros"]),
-               tuple(Typedef(t["name"], t["doc"], t["decl"].rstrip(), "shmem") for t in osh["typedefs"]))
+               tuple(Typedef(t["name"], t["doc"], t["decl"].rstrip(), "shmem") for t in osh["typedefs"]),
+               tuple((tuple(u["names"]), " ".join(u["reason"].split())) for u in osh.get("unsupported", ())))
 
 
 def _overloads(a: Family, b: Family) -> bool:
@@ -941,9 +944,25 @@ def _pe_param(fam: Family) -> str:
     return pes[0]
 
 
+def _openshmem_signature(ep: EntryPoint) -> tuple[list[str], list[str]]:
+    """shmem.h's parameters and the arguments it passes on: a parameter OpenSHMEM spells otherwise
+    (openshmem_type) is cast back to the library's type."""
+    elem = ep.elem if ep.form == "typed" else "void"
+    overrides = {p.name: p.openshmem_type.replace("TYPE", elem) for p in ep.family.params if p.openshmem_type}
+    params, args = [], []
+    for decl, name in zip(ep.params_def, _param_names(ep)):
+        ours = decl.rsplit(" ", 1)[0]
+        if name in overrides:
+            params.append(f"{_shmem_type(overrides[name])} {name}")
+            args.append(f"({ours}){name}" if "const" in overrides[name] and "const" not in ours else name)
+        else:
+            params.append(_shmem_type(decl))
+            args.append(name)
+    return params, args
+
+
 def _shmem_routine(ep: EntryPoint, ctx: bool) -> ShmemRoutine:
-    params = [_shmem_type(p) for p in ep.params_def]
-    args = _param_names(ep)
+    params, args = _openshmem_signature(ep)
     if ctx:
         pe = _pe_param(ep.family)
         args = [f"shmemi_ctx_pe(ctx, {a})" if a == pe else a for a in args]

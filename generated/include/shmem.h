@@ -279,20 +279,20 @@ static inline void shmem_get128_nbi(void* dest, const void* source, size_t nelem
 static inline void shmem_getmem_nbi(void* dest, const void* source, size_t nelems, int pe) { ishmem_getmem_nbi(dest, source, nelems, pe); }
 
 /* Atomic memory operations */
-static inline float shmem_float_atomic_fetch(float* source, int pe) { return ishmem_float_atomic_fetch(source, pe); }
-static inline double shmem_double_atomic_fetch(double* source, int pe) { return ishmem_double_atomic_fetch(source, pe); }
-static inline int shmem_int_atomic_fetch(int* source, int pe) { return ishmem_int_atomic_fetch(source, pe); }
-static inline long shmem_long_atomic_fetch(long* source, int pe) { return ishmem_long_atomic_fetch(source, pe); }
-static inline long long shmem_longlong_atomic_fetch(long long* source, int pe) { return ishmem_longlong_atomic_fetch(source, pe); }
-static inline unsigned int shmem_uint_atomic_fetch(unsigned int* source, int pe) { return ishmem_uint_atomic_fetch(source, pe); }
-static inline unsigned long shmem_ulong_atomic_fetch(unsigned long* source, int pe) { return ishmem_ulong_atomic_fetch(source, pe); }
-static inline unsigned long long shmem_ulonglong_atomic_fetch(unsigned long long* source, int pe) { return ishmem_ulonglong_atomic_fetch(source, pe); }
-static inline int32_t shmem_int32_atomic_fetch(int32_t* source, int pe) { return ishmem_int32_atomic_fetch(source, pe); }
-static inline int64_t shmem_int64_atomic_fetch(int64_t* source, int pe) { return ishmem_int64_atomic_fetch(source, pe); }
-static inline uint32_t shmem_uint32_atomic_fetch(uint32_t* source, int pe) { return ishmem_uint32_atomic_fetch(source, pe); }
-static inline uint64_t shmem_uint64_atomic_fetch(uint64_t* source, int pe) { return ishmem_uint64_atomic_fetch(source, pe); }
-static inline size_t shmem_size_atomic_fetch(size_t* source, int pe) { return ishmem_size_atomic_fetch(source, pe); }
-static inline ptrdiff_t shmem_ptrdiff_atomic_fetch(ptrdiff_t* source, int pe) { return ishmem_ptrdiff_atomic_fetch(source, pe); }
+static inline float shmem_float_atomic_fetch(const float* source, int pe) { return ishmem_float_atomic_fetch((float*)source, pe); }
+static inline double shmem_double_atomic_fetch(const double* source, int pe) { return ishmem_double_atomic_fetch((double*)source, pe); }
+static inline int shmem_int_atomic_fetch(const int* source, int pe) { return ishmem_int_atomic_fetch((int*)source, pe); }
+static inline long shmem_long_atomic_fetch(const long* source, int pe) { return ishmem_long_atomic_fetch((long*)source, pe); }
+static inline long long shmem_longlong_atomic_fetch(const long long* source, int pe) { return ishmem_longlong_atomic_fetch((long long*)source, pe); }
+static inline unsigned int shmem_uint_atomic_fetch(const unsigned int* source, int pe) { return ishmem_uint_atomic_fetch((unsigned int*)source, pe); }
+static inline unsigned long shmem_ulong_atomic_fetch(const unsigned long* source, int pe) { return ishmem_ulong_atomic_fetch((unsigned long*)source, pe); }
+static inline unsigned long long shmem_ulonglong_atomic_fetch(const unsigned long long* source, int pe) { return ishmem_ulonglong_atomic_fetch((unsigned long long*)source, pe); }
+static inline int32_t shmem_int32_atomic_fetch(const int32_t* source, int pe) { return ishmem_int32_atomic_fetch((int32_t*)source, pe); }
+static inline int64_t shmem_int64_atomic_fetch(const int64_t* source, int pe) { return ishmem_int64_atomic_fetch((int64_t*)source, pe); }
+static inline uint32_t shmem_uint32_atomic_fetch(const uint32_t* source, int pe) { return ishmem_uint32_atomic_fetch((uint32_t*)source, pe); }
+static inline uint64_t shmem_uint64_atomic_fetch(const uint64_t* source, int pe) { return ishmem_uint64_atomic_fetch((uint64_t*)source, pe); }
+static inline size_t shmem_size_atomic_fetch(const size_t* source, int pe) { return ishmem_size_atomic_fetch((size_t*)source, pe); }
+static inline ptrdiff_t shmem_ptrdiff_atomic_fetch(const ptrdiff_t* source, int pe) { return ishmem_ptrdiff_atomic_fetch((ptrdiff_t*)source, pe); }
 static inline void shmem_float_atomic_set(float* dest, float value, int pe) { ishmem_float_atomic_set(dest, value, pe); }
 static inline void shmem_double_atomic_set(double* dest, double value, int pe) { ishmem_double_atomic_set(dest, value, pe); }
 static inline void shmem_int_atomic_set(int* dest, int value, int pe) { ishmem_int_atomic_set(dest, value, pe); }
@@ -423,20 +423,20 @@ static inline void shmem_int32_atomic_xor(int32_t* dest, int32_t value, int pe) 
 static inline void shmem_int64_atomic_xor(int64_t* dest, int64_t value, int pe) { ishmem_int64_atomic_xor(dest, value, pe); }
 static inline void shmem_uint32_atomic_xor(uint32_t* dest, uint32_t value, int pe) { ishmem_uint32_atomic_xor(dest, value, pe); }
 static inline void shmem_uint64_atomic_xor(uint64_t* dest, uint64_t value, int pe) { ishmem_uint64_atomic_xor(dest, value, pe); }
-static inline void shmem_float_atomic_fetch_nbi(float* fetch, float* source, int pe) { ishmem_float_atomic_fetch_nbi(fetch, source, pe); }
-static inline void shmem_double_atomic_fetch_nbi(double* fetch, double* source, int pe) { ishmem_double_atomic_fetch_nbi(fetch, source, pe); }
-static inline void shmem_int_atomic_fetch_nbi(int* fetch, int* source, int pe) { ishmem_int_atomic_fetch_nbi(fetch, source, pe); }
-static inline void shmem_long_atomic_fetch_nbi(long* fetch, long* source, int pe) { ishmem_long_atomic_fetch_nbi(fetch, source, pe); }
-static inline void shmem_longlong_atomic_fetch_nbi(long long* fetch, long long* source, int pe) { ishmem_longlong_atomic_fetch_nbi(fetch, source, pe); }
-static inline void shmem_uint_atomic_fetch_nbi(unsigned int* fetch, unsigned int* source, int pe) { ishmem_uint_atomic_fetch_nbi(fetch, source, pe); }
-static inline void shmem_ulong_atomic_fetch_nbi(unsigned long* fetch, unsigned long* source, int pe) { ishmem_ulong_atomic_fetch_nbi(fetch, source, pe); }
-static inline void shmem_ulonglong_atomic_fetch_nbi(unsigned long long* fetch, unsigned long long* source, int pe) { ishmem_ulonglong_atomic_fetch_nbi(fetch, source, pe); }
-static inline void shmem_int32_atomic_fetch_nbi(int32_t* fetch, int32_t* source, int pe) { ishmem_int32_atomic_fetch_nbi(fetch, source, pe); }
-static inline void shmem_int64_atomic_fetch_nbi(int64_t* fetch, int64_t* source, int pe) { ishmem_int64_atomic_fetch_nbi(fetch, source, pe); }
-static inline void shmem_uint32_atomic_fetch_nbi(uint32_t* fetch, uint32_t* source, int pe) { ishmem_uint32_atomic_fetch_nbi(fetch, source, pe); }
-static inline void shmem_uint64_atomic_fetch_nbi(uint64_t* fetch, uint64_t* source, int pe) { ishmem_uint64_atomic_fetch_nbi(fetch, source, pe); }
-static inline void shmem_size_atomic_fetch_nbi(size_t* fetch, size_t* source, int pe) { ishmem_size_atomic_fetch_nbi(fetch, source, pe); }
-static inline void shmem_ptrdiff_atomic_fetch_nbi(ptrdiff_t* fetch, ptrdiff_t* source, int pe) { ishmem_ptrdiff_atomic_fetch_nbi(fetch, source, pe); }
+static inline void shmem_float_atomic_fetch_nbi(float* fetch, const float* source, int pe) { ishmem_float_atomic_fetch_nbi(fetch, (float*)source, pe); }
+static inline void shmem_double_atomic_fetch_nbi(double* fetch, const double* source, int pe) { ishmem_double_atomic_fetch_nbi(fetch, (double*)source, pe); }
+static inline void shmem_int_atomic_fetch_nbi(int* fetch, const int* source, int pe) { ishmem_int_atomic_fetch_nbi(fetch, (int*)source, pe); }
+static inline void shmem_long_atomic_fetch_nbi(long* fetch, const long* source, int pe) { ishmem_long_atomic_fetch_nbi(fetch, (long*)source, pe); }
+static inline void shmem_longlong_atomic_fetch_nbi(long long* fetch, const long long* source, int pe) { ishmem_longlong_atomic_fetch_nbi(fetch, (long long*)source, pe); }
+static inline void shmem_uint_atomic_fetch_nbi(unsigned int* fetch, const unsigned int* source, int pe) { ishmem_uint_atomic_fetch_nbi(fetch, (unsigned int*)source, pe); }
+static inline void shmem_ulong_atomic_fetch_nbi(unsigned long* fetch, const unsigned long* source, int pe) { ishmem_ulong_atomic_fetch_nbi(fetch, (unsigned long*)source, pe); }
+static inline void shmem_ulonglong_atomic_fetch_nbi(unsigned long long* fetch, const unsigned long long* source, int pe) { ishmem_ulonglong_atomic_fetch_nbi(fetch, (unsigned long long*)source, pe); }
+static inline void shmem_int32_atomic_fetch_nbi(int32_t* fetch, const int32_t* source, int pe) { ishmem_int32_atomic_fetch_nbi(fetch, (int32_t*)source, pe); }
+static inline void shmem_int64_atomic_fetch_nbi(int64_t* fetch, const int64_t* source, int pe) { ishmem_int64_atomic_fetch_nbi(fetch, (int64_t*)source, pe); }
+static inline void shmem_uint32_atomic_fetch_nbi(uint32_t* fetch, const uint32_t* source, int pe) { ishmem_uint32_atomic_fetch_nbi(fetch, (uint32_t*)source, pe); }
+static inline void shmem_uint64_atomic_fetch_nbi(uint64_t* fetch, const uint64_t* source, int pe) { ishmem_uint64_atomic_fetch_nbi(fetch, (uint64_t*)source, pe); }
+static inline void shmem_size_atomic_fetch_nbi(size_t* fetch, const size_t* source, int pe) { ishmem_size_atomic_fetch_nbi(fetch, (size_t*)source, pe); }
+static inline void shmem_ptrdiff_atomic_fetch_nbi(ptrdiff_t* fetch, const ptrdiff_t* source, int pe) { ishmem_ptrdiff_atomic_fetch_nbi(fetch, (ptrdiff_t*)source, pe); }
 static inline void shmem_float_atomic_swap_nbi(float* fetch, float* dest, float value, int pe) { ishmem_float_atomic_swap_nbi(fetch, dest, value, pe); }
 static inline void shmem_double_atomic_swap_nbi(double* fetch, double* dest, double value, int pe) { ishmem_double_atomic_swap_nbi(fetch, dest, value, pe); }
 static inline void shmem_int_atomic_swap_nbi(int* fetch, int* dest, int value, int pe) { ishmem_int_atomic_swap_nbi(fetch, dest, value, pe); }
@@ -568,7 +568,7 @@ static inline void shmem_put32_signal_nbi(void* dest, const void* source, size_t
 static inline void shmem_put64_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) { ishmem_put64_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_put128_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) { ishmem_put128_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
 static inline void shmem_putmem_signal_nbi(void* dest, const void* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) { ishmem_putmem_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe); }
-static inline uint64_t shmem_signal_fetch(uint64_t* sig_addr) { return ishmem_signal_fetch(sig_addr); }
+static inline uint64_t shmem_signal_fetch(const uint64_t* sig_addr) { return ishmem_signal_fetch((uint64_t*)sig_addr); }
 
 /* Memory ordering */
 static inline void shmem_fence(void) { ishmem_fence(); }
@@ -623,42 +623,42 @@ static inline size_t shmem_uint32_wait_until_some(uint32_t* ivars, size_t nelems
 static inline size_t shmem_uint64_wait_until_some(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint64_t cmp_value) { return ishmem_uint64_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value); }
 static inline size_t shmem_size_wait_until_some(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, size_t cmp_value) { return ishmem_size_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value); }
 static inline size_t shmem_ptrdiff_wait_until_some(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, ptrdiff_t cmp_value) { return ishmem_ptrdiff_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value); }
-static inline void shmem_int_wait_until_all_vector(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values) { ishmem_int_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline void shmem_long_wait_until_all_vector(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values) { ishmem_long_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline void shmem_longlong_wait_until_all_vector(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values) { ishmem_longlong_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline void shmem_uint_wait_until_all_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values) { ishmem_uint_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline void shmem_ulong_wait_until_all_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values) { ishmem_ulong_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline void shmem_ulonglong_wait_until_all_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values) { ishmem_ulonglong_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline void shmem_int32_wait_until_all_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values) { ishmem_int32_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline void shmem_int64_wait_until_all_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values) { ishmem_int64_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline void shmem_uint32_wait_until_all_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values) { ishmem_uint32_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline void shmem_uint64_wait_until_all_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values) { ishmem_uint64_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline void shmem_size_wait_until_all_vector(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values) { ishmem_size_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline void shmem_ptrdiff_wait_until_all_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values) { ishmem_ptrdiff_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_int_wait_until_any_vector(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values) { return ishmem_int_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_long_wait_until_any_vector(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values) { return ishmem_long_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_longlong_wait_until_any_vector(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values) { return ishmem_longlong_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_uint_wait_until_any_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values) { return ishmem_uint_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_ulong_wait_until_any_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values) { return ishmem_ulong_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_ulonglong_wait_until_any_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values) { return ishmem_ulonglong_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_int32_wait_until_any_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values) { return ishmem_int32_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_int64_wait_until_any_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values) { return ishmem_int64_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_uint32_wait_until_any_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values) { return ishmem_uint32_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_uint64_wait_until_any_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values) { return ishmem_uint64_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_size_wait_until_any_vector(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values) { return ishmem_size_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_ptrdiff_wait_until_any_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values) { return ishmem_ptrdiff_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_int_wait_until_some_vector(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int* cmp_values) { return ishmem_int_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_long_wait_until_some_vector(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long* cmp_values) { return ishmem_long_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_longlong_wait_until_some_vector(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long long* cmp_values) { return ishmem_longlong_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_uint_wait_until_some_vector(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned int* cmp_values) { return ishmem_uint_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_ulong_wait_until_some_vector(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long* cmp_values) { return ishmem_ulong_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_ulonglong_wait_until_some_vector(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long long* cmp_values) { return ishmem_ulonglong_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_int32_wait_until_some_vector(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int32_t* cmp_values) { return ishmem_int32_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_int64_wait_until_some_vector(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int64_t* cmp_values) { return ishmem_int64_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_uint32_wait_until_some_vector(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint32_t* cmp_values) { return ishmem_uint32_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_uint64_wait_until_some_vector(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint64_t* cmp_values) { return ishmem_uint64_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_size_wait_until_some_vector(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const size_t* cmp_values) { return ishmem_size_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_ptrdiff_wait_until_some_vector(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const ptrdiff_t* cmp_values) { return ishmem_ptrdiff_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline void shmem_int_wait_until_all_vector(int* ivars, size_t nelems, const int* status, int cmp, int* cmp_values) { ishmem_int_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline void shmem_long_wait_until_all_vector(long* ivars, size_t nelems, const int* status, int cmp, long* cmp_values) { ishmem_long_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline void shmem_longlong_wait_until_all_vector(long long* ivars, size_t nelems, const int* status, int cmp, long long* cmp_values) { ishmem_longlong_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline void shmem_uint_wait_until_all_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int* cmp_values) { ishmem_uint_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline void shmem_ulong_wait_until_all_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long* cmp_values) { ishmem_ulong_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline void shmem_ulonglong_wait_until_all_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long* cmp_values) { ishmem_ulonglong_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline void shmem_int32_wait_until_all_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t* cmp_values) { ishmem_int32_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline void shmem_int64_wait_until_all_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t* cmp_values) { ishmem_int64_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline void shmem_uint32_wait_until_all_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t* cmp_values) { ishmem_uint32_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline void shmem_uint64_wait_until_all_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t* cmp_values) { ishmem_uint64_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline void shmem_size_wait_until_all_vector(size_t* ivars, size_t nelems, const int* status, int cmp, size_t* cmp_values) { ishmem_size_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline void shmem_ptrdiff_wait_until_all_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t* cmp_values) { ishmem_ptrdiff_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_int_wait_until_any_vector(int* ivars, size_t nelems, const int* status, int cmp, int* cmp_values) { return ishmem_int_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_long_wait_until_any_vector(long* ivars, size_t nelems, const int* status, int cmp, long* cmp_values) { return ishmem_long_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_longlong_wait_until_any_vector(long long* ivars, size_t nelems, const int* status, int cmp, long long* cmp_values) { return ishmem_longlong_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_uint_wait_until_any_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int* cmp_values) { return ishmem_uint_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_ulong_wait_until_any_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long* cmp_values) { return ishmem_ulong_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_ulonglong_wait_until_any_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long* cmp_values) { return ishmem_ulonglong_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_int32_wait_until_any_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t* cmp_values) { return ishmem_int32_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_int64_wait_until_any_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t* cmp_values) { return ishmem_int64_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_uint32_wait_until_any_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t* cmp_values) { return ishmem_uint32_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_uint64_wait_until_any_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t* cmp_values) { return ishmem_uint64_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_size_wait_until_any_vector(size_t* ivars, size_t nelems, const int* status, int cmp, size_t* cmp_values) { return ishmem_size_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_ptrdiff_wait_until_any_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t* cmp_values) { return ishmem_ptrdiff_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_int_wait_until_some_vector(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int* cmp_values) { return ishmem_int_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_long_wait_until_some_vector(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long* cmp_values) { return ishmem_long_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_longlong_wait_until_some_vector(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long long* cmp_values) { return ishmem_longlong_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_uint_wait_until_some_vector(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned int* cmp_values) { return ishmem_uint_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_ulong_wait_until_some_vector(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long* cmp_values) { return ishmem_ulong_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_ulonglong_wait_until_some_vector(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long long* cmp_values) { return ishmem_ulonglong_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_int32_wait_until_some_vector(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int32_t* cmp_values) { return ishmem_int32_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_int64_wait_until_some_vector(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int64_t* cmp_values) { return ishmem_int64_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_uint32_wait_until_some_vector(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint32_t* cmp_values) { return ishmem_uint32_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_uint64_wait_until_some_vector(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint64_t* cmp_values) { return ishmem_uint64_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_size_wait_until_some_vector(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, size_t* cmp_values) { return ishmem_size_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_ptrdiff_wait_until_some_vector(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, ptrdiff_t* cmp_values) { return ishmem_ptrdiff_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
 static inline int shmem_int_test(int* ivar, int cmp, int cmp_value) { return ishmem_int_test(ivar, cmp, cmp_value); }
 static inline int shmem_long_test(long* ivar, int cmp, long cmp_value) { return ishmem_long_test(ivar, cmp, cmp_value); }
 static inline int shmem_longlong_test(long long* ivar, int cmp, long long cmp_value) { return ishmem_longlong_test(ivar, cmp, cmp_value); }
@@ -707,42 +707,42 @@ static inline size_t shmem_uint32_test_some(uint32_t* ivars, size_t nelems, size
 static inline size_t shmem_uint64_test_some(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint64_t cmp_value) { return ishmem_uint64_test_some(ivars, nelems, indices, status, cmp, cmp_value); }
 static inline size_t shmem_size_test_some(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, size_t cmp_value) { return ishmem_size_test_some(ivars, nelems, indices, status, cmp, cmp_value); }
 static inline size_t shmem_ptrdiff_test_some(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, ptrdiff_t cmp_value) { return ishmem_ptrdiff_test_some(ivars, nelems, indices, status, cmp, cmp_value); }
-static inline int shmem_int_test_all_vector(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values) { return ishmem_int_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline int shmem_long_test_all_vector(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values) { return ishmem_long_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline int shmem_longlong_test_all_vector(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values) { return ishmem_longlong_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline int shmem_uint_test_all_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values) { return ishmem_uint_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline int shmem_ulong_test_all_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values) { return ishmem_ulong_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline int shmem_ulonglong_test_all_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values) { return ishmem_ulonglong_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline int shmem_int32_test_all_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values) { return ishmem_int32_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline int shmem_int64_test_all_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values) { return ishmem_int64_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline int shmem_uint32_test_all_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values) { return ishmem_uint32_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline int shmem_uint64_test_all_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values) { return ishmem_uint64_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline int shmem_size_test_all_vector(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values) { return ishmem_size_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline int shmem_ptrdiff_test_all_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values) { return ishmem_ptrdiff_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_int_test_any_vector(int* ivars, size_t nelems, const int* status, int cmp, const int* cmp_values) { return ishmem_int_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_long_test_any_vector(long* ivars, size_t nelems, const int* status, int cmp, const long* cmp_values) { return ishmem_long_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_longlong_test_any_vector(long long* ivars, size_t nelems, const int* status, int cmp, const long long* cmp_values) { return ishmem_longlong_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_uint_test_any_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, const unsigned int* cmp_values) { return ishmem_uint_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_ulong_test_any_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, const unsigned long* cmp_values) { return ishmem_ulong_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_ulonglong_test_any_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, const unsigned long long* cmp_values) { return ishmem_ulonglong_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_int32_test_any_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, const int32_t* cmp_values) { return ishmem_int32_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_int64_test_any_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, const int64_t* cmp_values) { return ishmem_int64_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_uint32_test_any_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, const uint32_t* cmp_values) { return ishmem_uint32_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_uint64_test_any_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, const uint64_t* cmp_values) { return ishmem_uint64_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_size_test_any_vector(size_t* ivars, size_t nelems, const int* status, int cmp, const size_t* cmp_values) { return ishmem_size_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_ptrdiff_test_any_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, const ptrdiff_t* cmp_values) { return ishmem_ptrdiff_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
-static inline size_t shmem_int_test_some_vector(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int* cmp_values) { return ishmem_int_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_long_test_some_vector(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long* cmp_values) { return ishmem_long_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_longlong_test_some_vector(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const long long* cmp_values) { return ishmem_longlong_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_uint_test_some_vector(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned int* cmp_values) { return ishmem_uint_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_ulong_test_some_vector(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long* cmp_values) { return ishmem_ulong_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_ulonglong_test_some_vector(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const unsigned long long* cmp_values) { return ishmem_ulonglong_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_int32_test_some_vector(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int32_t* cmp_values) { return ishmem_int32_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_int64_test_some_vector(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const int64_t* cmp_values) { return ishmem_int64_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_uint32_test_some_vector(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint32_t* cmp_values) { return ishmem_uint32_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_uint64_test_some_vector(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const uint64_t* cmp_values) { return ishmem_uint64_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_size_test_some_vector(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const size_t* cmp_values) { return ishmem_size_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline size_t shmem_ptrdiff_test_some_vector(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const ptrdiff_t* cmp_values) { return ishmem_ptrdiff_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline int shmem_int_test_all_vector(int* ivars, size_t nelems, const int* status, int cmp, int* cmp_values) { return ishmem_int_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline int shmem_long_test_all_vector(long* ivars, size_t nelems, const int* status, int cmp, long* cmp_values) { return ishmem_long_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline int shmem_longlong_test_all_vector(long long* ivars, size_t nelems, const int* status, int cmp, long long* cmp_values) { return ishmem_longlong_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline int shmem_uint_test_all_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int* cmp_values) { return ishmem_uint_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline int shmem_ulong_test_all_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long* cmp_values) { return ishmem_ulong_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline int shmem_ulonglong_test_all_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long* cmp_values) { return ishmem_ulonglong_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline int shmem_int32_test_all_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t* cmp_values) { return ishmem_int32_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline int shmem_int64_test_all_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t* cmp_values) { return ishmem_int64_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline int shmem_uint32_test_all_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t* cmp_values) { return ishmem_uint32_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline int shmem_uint64_test_all_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t* cmp_values) { return ishmem_uint64_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline int shmem_size_test_all_vector(size_t* ivars, size_t nelems, const int* status, int cmp, size_t* cmp_values) { return ishmem_size_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline int shmem_ptrdiff_test_all_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t* cmp_values) { return ishmem_ptrdiff_test_all_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_int_test_any_vector(int* ivars, size_t nelems, const int* status, int cmp, int* cmp_values) { return ishmem_int_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_long_test_any_vector(long* ivars, size_t nelems, const int* status, int cmp, long* cmp_values) { return ishmem_long_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_longlong_test_any_vector(long long* ivars, size_t nelems, const int* status, int cmp, long long* cmp_values) { return ishmem_longlong_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_uint_test_any_vector(unsigned int* ivars, size_t nelems, const int* status, int cmp, unsigned int* cmp_values) { return ishmem_uint_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_ulong_test_any_vector(unsigned long* ivars, size_t nelems, const int* status, int cmp, unsigned long* cmp_values) { return ishmem_ulong_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_ulonglong_test_any_vector(unsigned long long* ivars, size_t nelems, const int* status, int cmp, unsigned long long* cmp_values) { return ishmem_ulonglong_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_int32_test_any_vector(int32_t* ivars, size_t nelems, const int* status, int cmp, int32_t* cmp_values) { return ishmem_int32_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_int64_test_any_vector(int64_t* ivars, size_t nelems, const int* status, int cmp, int64_t* cmp_values) { return ishmem_int64_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_uint32_test_any_vector(uint32_t* ivars, size_t nelems, const int* status, int cmp, uint32_t* cmp_values) { return ishmem_uint32_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_uint64_test_any_vector(uint64_t* ivars, size_t nelems, const int* status, int cmp, uint64_t* cmp_values) { return ishmem_uint64_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_size_test_any_vector(size_t* ivars, size_t nelems, const int* status, int cmp, size_t* cmp_values) { return ishmem_size_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_ptrdiff_test_any_vector(ptrdiff_t* ivars, size_t nelems, const int* status, int cmp, ptrdiff_t* cmp_values) { return ishmem_ptrdiff_test_any_vector(ivars, nelems, status, cmp, cmp_values); }
+static inline size_t shmem_int_test_some_vector(int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int* cmp_values) { return ishmem_int_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_long_test_some_vector(long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long* cmp_values) { return ishmem_long_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_longlong_test_some_vector(long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, long long* cmp_values) { return ishmem_longlong_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_uint_test_some_vector(unsigned int* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned int* cmp_values) { return ishmem_uint_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_ulong_test_some_vector(unsigned long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long* cmp_values) { return ishmem_ulong_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_ulonglong_test_some_vector(unsigned long long* ivars, size_t nelems, size_t* indices, const int* status, int cmp, unsigned long long* cmp_values) { return ishmem_ulonglong_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_int32_test_some_vector(int32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int32_t* cmp_values) { return ishmem_int32_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_int64_test_some_vector(int64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, int64_t* cmp_values) { return ishmem_int64_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_uint32_test_some_vector(uint32_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint32_t* cmp_values) { return ishmem_uint32_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_uint64_test_some_vector(uint64_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, uint64_t* cmp_values) { return ishmem_uint64_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_size_test_some_vector(size_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, size_t* cmp_values) { return ishmem_size_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
+static inline size_t shmem_ptrdiff_test_some_vector(ptrdiff_t* ivars, size_t nelems, size_t* indices, const int* status, int cmp, ptrdiff_t* cmp_values) { return ishmem_ptrdiff_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
 static inline uint64_t shmem_signal_wait_until(uint64_t* sig_addr, int cmp, uint64_t cmp_value) { return ishmem_signal_wait_until(sig_addr, cmp, cmp_value); }
 
 /* Teams */

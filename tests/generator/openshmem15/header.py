@@ -13,6 +13,7 @@ check_header(...) returns every error as `file(line): message`; empty means the 
 from __future__ import annotations
 
 import bisect
+import fnmatch
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -322,8 +323,19 @@ def check_header(header: Path, unsupported: Path | None = None, *,
         if name in scan.defined:
             errors.append(f"{hname}({scan.defined[name]}): {name} is deprecated in OpenSHMEM 1.5 "
                           f"and must not be defined")
-    unsup = read_unsupported(unsupported) if unsupported else {}
+    listed = read_unsupported(unsupported) if unsupported else {}
     uname = unsupported.name if unsupported else "unsupported list"
+    # An entry may be a glob (shmem_ctx_*, shmem_longdouble_*): it stands for the 1.5 names it matches.
+    unsup: dict[str, int] = {}
+    for entry, line in listed.items():
+        if not any(c in entry for c in "*?["):
+            unsup.setdefault(entry, line)
+            continue
+        matched = fnmatch.filter(list(expected) + sorted(constants), entry)
+        if not matched:
+            errors.append(f"{uname}({line}): {entry} matches no OpenSHMEM 1.5 routine or constant")
+        for name in matched:
+            unsup.setdefault(name, line)
     for name, line in unsup.items():
         if name not in expected and name not in constants:
             errors.append(f"{uname}({line}): {name} is not an OpenSHMEM 1.5 routine or constant")
