@@ -124,6 +124,11 @@ class EntryPoint:
     full_copy: bool = False
 
     @property
+    def arg_names(self) -> list[str]:
+        """The parameter names, in order: the arguments of a call that passes every parameter on."""
+        return [p.rsplit(" ", 1)[1] for p in self.params_def]
+
+    @property
     def full_checked_body(self) -> tuple[str, ...]:
         """The library's copy of the body for ISHMEM_CHECK=full ('' without one): the body as it is,
         whose check_symmetric also checks the allocation."""
@@ -136,7 +141,7 @@ class EntryPoint:
         path, so GCC saves no registers for a call that returns."""
         if not self.full_checked_body:
             return self.body
-        args = ", ".join(p.rsplit(" ", 1)[1] for p in self.params_def)
+        args = ", ".join(self.arg_names)
         dispatch = (f"if (__builtin_expect(ishmemi::state.check_full, 0)) "
                     f"return full_checked::{self.name}({args});")
         return (dispatch,) + tuple(line.replace(_SYMMETRIC_CHECK, _SYMMETRIC_BOUNDS) for line in self.body)
@@ -188,9 +193,7 @@ class EntryPoint:
 
     @property
     def forward_call(self) -> str:
-        args = ", ".join(p.rsplit(" ", 1)[1] for p in self.params_def)
-        call = f"{self.c_name}({args})"
-        return f"return {call};" if self.ret != "void" else f"{call};"
+        return _statement(self.ret, f"{self.c_name}({', '.join(self.arg_names)})")
 
     @property
     def param_types(self) -> tuple[str, ...]:
@@ -557,6 +560,11 @@ def _core_args(fam: Family, form: _Form) -> list[str]:
     return args
 
 
+def _statement(ret: str, call: str) -> str:
+    """A body's one statement: the call, returned unless the routine returns void."""
+    return f"return {call};" if ret != "void" else f"{call};"
+
+
 def _core_call(fam: Family, form: _Form, variant: str, extra: list[str]) -> str:
     fn = fam.impl + ("_work_group" if variant == "work_group" else "")
     targs = f"<{form.elem}>" if form.elem else ""
@@ -604,7 +612,7 @@ def _entry_point(fam: Family, form: _Form, variant: str, team_form: bool = False
         body.append(f"if (!({' && '.join(soft)})) return{fail};")
     if variant == "base":
         call = _core_call(fam, form, variant, [])
-        body.append(f"return {call};" if ret != "void" else f"{call};")
+        body.append(_statement(ret, call))
         params_def = list(params)
     elif variant == "on_queue":
         if base_ret != "void":
@@ -638,7 +646,7 @@ def _entry_point(fam: Family, form: _Form, variant: str, team_form: bool = False
         params_def = list(params)
         tparams.append("typename Group")
         call = _core_call(fam, form, variant, ["group"])
-        body.append(f"return {call};" if ret != "void" else f"{call};")
+        body.append(_statement(ret, call))
     template = f"template <{', '.join(tparams)}>" if tparams else ""
     header = "ishmem" if name.startswith("ishmem_") else "ishmemx"
     device_body = tuple(_device_line(line) for line in body) if fam.cuda and variant != "on_queue" else ()
@@ -721,7 +729,7 @@ def _test_case(fam: Family, form: _Form, variant: str, name: str, base_ret: str,
         if fam.fetch_out:
             body.append(f"{call};")
         else:
-            body.append(f"return {call};" if base_ret != "void" else f"{call};")
+            body.append(_statement(base_ret, call))
     if fam.fetch_out:
         body += ["ishmem_quiet();", "return fetched;"]
     return TestCase(_test_label(form, name, elem, team_form), f"ishmem_testing::patterns::{fam.test}", elem,
@@ -768,7 +776,7 @@ def _gpu_test_cases(fam: Family, form: _Form, variant: str, name: str, base_ret:
             if fam.fetch_out:
                 inner = f"{elem} fetched{{}}; {call}; ishmem_quiet(); return fetched;"
             else:
-                inner = f"return {call};" if base_ret != "void" else f"{call};"
+                inner = _statement(base_ret, call)
             lam = f"[=] __device__ ({'const auto& group' if group else ''}) {{ {inner} }}"
             body = [f"return {runner}<{ret}>({lam});"]
         cases.append(TestCase(f"{label} [{where}]", f"ishmem_testing::patterns::{fam.test}", elem, tuple(params),
@@ -836,10 +844,6 @@ def _arity(ep: EntryPoint) -> int:
     return len(ep.params_def)
 
 
-def _param_names(ep: EntryPoint) -> list[str]:
-    return [p.rsplit(" ", 1)[1] for p in ep.params_def]
-
-
 def _generic_selection(name: str, names: list[str], key: str, typed: list[tuple[str, str]]) -> CMacro:
     """_Generic over the element type of the argument `key`; typed: (element type, routine) pairs.
     *(key) drops the qualifiers of a const T* argument (lvalue conversion) and is never evaluated."""
@@ -860,7 +864,7 @@ def _generic_key(ep: EntryPoint) -> int:
 
 
 def _generic_macro(name: str, ep: EntryPoint, typed: list[EntryPoint]) -> CMacro:
-    names = _param_names(ep)
+    names = ep.arg_names
     return _generic_selection(name, names, names[_generic_key(ep)], [(t.elem, t.c_name) for t in typed])
 
 
@@ -950,7 +954,7 @@ def _openshmem_signature(ep: EntryPoint) -> tuple[list[str], list[str]]:
     elem = ep.elem if ep.form == "typed" else "void"
     overrides = {p.name: p.openshmem_type.replace("TYPE", elem) for p in ep.family.params if p.openshmem_type}
     params, args = [], []
-    for decl, name in zip(ep.params_def, _param_names(ep)):
+    for decl, name in zip(ep.params_def, ep.arg_names):
         ours = decl.rsplit(" ", 1)[0]
         if name in overrides:
             params.append(f"{_shmem_type(overrides[name])} {name}")
@@ -961,15 +965,19 @@ def _openshmem_signature(ep: EntryPoint) -> tuple[list[str], list[str]]:
     return params, args
 
 
+def _with_ctx(fam: Family, params: list[str], args: list[str]) -> tuple[list[str], list[str]]:
+    """A shmem_ctx_ form's parameters (shmem_ctx_t ctx first) and arguments (pe through the context)."""
+    pe = _pe_param(fam)
+    return ["shmem_ctx_t ctx"] + params, [f"shmemi_ctx_pe(ctx, {a})" if a == pe else a for a in args]
+
+
 def _shmem_routine(ep: EntryPoint, ctx: bool) -> ShmemRoutine:
     params, args = _openshmem_signature(ep)
     if ctx:
-        pe = _pe_param(ep.family)
-        args = [f"shmemi_ctx_pe(ctx, {a})" if a == pe else a for a in args]
-        params.insert(0, "shmem_ctx_t ctx")
+        params, args = _with_ctx(ep.family, params, args)
     call = f"{ep.c_name}({', '.join(args)})"
     return ShmemRoutine(shmem_name(ep.name, ctx), _shmem_type(ep.ret), tuple(params),
-                        f"return {call};" if ep.ret != "void" else f"{call};", ep, ctx)
+                        _statement(ep.ret, call), ep, ctx)
 
 
 def _openshmem_eps(api: Api) -> list[EntryPoint]:
@@ -1000,32 +1008,28 @@ class ShmemTemplate:
 def shmem_generics(api: Api, routines: list[ShmemRoutine]) -> tuple[list[CMacro], list[ShmemTemplate]]:
     """C11 selections and C++ templates for the untyped shmem_ names; a ctx form is the same name
     with a shmem_ctx_t first (one more argument)."""
-    typed: dict[tuple[int, bool], list[tuple[str, str]]] = {}
+    typed: dict[tuple[Family, bool], list[tuple[str, str]]] = {}
     for r in routines:
         if r.target.form == "typed":
-            typed.setdefault((id(r.target.family), r.ctx), []).append((r.target.elem, r.name))
+            typed.setdefault((r.target.family, r.ctx), []).append((r.target.elem, r.name))
     macros, templates = [], []
     for ep in _openshmem_eps(api):
         if ep.form != "generic":
             continue
         name = shmem_name(ep.name)
-        names = _param_names(ep)
+        names = ep.arg_names
         key = names[_generic_key(ep)]
         forms = [(False, names)] + ([(True, ["ctx"] + names)] if "ctx" in ep.family.openshmem else [])
         targets = []
         for ctx, args in forms:
             mname = name if len(forms) == 1 else f"ISHMEMI_OVL_{name}_{len(args)}"
-            macros.append(_generic_selection(mname, args, key, typed[(id(ep.family), ctx)]))
+            macros.append(_generic_selection(mname, args, key, typed[(ep.family, ctx)]))
             targets.append((len(args), mname))
-            params = [_shmem_type(p) for p in ep.params_def]
-            call_args = list(names)
+            params, call_args = [_shmem_type(p) for p in ep.params_def], list(names)
             if ctx:
-                pe = _pe_param(ep.family)
-                call_args = [f"shmemi_ctx_pe(ctx, {a})" if a == pe else a for a in call_args]
-                params.insert(0, "shmem_ctx_t ctx")
-            call = f"{ep.name}({', '.join(call_args)})"
+                params, call_args = _with_ctx(ep.family, params, call_args)
             templates.append(ShmemTemplate(ep.template, f"{_shmem_type(ep.ret)} {name}({', '.join(params)})",
-                                           f"return {call};" if ep.ret != "void" else f"{call};"))
+                                           _statement(ep.ret, f"{ep.name}({', '.join(call_args)})")))
         if len(forms) > 1:
             macros += _arity_selector(name, targets, ep.family)
     return macros, templates
