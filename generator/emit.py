@@ -38,6 +38,7 @@ CHECK_TEXT = {
     "power_of_two": "``{p}`` is not a power of two",
     "aligned": "``{p}`` is not aligned to its element type (an atomic access needs it)",
     "symmetric_team": "``{p}`` (the given count times the team's size) does not lie inside the symmetric heap",
+    "ctx": "``{p}`` is not ISHMEMX_CTX_DEFAULT, ISHMEMX_CTX_INVALID or a live context (never made, or destroyed)",
 }
 
 # Checks that report through the return value (nonzero) after the message, instead of stopping.
@@ -45,6 +46,7 @@ SOFT_CHECK_TEXT = {
     "team": "``{p}`` is not a valid team",
     "team_pe": "``{p}`` is not a PE number of the team",
     "no_partial_overlap": "``{p}`` and ``{a}`` overlap without being the same array",
+    "flags": "``{p}`` has bits other than those of ``{a}``",
 }
 
 
@@ -61,8 +63,8 @@ def checks_text(fam: Family) -> str:
     soft = ["``team`` is not a valid team (ISHMEM_TEAM_INVALID, destroyed, or without the calling PE)"] if fam.team else []
     for p in fam.params:
         for c in p.checks:
-            if c.kind == "team_out":
-                continue  # not a check: the handle is set to ISHMEM_TEAM_INVALID first
+            if c.kind in ("team_out", "ctx_out"):
+                continue  # not a check: the handle is set to the invalid handle first
             if c.kind in SOFT_CHECK_TEXT:
                 soft.append(SOFT_CHECK_TEXT[c.kind].format(p=p.name, a=c.args[0] if c.args else ""))
             else:
@@ -72,7 +74,8 @@ def checks_text(fam: Family) -> str:
         text.append("The call prints one line naming the PE, the routine and the reason, and stops the job, when "
                     + "; or when ".join(reasons) + ".")
     if soft:
-        status = "returns nonzero" if fam.returns != "void" else "returns without doing anything"
+        status = ("returns without doing anything" if fam.returns == "void" else
+                  "returns a null pointer" if fam.returns.endswith("*") else "returns nonzero")
         text.append("It prints such a line and " + status + " (through ``ret`` for the ``_on_queue`` form) when "
                     + "; or when ".join(soft) + ".")
     return " ".join(text)
@@ -108,6 +111,7 @@ def render_all(api: Api, template_dir: Path) -> dict[str, str]:
     render("docs/openshmem_unsupported.txt", "openshmem_unsupported.txt.j2", "spec/constants.yaml")
     render("include/shmem.h", "shmem.h.j2", family_sources + ", spec/constants.yaml", routines=routines,
            c_macros=macros, templates=templates, chapters=api.chapters, has_ctx=any(r.ctx for r in routines))
+    render("include/shmemx.h", "shmemx.h.j2", "spec/constants.yaml")
     for ch in api.chapters:
         eps = api.chapter_entry_points(ch.name)
         render(f"src/{ch.name}.cpp", "stubs.cpp.j2", ch.file, chapter=ch,

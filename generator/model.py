@@ -72,7 +72,7 @@ class Family:
     cuda: bool = False               # device-callable and run by the CUDA backend: device definitions emitted
     symbol: str = ""                 # the routine's name after the prefix; families sharing one are C++ overloads
     on_stream: bool = False          # _on_queue core is impl::<impl>_on_queue(q, deps, [ret,] ...): native on a CUDA stream
-    openshmem: tuple[str, ...] = ()  # shmem.h forms that call it: base, ctx (see shmem_routines)
+    openshmem: tuple[str, ...] = ()  # shmem.h forms that call it: base, ctx, variadic (see shmem_routines)
 
     @property
     def routine(self) -> str:
@@ -299,7 +299,7 @@ def _families(raw: RawSpec, tables: dict[str, TypeTable], groups: dict[str, "Mac
                     else:
                         ((kind, arg),) = c.items()
                         args = tuple(arg) if isinstance(arg, list) else (arg,)
-                        for a in args:
+                        for a in args if kind != "flags" else ():  # flags: a C expression of macros
                             if not re.fullmatch(r"\d+", a) and a not in names:
                                 errors.append(f"{rel}:{p.line}: family '{f['name']}': check '{kind}' of '{p['name']}' names unknown parameter '{a}'")
                         checks.append(Check(kind, args))
@@ -521,6 +521,10 @@ def _check_lines(fam: Family, form: _Form) -> list[str]:
             elif c.kind == "team_out":
                 # An output handle: invalid until the routine succeeds, whatever makes it fail.
                 lines.append(f"*{p.name} = ISHMEM_TEAM_INVALID;")
+            elif c.kind == "ctx_out":
+                lines.append(f"*{p.name} = ISHMEMX_CTX_INVALID;")
+            elif c.kind == "ctx":
+                lines.append(f"ishmemi::check_ctx(fn, {p.name});")
             elif c.kind in SOFT_CHECKS:
                 pass  # status checks: see _soft_checks
             else:  # the schema lists the kinds; this guards against a schema edit without a generator edit
@@ -530,7 +534,7 @@ def _check_lines(fam: Family, form: _Form) -> list[str]:
 
 # Checks whose failure is reported through the routine's status (nonzero return) after the
 # message, instead of stopping the job: a bad team is an ordinary runtime condition.
-SOFT_CHECKS = ("team", "team_pe", "no_partial_overlap")
+SOFT_CHECKS = ("team", "team_pe", "no_partial_overlap", "flags")
 
 
 def _soft_checks(fam: Family, form: _Form, team_form: bool) -> list[str]:
@@ -543,6 +547,8 @@ def _soft_checks(fam: Family, form: _Form, team_form: bool) -> list[str]:
                 conds.append(f"ishmemi::check_team(fn, {p.name})")
             elif c.kind == "team_pe":
                 conds.append(f'ishmemi::check_team_pe(fn, {c.args[0]}, "{p.name}", {p.name})')
+            elif c.kind == "flags":
+                conds.append(f'ishmemi::check_flags(fn, "{p.name}", {p.name}, {c.args[0]})')
             elif c.kind == "no_partial_overlap":
                 a, n = c.args
                 size = f"sizeof({_pointee(p, form)})"
@@ -608,7 +614,7 @@ def _entry_point(fam: Family, form: _Form, variant: str, team_form: bool = False
         body.append("constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;")
     body += checks
     if soft and variant != "on_queue":
-        fail = "" if ret == "void" else " -1"
+        fail = "" if ret == "void" else " nullptr" if ret.endswith("*") else " -1"
         body.append(f"if (!({' && '.join(soft)})) return{fail};")
     if variant == "base":
         call = _core_call(fam, form, variant, [])
@@ -965,16 +971,19 @@ def _openshmem_signature(ep: EntryPoint) -> tuple[list[str], list[str]]:
     return params, args
 
 
-def _with_ctx(fam: Family, params: list[str], args: list[str]) -> tuple[list[str], list[str]]:
-    """A shmem_ctx_ form's parameters (shmem_ctx_t ctx first) and arguments (pe through the context)."""
+def _with_ctx(fam: Family, params: list[str], args: list[str], routine: str) -> tuple[list[str], list[str]]:
+    """A shmem_ctx_ form's parameters (shmem_ctx_t ctx first) and arguments (pe through the context,
+    checked there on behalf of routine)."""
     pe = _pe_param(fam)
-    return ["shmem_ctx_t ctx"] + params, [f"shmemi_ctx_pe(ctx, {a})" if a == pe else a for a in args]
+    return ["shmem_ctx_t ctx"] + params, [f'shmemi_ctx_pe(ctx, {a}, "{routine}")' if a == pe else a for a in args]
 
 
 def _shmem_routine(ep: EntryPoint, ctx: bool) -> ShmemRoutine:
     params, args = _openshmem_signature(ep)
     if ctx:
-        params, args = _with_ctx(ep.family, params, args)
+        params, args = _with_ctx(ep.family, params, args, shmem_name(ep.name, ctx))
+    if "variadic" in ep.family.openshmem:
+        params.append("...")
     call = f"{ep.c_name}({', '.join(args)})"
     return ShmemRoutine(shmem_name(ep.name, ctx), _shmem_type(ep.ret), tuple(params),
                         _statement(ep.ret, call), ep, ctx)
@@ -1027,7 +1036,7 @@ def shmem_generics(api: Api, routines: list[ShmemRoutine]) -> tuple[list[CMacro]
             targets.append((len(args), mname))
             params, call_args = [_shmem_type(p) for p in ep.params_def], list(names)
             if ctx:
-                params, call_args = _with_ctx(ep.family, params, call_args)
+                params, call_args = _with_ctx(ep.family, params, call_args, shmem_name(ep.name, True))
             templates.append(ShmemTemplate(ep.template, f"{_shmem_type(ep.ret)} {name}({', '.join(params)})",
                                            _statement(ep.ret, f"{ep.name}({', '.join(call_args)})")))
         if len(forms) > 1:

@@ -42,3 +42,29 @@ void ishmem_free(void* ptr) {
     if (ptr != nullptr) ishmemi::check_symmetric_bounds(fn, "ptr", ptr, 0);
     ishmemi::impl::free(ptr);
 }
+
+void* ishmemx_malloc_with_hints(size_t size, long hints) {
+    constexpr const char* fn = "ishmemx_malloc_with_hints";
+    ishmemi::check_init(fn);
+    if (!(ishmemi::check_flags(fn, "hints", hints, ISHMEMX_MALLOC_ATOMICS_REMOTE | ISHMEMX_MALLOC_SIGNAL_REMOTE))) return nullptr;
+    return ishmemi::impl::malloc_with_hints(size, hints);
+}
+
+namespace {
+namespace full_checked {
+[[gnu::cold, gnu::noinline]] void* ishmemx_realloc(void* ptr, size_t size) {
+    constexpr const char* fn = "ishmemx_realloc";
+    ishmemi::check_init(fn);
+    if (ptr != nullptr) ishmemi::check_symmetric(fn, "ptr", ptr, 0);
+    return ishmemi::impl::realloc(ptr, size);
+}
+}  // namespace full_checked
+}  // namespace
+
+void* ishmemx_realloc(void* ptr, size_t size) {
+    if (__builtin_expect(ishmemi::state.check_full, 0)) return full_checked::ishmemx_realloc(ptr, size);
+    constexpr const char* fn = "ishmemx_realloc";
+    ishmemi::check_init(fn);
+    if (ptr != nullptr) ishmemi::check_symmetric_bounds(fn, "ptr", ptr, 0);
+    return ishmemi::impl::realloc(ptr, size);
+}

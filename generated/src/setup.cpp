@@ -69,6 +69,18 @@ void* ishmem_ptr(const void* dest, int pe) {
     return ishmemi::impl::ptr(dest, pe);
 }
 
+int ishmemx_pe_accessible(int pe) {
+    constexpr const char* fn = "ishmemx_pe_accessible";
+    ishmemi::check_init(fn);
+    return ishmemi::impl::pe_accessible(pe);
+}
+
+int ishmemx_addr_accessible(const void* addr, int pe) {
+    constexpr const char* fn = "ishmemx_addr_accessible";
+    ishmemi::check_init(fn);
+    return ishmemi::impl::addr_accessible(addr, pe);
+}
+
 void ishmem_info_get_version(int* major, int* minor) {
     constexpr const char* fn = "ishmem_info_get_version";
     ishmemi::check_nonnull(fn, "major", major, 1);

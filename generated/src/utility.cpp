@@ -22,3 +22,7 @@ void ishmemx_print_located(const char* file, long int line, const char* func, co
     ishmemi::check_nonnull(fn, "out", out, 1);
     ishmemi::impl::print(file, line, func, out, msg_type);
 }
+
+void ishmemx_pcontrol(int level) {
+    ishmemi::impl::pcontrol(level);
+}

@@ -32,6 +32,16 @@ const ishmem_testing::GeneratedCase cases[] = {
              ishmem_free(ptr);
          });
      }},
+    {"ishmemx_malloc_with_hints", [] {
+         ishmem_testing::patterns::memory_malloc_with_hints([](size_t size, long hints) -> void* {
+             return ishmemx_malloc_with_hints(size, hints);
+         });
+     }},
+    {"ishmemx_realloc", [] {
+         ishmem_testing::patterns::memory_realloc([](void* ptr, size_t size) -> void* {
+             return ishmemx_realloc(ptr, size);
+         });
+     }},
 };
 
 }  // namespace

@@ -57,6 +57,16 @@ const ishmem_testing::GeneratedCase cases[] = {
              return ishmem_ptr(dest, pe);
          });
      }},
+    {"ishmemx_pe_accessible", [] {
+         ishmem_testing::patterns::setup_pe_accessible([](int pe) -> int {
+             return ishmemx_pe_accessible(pe);
+         });
+     }},
+    {"ishmemx_addr_accessible", [] {
+         ishmem_testing::patterns::setup_addr_accessible([](const void* addr, int pe) -> int {
+             return ishmemx_addr_accessible(addr, pe);
+         });
+     }},
     {"ishmem_info_get_version", [] {
          ishmem_testing::patterns::setup_info_get_version([](int* major, int* minor) -> void {
              ishmem_info_get_version(major, minor);

@@ -120,6 +120,12 @@ void fail_positive(const char* routine, const char* param, long long v) {
     fatal(routine, "%s is %lld; it must be positive", param, v);
 }
 
+bool report_flags(const char* routine, const char* param, long value, long allowed) {
+    warn(routine, "%s is %#lx: bits %#lx are not among the flags it takes (%#lx)", param, value, value & ~allowed,
+         allowed);
+    return false;
+}
+
 void fail_aligned(const char* routine, const char* param, const void* addr, size_t align) {
     fatal(routine, "%s (%p) is not aligned to %zu bytes, as an atomic on its element type needs", param, addr, align);
 }

@@ -69,6 +69,39 @@ void* calloc(size_t count, size_t size) {
     return p;
 }
 
+// Allocates the new block before freeing the old, so that every PE copies between the same two
+// offsets; the old block is released only once the copy is done and the new block exists.
+void* realloc(void* ptr, size_t size) {
+    const char* routine = "ishmemx_realloc";
+    if (!ptr) return allocate(routine, size, 0);
+    if (size == 0) {
+        free(ptr);
+        return nullptr;
+    }
+    const uintptr_t off = reinterpret_cast<uintptr_t>(ptr) - reinterpret_cast<uintptr_t>(state.heap_base);
+    size_t start = 0, old_size = 0;
+    if (off >= state.heap_size || !allocator_find(off, &start, &old_size) || start != off)
+        fatal(routine, "ptr (%p) was not returned by the library's allocation routines, or was freed already", ptr);
+    barrier_all(routine);  // every PE's earlier operations on the old block are complete
+    size_t largest = 0;
+    const size_t new_off = allocator_take(size, 0, &largest);
+    void* p = nullptr;
+    if (new_off == SIZE_MAX) {
+        warn(routine, "cannot resize a block to %zu bytes: only %zu bytes left in the symmetric heap (ISHMEM_SYMMETRIC_SIZE=%s); the block is unchanged",
+             size, largest, config.symmetric_text);
+    } else {
+        p = state.heap_base + new_off;
+        const size_t keep = size < old_size ? size : old_size;
+        if (heap_on_gpu())
+            gpu::copy(p, ptr, keep);
+        else
+            memcpy(p, ptr, keep);
+        allocator_give_back(off);
+    }
+    barrier_all(routine);
+    return p;
+}
+
 void free(void* ptr) {
     const char* routine = "ishmem_free";
     check_init(routine);

@@ -81,5 +81,12 @@ void print(const char* file, long line, const char* func, const char* out, int m
     print_message({file, line, func, out, msg_type, -1, -1});
 }
 
+void pcontrol(int level) {
+    if (!print_debug_enabled()) return;
+    const std::string text = "ishmemx_pcontrol: profiling level " + std::to_string(level) +
+                             " (the library has no profiler of its own; tools that intercept this routine see it)";
+    print_message({nullptr, 0, nullptr, text.c_str(), DEBUG, -1, -1});
+}
+
 }  // namespace impl
 }  // namespace ishmemi

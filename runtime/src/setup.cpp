@@ -15,6 +15,7 @@
 #include "allocator.h"
 #include "bootstrap_select.h"
 #include "config.h"
+#include "ishmem/impl/contexts.h"
 #include "ishmem/impl/teams.h"
 #include "control.h"
 #include "gpu_backend.h"
@@ -138,6 +139,7 @@ void finalize() {
     state.initialized = false;
     state.finalized = true;
     teams_fini();
+    contexts_fini();
     if (state.backend == backend_kind::cuda) gpu_backend_stop();
     heap_destroy();
     boot.reset();

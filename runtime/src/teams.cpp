@@ -8,6 +8,7 @@
 #include "config.h"
 #include "gpu_backend.h"
 #include "ishmem/impl/collectives.h"
+#include "ishmem/impl/contexts.h"
 
 namespace ishmemi {
 
@@ -188,6 +189,7 @@ void team_destroy(ishmem_team_t team) {
         report_bad_team(routine, team);
         return;
     }
+    contexts_team_destroyed(team);
     teams[team].valid = false;
     if (heap_on_gpu()) gpu_team_set(team, nullptr);
 }

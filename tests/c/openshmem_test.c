@@ -2,7 +2,9 @@
    targets, generic (_Generic) and typed calls, team collectives, wait/test, put-with-signal, AMOs.
      openshmem_test            the checks; PE 0 prints "openshmem: OK on N PEs"
      openshmem_test bad_pe     every PE calls shmem_int_p with a PE past the last: the error names it
-     openshmem_test exit       the last PE calls shmem_global_exit(3) while the others are in a barrier */
+     openshmem_test exit       the last PE calls shmem_global_exit(3) while the others are in a barrier
+     openshmem_test bad_ctx_pe every PE calls shmem_ctx_int_p with a PE past its context's team
+     openshmem_test bad_clear  PE 0 releases a lock that nobody holds */
 #include <shmem.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +15,10 @@ long counter;                 /* bss */
 int table[8] = {7, 7, 7, 7};  /* data */
 uint64_t sig;
 static double scratch[4];     /* a static: symmetric too */
+static long lock;             /* a distributed lock: zero before first use */
+long locked_count;            /* only changed under the lock, with a get and a put */
+long ctx_words[8];
+int ctx_int;
 
 static int run_checks(int me, int n) {
     int right = (me + 1) % n, left = (me + n - 1) % n;
@@ -107,6 +113,108 @@ static int run_checks(int me, int n) {
     return check_failures;
 }
 
+/* Contexts: RMA, AMOs and put-with-signal through a world context and a team context, typed and
+   generic; a team context numbers PEs in its team. */
+static void run_contexts(int me, int n) {
+    int right = (me + 1) % n, left = (me + n - 1) % n;
+    shmem_ctx_t ctx = SHMEM_CTX_INVALID;
+    CHECK_EQ(shmem_ctx_create(SHMEM_CTX_PRIVATE | SHMEM_CTX_SERIALIZED, &ctx), 0);
+    CHECK_EQ(ctx != SHMEM_CTX_DEFAULT && ctx != SHMEM_CTX_INVALID, 1);
+    shmem_team_t team = SHMEM_TEAM_INVALID;
+    CHECK_EQ(shmem_ctx_get_team(ctx, &team), 0);
+    CHECK_EQ(team, SHMEM_TEAM_WORLD);
+    memset(ctx_words, 0, sizeof ctx_words);
+    shmem_barrier_all();
+    shmem_ctx_long_p(ctx, &ctx_words[0], 40 + me, right);
+    long pair[2] = {50 + me, 60 + me};
+    shmem_put(ctx, &ctx_words[1], pair, 2, right);   /* generic with a context */
+    shmem_ctx_long_atomic_add(ctx, &ctx_words[3], me + 1, 0);
+    CHECK_EQ(shmem_atomic_fetch_inc(ctx, &ctx_words[4], 0) < n, 1);         /* generic AMO with a context */
+    shmem_ctx_quiet(ctx);
+    shmem_barrier_all();
+    CHECK_EQ(ctx_words[0], 40 + left);
+    CHECK_EQ(ctx_words[2], 60 + left);
+    if (me == 0) CHECK_EQ(ctx_words[3], (long)n * (n + 1) / 2);
+    if (me == 0) CHECK_EQ(ctx_words[4], n);
+    CHECK_EQ(shmem_ctx_long_g(ctx, &ctx_words[1], right), 50 + me);
+    long v = 70 + me;
+    shmem_ctx_long_put_signal(ctx, &ctx_words[5], &v, 1, &sig, 1, SHMEM_SIGNAL_ADD, right);
+    shmem_ctx_fence(ctx);
+    CHECK_EQ(shmem_signal_wait_until(&sig, SHMEM_CMP_GE, 2), 2);  /* run_checks left it at 1 */
+    CHECK_EQ(ctx_words[5], 70 + left);
+    shmem_barrier_all();
+    shmem_ctx_destroy(ctx);
+    shmem_ctx_destroy(SHMEM_CTX_INVALID);  /* ignored */
+    shmem_ctx_quiet(SHMEM_CTX_DEFAULT);
+
+    /* a context over the odd PEs: its PE i is world PE 2i+1 */
+    shmem_team_t odds = SHMEM_TEAM_INVALID;
+    int nodd = n / 2;
+    if (nodd == 0) return;
+    CHECK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, nodd, NULL, 0, &odds), 0);
+    shmem_ctx_t tctx = SHMEM_CTX_INVALID;
+    if (odds != SHMEM_TEAM_INVALID) {
+        int i = shmem_team_my_pe(odds);
+        CHECK_EQ(shmem_team_create_ctx(odds, 0, &tctx), 0);
+        CHECK_EQ(shmem_ctx_get_team(tctx, &team), 0);
+        CHECK_EQ(team, odds);
+        shmem_ctx_int_p(tctx, &ctx_int, 100 + me, (i + 1) % nodd);
+        shmem_ctx_quiet(tctx);
+    } else {
+        CHECK_EQ(shmem_team_create_ctx(odds, 0, &tctx) != 0, 1);   /* not a member: no context */
+        CHECK_EQ(tctx, SHMEM_CTX_INVALID);
+    }
+    shmem_barrier_all();
+    if (odds != SHMEM_TEAM_INVALID) {
+        int i = shmem_team_my_pe(odds);
+        CHECK_EQ(ctx_int, 100 + 2 * ((i + nodd - 1) % nodd) + 1);
+        shmem_ctx_destroy(tctx);
+        shmem_team_destroy(odds);
+    }
+}
+
+/* Locks: every PE increments a global on PE 0 under the lock with a get and a put (no atomic), by
+   set_lock and by test_lock; none of the increments is lost. Also the smaller 1.5 routines. */
+static void run_locks_and_more(int me, int n) {
+    const int rounds = 25;
+    if (me == 0) locked_count = 0;
+    shmem_barrier_all();
+    for (int r = 0; r < rounds; r++) {
+        shmem_set_lock(&lock);
+        shmem_long_p(&locked_count, shmem_long_g(&locked_count, 0) + 1, 0);
+        shmem_clear_lock(&lock);
+        CHECK_WAIT(shmem_test_lock(&lock) == 0);
+        shmem_long_p(&locked_count, shmem_long_g(&locked_count, 0) + 1, 0);
+        shmem_clear_lock(&lock);
+    }
+    shmem_barrier_all();
+    if (me == 0) CHECK_EQ(locked_count, 2L * rounds * n);
+
+    CHECK_EQ(shmem_pe_accessible((me + 1) % n), 1);
+    CHECK_EQ(shmem_pe_accessible(n), 0);
+    CHECK_EQ(shmem_addr_accessible(&locked_count, (me + 1) % n), 1);
+    int on_stack = 0;
+    CHECK_EQ(shmem_addr_accessible(&on_stack, me), 0);
+
+    long* hinted = (long*)shmem_malloc_with_hints(16 * sizeof(long), SHMEM_MALLOC_ATOMICS_REMOTE);
+    CHECK_EQ(hinted != NULL, 1);
+    hinted[0] = 0;
+    shmem_barrier_all();
+    shmem_long_atomic_inc(&hinted[0], 0);
+    shmem_barrier_all();
+    if (me == 0) CHECK_EQ(hinted[0], n);
+    for (int i = 0; i < 16; i++) hinted[i] = 1000 * me + i;
+    long* bigger = (long*)shmem_realloc(hinted, 4096 * sizeof(long));
+    CHECK_EQ(bigger != NULL, 1);
+    for (int i = 0; i < 16; i++) CHECK_EQ(bigger[i], 1000 * me + i);
+    shmem_long_p(&bigger[4095], me, (me + 1) % n);
+    shmem_barrier_all();
+    CHECK_EQ(bigger[4095], (me + n - 1) % n);
+    shmem_free(bigger);
+    shmem_pcontrol(1);
+    shmem_pcontrol(2, "a tool's own argument");
+}
+
 int main(int argc, char** argv) {
     int provided = -1;
     shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
@@ -126,7 +234,21 @@ int main(int argc, char** argv) {
         if (n == 1) return 4;       /* not reached: global_exit does not return */
         for (;;) shmem_barrier_all();
     }
-    int failed = run_checks(me, n);
+    if (argc > 1 && strcmp(argv[1], "bad_ctx_pe") == 0) {
+        shmem_ctx_t ctx;
+        shmem_ctx_create(0, &ctx);
+        shmem_ctx_int_p(ctx, table, 1, n);   /* stops the job: "shmem_ctx_int_p: pe <n> is not a PE ..." */
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "bad_clear") == 0) {
+        if (me == 0) shmem_clear_lock(&lock);   /* stops the job: "shmem_clear_lock: ... not held" */
+        shmem_barrier_all();
+        return 0;
+    }
+    run_checks(me, n);
+    run_contexts(me, n);
+    run_locks_and_more(me, n);
+    int failed = check_failures;
     static int total;               /* a static as the reduction's target */
     total = failed;
     shmem_barrier_all();

@@ -48,8 +48,12 @@ def test_no_intel_only_names(header):
 def test_c_part_is_c_and_generics_select_shmem_names(header):
     c = re.sub(r"/\*.*?\*/", "", c_part(header), flags=re.S)
     assert "template" not in c and "::" not in c
-    m = re.search(r"#define shmem_put\(dest, source, nelems, pe\) _Generic\(\*\(dest\), \\\n(.*?)\)\(dest", c, re.S)
+    # put has a ctx form: the name picks by argument count, each count by the element type
+    assert "#define shmem_put(...) ISHMEMI_OVERLOAD(shmem_put, __VA_ARGS__)" in c
+    m = re.search(r"#define ISHMEMI_OVL_shmem_put_4\(dest, source, nelems, pe\) _Generic\(\*\(dest\), \\\n(.*?)\)\(dest", c, re.S)
     assert m and "long: shmem_long_put" in m.group(1)
+    m = re.search(r"#define ISHMEMI_OVL_shmem_put_5\(ctx, dest, source, nelems, pe\) _Generic\(\*\(dest\), \\\n(.*?)\)\(ctx, dest", c, re.S)
+    assert m and "long: shmem_ctx_long_put" in m.group(1)
     assert "#define ISHMEMI_OVL_shmem_broadcast_5" not in c  # one form only: no arity selector
     assert "#define shmem_broadcast(team, dest, source, nelems, PE_root) _Generic(*(dest)" in c
 

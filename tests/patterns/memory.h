@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "ishmemx.h"
 #include "patterns/common.h"
 
 namespace ishmem_testing::patterns {
@@ -161,6 +162,76 @@ template <class Free> void memory_free(Free free_) {
     void* merged = ishmem_malloc(heap / 10 * 8);
     EXPECT_NE(merged, nullptr) << "80% of the heap after freeing three adjacent 30% blocks: free blocks do not merge";
     free_(merged);
+}
+
+// malloc_with_hints: every valid hint gives a usable symmetric block (the target of atomics from
+// every PE, for the atomics hint); size 0 gives null; bits outside the hints give null on every
+// PE without allocating.
+template <class MallocWithHints> void memory_malloc_with_hints(MallocWithHints malloc_with_hints) {
+    using namespace memory_detail;
+    const world w;
+    std::vector<std::pair<void*, std::size_t>> blocks;
+    for (long hints : {0L, ISHMEMX_MALLOC_ATOMICS_REMOTE, ISHMEMX_MALLOC_SIGNAL_REMOTE,
+                       ISHMEMX_MALLOC_ATOMICS_REMOTE | ISHMEMX_MALLOC_SIGNAL_REMOTE}) {
+        const std::string what = "ishmemx_malloc_with_hints(4096, " + std::to_string(hints) + ")";
+        auto* p = static_cast<long*>(malloc_with_hints(4096, hints));
+        EXPECT_NE(p, nullptr) << what;
+        if (!p) continue;
+        blocks.emplace_back(p, 4096);
+        expect_symmetric_block(p, 4096, 64, what);
+        sym_store(p, 0L);
+        ishmem_barrier_all();
+        for (int pe = 0; pe < w.n; ++pe) ishmem_long_atomic_add(p, w.me + 1, pe);
+        ishmem_barrier_all();
+        EXPECT_EQ(sym_load(p), static_cast<long>(w.n) * (w.n + 1) / 2) << what << ": atomics from every PE";
+        ishmem_barrier_all();
+    }
+    expect_disjoint(blocks, "ishmemx_malloc_with_hints");
+    EXPECT_EQ(malloc_with_hints(0, 0L), nullptr) << "ishmemx_malloc_with_hints(0, 0)";
+    void* before = ishmem_malloc(64);
+    EXPECT_EQ(malloc_with_hints(64, 1L << 12), nullptr) << "ishmemx_malloc_with_hints with an unknown hint";
+    void* after = ishmem_malloc(64);
+    EXPECT_EQ(static_cast<char*>(after), static_cast<char*>(before) + 64) << "a refused hint still allocated";
+    ishmem_free(after);
+    ishmem_free(before);
+    for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) ishmem_free(it->first);
+}
+
+// realloc: growing and shrinking keep each PE's own bytes up to the smaller size, and the result
+// is a symmetric block; the old block is freed; null reallocates as malloc and size 0 frees; a size past the heap gives null on every
+// PE and leaves the block as it was.
+template <class Realloc> void memory_realloc(Realloc realloc_) {
+    using namespace memory_detail;
+    const world w;
+    auto* p = static_cast<long*>(ishmem_malloc(100 * sizeof(long)));
+    ASSERT_NE(p, nullptr);
+    const std::vector<long> mine = pe_values<long>(w.me, 100);
+    sym_write(p, mine.data(), 100);
+    auto* grown = static_cast<long*>(realloc_(p, 5000 * sizeof(long)));
+    ASSERT_NE(grown, nullptr) << "ishmemx_realloc to 5000 longs";
+    expect_symmetric_block(grown, 5000 * sizeof(long), 64, "ishmemx_realloc grown");
+    expect_elements(sym_read(grown, 100), [&](std::size_t i) { return make_value<long>(w.me, i); },
+                    "ishmemx_realloc grown: the 100 longs kept");
+    void* again = ishmem_malloc(100 * sizeof(long));  // first fit: where p was, if realloc freed it
+    EXPECT_EQ(again, static_cast<void*>(p)) << "ishmemx_realloc did not free the old block";
+    ishmem_free(again);
+    auto* shrunk = static_cast<long*>(realloc_(grown, 40 * sizeof(long)));
+    ASSERT_NE(shrunk, nullptr) << "ishmemx_realloc to 40 longs";
+    expect_elements(sym_read(shrunk, 40), [&](std::size_t i) { return make_value<long>(w.me, i); },
+                    "ishmemx_realloc shrunk: the first 40 longs kept");
+
+    EXPECT_EQ(realloc_(shrunk, ishmemi::state.heap_size + 64), nullptr) << "ishmemx_realloc past the heap";
+    expect_elements(sym_read(shrunk, 40), [&](std::size_t i) { return make_value<long>(w.me, i); },
+                    "the block after a failed ishmemx_realloc");
+
+    void* fresh = realloc_(nullptr, 256);
+    EXPECT_NE(fresh, nullptr) << "ishmemx_realloc(NULL, 256)";
+    if (fresh) expect_symmetric_block(fresh, 256, 64, "ishmemx_realloc(NULL, 256)");
+    EXPECT_EQ(realloc_(fresh, 0), nullptr) << "ishmemx_realloc(ptr, 0)";
+    void* reuse = ishmem_malloc(256);
+    EXPECT_EQ(reuse, fresh) << "ishmemx_realloc(ptr, 0) did not free the block";
+    ishmem_free(reuse);
+    ishmem_free(shrunk);
 }
 
 }  // namespace ishmem_testing::patterns

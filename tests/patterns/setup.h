@@ -162,6 +162,32 @@ template <class Ptr> void setup_ptr(Ptr ptr) {
     EXPECT_EQ(ptr(&local, w.right), nullptr) << "ishmem_ptr of a stack address";
 }
 
+// pe_accessible: 1 for every PE of the job, 0 for numbers outside it (a query, not an error).
+template <class PeAccessible> void setup_pe_accessible(PeAccessible pe_accessible) {
+    const world w;
+    for (int pe = 0; pe < w.n; ++pe) EXPECT_EQ(pe_accessible(pe), 1) << on_pe(pe);
+    for (int pe : {-1, w.n, w.n + 7}) EXPECT_EQ(pe_accessible(pe), 0) << "PE number " << pe;
+}
+
+// addr_accessible: 1 for heap addresses on every PE (inner elements too) and for the executable's
+// symmetric globals wherever ishmem_ptr maps them; 0 for a stack address and for PEs out of range.
+inline long setup_accessible_global = 0;
+template <class AddrAccessible> void setup_addr_accessible(AddrAccessible addr_accessible) {
+    const world w;
+    sym_array<long> x(8);
+    ASSERT_TRUE(x);
+    for (int pe = 0; pe < w.n; ++pe) {
+        EXPECT_EQ(addr_accessible(x.get(), pe), 1) << "a heap block on " << on_pe(pe);
+        EXPECT_EQ(addr_accessible(x.get() + 7, pe), 1) << "an inner element on " << on_pe(pe);
+        EXPECT_EQ(addr_accessible(&setup_accessible_global, pe), ishmem_ptr(&setup_accessible_global, pe) ? 1 : 0)
+            << "a global on " << on_pe(pe) << ", as ishmem_ptr maps it";
+    }
+    long local = 0;  // only its address is used
+    EXPECT_EQ(addr_accessible(&local, w.me), 0) << "a stack address";
+    EXPECT_EQ(addr_accessible(x.get(), w.n), 0) << "a PE out of range";
+    EXPECT_EQ(addr_accessible(x.get(), -1), 0) << "PE -1";
+}
+
 // info_get_version: the version in the header.
 template <class GetVersion> void setup_info_get_version(GetVersion get_version) {
     local_vector<int> out(2, -1);  // the adapter writes them

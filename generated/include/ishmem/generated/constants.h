@@ -38,6 +38,17 @@
 #define ISHMEMX_TEAM_NODE 2 /* The PEs on the calling PE's node. */
 #define ISHMEM_TEAM_NUM_CONTEXTS 1L /* Configuration mask bit for the num_contexts field (accepted and ignored). */
 
+/* Communication contexts */
+#define ISHMEMX_CTX_SERIALIZED (1L << 0) /* Option of ishmemx_ctx_create - the program uses the context from one thread at a time. */
+#define ISHMEMX_CTX_PRIVATE (1L << 1) /* Option of ishmemx_ctx_create - only the thread that made the context uses it. */
+#define ISHMEMX_CTX_NOSTORE (1L << 2) /* Option of ishmemx_ctx_create - the program does not need quiet or fence to complete the context's stores. */
+#define ISHMEMX_CTX_DEFAULT 0 /* The context that always exists, over the world team; the one routines without a context use. */
+#define ISHMEMX_CTX_INVALID (-1) /* The handle of no context; what a failed ishmemx_ctx_create stores. */
+
+/* Allocation hints */
+#define ISHMEMX_MALLOC_ATOMICS_REMOTE (1L << 0) /* Hint of ishmemx_malloc_with_hints - the block is mostly the target of atomics from other PEs. */
+#define ISHMEMX_MALLOC_SIGNAL_REMOTE (1L << 1) /* Hint of ishmemx_malloc_with_hints - the block mostly holds signal words. */
+
 /* Handle of a team of PEs. */
 typedef int ishmem_team_t;
 
@@ -45,6 +56,9 @@ typedef int ishmem_team_t;
 typedef struct {
     int num_contexts;
 } ishmem_team_config_t;
+
+/* Handle of a communication context (see ishmemx_ctx_create). */
+typedef int ishmemx_ctx_t;
 
 /* Which runtime the library bootstraps with (see ishmemx_init_attr). */
 #ifdef __cplusplus

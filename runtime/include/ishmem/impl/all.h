@@ -14,6 +14,8 @@
 #include "ishmem/impl/teams.h"
 #include "ishmem/impl/collectives.h"
 #include "ishmem/impl/print.h"
+#include "ishmem/impl/contexts.h"
+#include "ishmem/impl/locks.h"
 #if defined(__CUDACC__)
 #include "ishmem/cuda/device.cuh"  // the device half, for the entry points' device definitions
 #endif

@@ -18,6 +18,8 @@ ISHMEM_API void print(const char* file, long line, const char* func, const char*
 inline void print(const char* out, int msg_type) {
     print(nullptr, 0, nullptr, out, msg_type);
 }
+// Tools intercept ishmemx_pcontrol; the library only reports the level as a DEBUG message.
+ISHMEM_API void pcontrol(int level);
 inline void print(const char* out) {
     print(out, print_type_debug);
 }

@@ -126,6 +126,12 @@ ISHMEM_API void warn(const char* routine, const char* fmt, ...) __attribute__((f
         fail_aligned(routine, param, addr, align);
 }
 
+// Options and hints: value may hold only the bits of allowed. A status check: the message, then false.
+[[gnu::cold]] ISHMEM_API bool report_flags(const char* routine, const char* param, long value, long allowed);
+[[gnu::always_inline]] inline bool check_flags(const char* routine, const char* param, long value, long allowed) {
+    return __builtin_expect((value & ~allowed) == 0, 1) || report_flags(routine, param, value, allowed);
+}
+
 // Strides of iput/iget/ibput/ibget are counted in elements and must be at least 1.
 [[gnu::always_inline]] inline void check_positive(const char* routine, const char* param, ptrdiff_t v) {
     if (__builtin_expect(v <= 0, 0)) fail_positive(routine, param, v);

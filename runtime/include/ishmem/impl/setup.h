@@ -28,6 +28,11 @@ ISHMEM_API void* malloc(size_t size);
 ISHMEM_API void* align(size_t alignment, size_t size);
 ISHMEM_API void* calloc(size_t count, size_t size);
 ISHMEM_API void free(void* ptr);
+// hints is checked by the entry point; no hint changes where a block goes on these backends.
+inline void* malloc_with_hints(size_t size, long /*hints*/) {
+    return malloc(size);
+}
+ISHMEM_API void* realloc(void* ptr, size_t size);
 
 inline int my_pe() {
     return state.my_pe;
@@ -48,6 +53,15 @@ inline void* ptr(const void* dest, int pe) {
         reinterpret_cast<uintptr_t>(dest) - reinterpret_cast<uintptr_t>(state.globals_base) >= state.globals_size)
         return nullptr;
     return translate(dest, pe);
+}
+
+// Every PE of the job maps every other's heap and globals on the host and CUDA backends.
+inline int pe_accessible(int pe) {
+    return state.initialized && static_cast<unsigned>(pe) < static_cast<unsigned>(state.n_pes) && state.peer_base[pe];
+}
+
+inline int addr_accessible(const void* addr, int pe) {
+    return pe_accessible(pe) && ptr(addr, pe) != nullptr;
 }
 
 inline void info_get_version(int* major, int* minor) {
