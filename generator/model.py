@@ -956,9 +956,11 @@ def _pe_param(fam: Family) -> str:
 
 def _openshmem_signature(ep: EntryPoint) -> tuple[list[str], list[str]]:
     """shmem.h's parameters and the arguments it passes on: a parameter OpenSHMEM spells otherwise
-    (openshmem_type) is cast back to the library's type."""
-    elem = ep.elem if ep.form == "typed" else "void"
-    overrides = {p.name: p.openshmem_type.replace("TYPE", elem) for p in ep.family.params if p.openshmem_type}
+    (openshmem_type) is cast back to the library's type. A C++ template (OpenSHMEM 1.5 defines none)
+    takes only the spellings that accept more: a const OpenSHMEM adds, not one it drops."""
+    elem = ep.elem if ep.form == "typed" else "T" if ep.form == "generic" else "void"
+    overrides = {p.name: p.openshmem_type.replace("TYPE", elem) for p in ep.family.params if p.openshmem_type
+                 and not (ep.form == "generic" and "const" in p.type and "const" not in p.openshmem_type)}
     params, args = [], []
     for decl, name in zip(ep.params_def, ep.arg_names):
         ours = decl.rsplit(" ", 1)[0]
@@ -1034,7 +1036,7 @@ def shmem_generics(api: Api, routines: list[ShmemRoutine]) -> tuple[list[CMacro]
             mname = name if len(forms) == 1 else f"ISHMEMI_OVL_{name}_{len(args)}"
             macros.append(_generic_selection(mname, args, key, typed[(ep.family, ctx)]))
             targets.append((len(args), mname))
-            params, call_args = [_shmem_type(p) for p in ep.params_def], list(names)
+            params, call_args = _openshmem_signature(ep)
             if ctx:
                 params, call_args = _with_ctx(ep.family, params, call_args, shmem_name(ep.name, True))
             templates.append(ShmemTemplate(ep.template, f"{_shmem_type(ep.ret)} {name}({', '.join(params)})",

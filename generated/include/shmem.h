@@ -1565,9 +1565,9 @@ inline void shmem_get_nbi(T* dest, const T* source, size_t nelems, int pe) { ish
 template <typename T>
 inline void shmem_get_nbi(shmem_ctx_t ctx, T* dest, const T* source, size_t nelems, int pe) { ishmem_get_nbi(dest, source, nelems, shmemi_ctx_pe(ctx, pe, "shmem_ctx_get_nbi")); }
 template <typename T>
-inline T shmem_atomic_fetch(T* source, int pe) { return ishmem_atomic_fetch(source, pe); }
+inline T shmem_atomic_fetch(const T* source, int pe) { return ishmem_atomic_fetch((T*)source, pe); }
 template <typename T>
-inline T shmem_atomic_fetch(shmem_ctx_t ctx, T* source, int pe) { return ishmem_atomic_fetch(source, shmemi_ctx_pe(ctx, pe, "shmem_ctx_atomic_fetch")); }
+inline T shmem_atomic_fetch(shmem_ctx_t ctx, const T* source, int pe) { return ishmem_atomic_fetch((T*)source, shmemi_ctx_pe(ctx, pe, "shmem_ctx_atomic_fetch")); }
 template <typename T>
 inline void shmem_atomic_set(T* dest, std::type_identity_t<T> value, int pe) { ishmem_atomic_set(dest, value, pe); }
 template <typename T>
@@ -1621,9 +1621,9 @@ inline void shmem_atomic_xor(T* dest, std::type_identity_t<T> value, int pe) { i
 template <typename T>
 inline void shmem_atomic_xor(shmem_ctx_t ctx, T* dest, std::type_identity_t<T> value, int pe) { ishmem_atomic_xor(dest, value, shmemi_ctx_pe(ctx, pe, "shmem_ctx_atomic_xor")); }
 template <typename T>
-inline void shmem_atomic_fetch_nbi(T* fetch, T* source, int pe) { ishmem_atomic_fetch_nbi(fetch, source, pe); }
+inline void shmem_atomic_fetch_nbi(T* fetch, const T* source, int pe) { ishmem_atomic_fetch_nbi(fetch, (T*)source, pe); }
 template <typename T>
-inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, T* fetch, T* source, int pe) { ishmem_atomic_fetch_nbi(fetch, source, shmemi_ctx_pe(ctx, pe, "shmem_ctx_atomic_fetch_nbi")); }
+inline void shmem_atomic_fetch_nbi(shmem_ctx_t ctx, T* fetch, const T* source, int pe) { ishmem_atomic_fetch_nbi(fetch, (T*)source, shmemi_ctx_pe(ctx, pe, "shmem_ctx_atomic_fetch_nbi")); }
 template <typename T>
 inline void shmem_atomic_swap_nbi(T* fetch, T* dest, std::type_identity_t<T> value, int pe) { ishmem_atomic_swap_nbi(fetch, dest, value, pe); }
 template <typename T>

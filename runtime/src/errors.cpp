@@ -3,7 +3,9 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cctype>
 #include <cstring>
+#include <string>
 
 #include "config.h"
 #include "ishmem/impl/runtime.h"
@@ -27,6 +29,32 @@ const char* named(const char* routine) {
     return buf;
 }
 
+// The same for the reason's text: routine names (ishmem_init -> shmem_init) and the API's constants
+// (ISHMEM_TEAM_INVALID -> SHMEM_TEAM_INVALID), in place. Environment variables (ISHMEM_SYMMETRIC_SIZE)
+// keep their names: only the prefixes of constants that shmem.h renames are rewritten.
+void rename_in_text(char* text) {
+    static const char* const constants[] = {"ISHMEM_CMP_", "ISHMEM_SIGNAL_", "ISHMEM_TEAM_", "ISHMEMX_CTX_",
+                                            "ISHMEMX_MALLOC_", "ISHMEM_THREAD_"};
+    std::string out;
+    for (const char* p = text; *p;) {
+        const bool word_start = p == text || !(isalnum(static_cast<unsigned char>(p[-1])) || p[-1] == '_');
+        size_t skip = 0;
+        if (word_start && strncmp(p, "ishmemx_", 8) == 0) skip = 8;
+        else if (word_start && strncmp(p, "ishmem_", 7) == 0) skip = 7;
+        else if (word_start && strncmp(p, "ISHMEMX_", 8) == 0) skip = 8;
+        else if (word_start && strncmp(p, "ISHMEM_", 7) == 0) skip = 7;
+        bool rename = skip != 0 && islower(static_cast<unsigned char>(p[0]));
+        for (const char* c : constants) rename = rename || (skip != 0 && strncmp(p, c, strlen(c)) == 0);
+        if (rename) {
+            out += islower(static_cast<unsigned char>(p[0])) ? "shmem_" : "SHMEM_";
+            p += skip;
+        } else {
+            out += *p++;
+        }
+    }
+    strcpy(text, out.c_str());  // never longer: each rewrite drops one or two characters
+}
+
 // "ishmem: PE 3: " or "ishmem: PE ?: " when the PE is not known yet.
 void print_line(const char* kind, const char* routine, const char* fmt, va_list ap) {
     routine = named(routine);
@@ -34,7 +62,10 @@ void print_line(const char* kind, const char* routine, const char* fmt, va_list 
     int n = state.my_pe >= 0 ? snprintf(msg, sizeof msg, "ishmem: PE %d: %s%s: ", state.my_pe, kind, routine)
                              : snprintf(msg, sizeof msg, "ishmem: PE ?: %s%s: ", kind, routine);
     if (n < 0) n = 0;
-    if (static_cast<size_t>(n) < sizeof msg) vsnprintf(msg + n, sizeof msg - n, fmt, ap);
+    if (static_cast<size_t>(n) < sizeof msg) {
+        vsnprintf(msg + n, sizeof msg - n, fmt, ap);
+        if (openshmem_names) rename_in_text(msg + n);
+    }
     // One write of the whole line so that lines of concurrent PEs do not interleave.
     fprintf(stderr, "%s\n", msg);
     fflush(stderr);

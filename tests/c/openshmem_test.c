@@ -1,10 +1,8 @@
 /* An OpenSHMEM 1.5 program in C11, unchanged but for what it checks: shmem.h, globals as remote
    targets, generic (_Generic) and typed calls, team collectives, wait/test, put-with-signal, AMOs.
      openshmem_test            the checks; PE 0 prints "openshmem: OK on N PEs"
-     openshmem_test bad_pe     every PE calls shmem_int_p with a PE past the last: the error names it
-     openshmem_test exit       the last PE calls shmem_global_exit(3) while the others are in a barrier
-     openshmem_test bad_ctx_pe every PE calls shmem_ctx_int_p with a PE past its context's team
-     openshmem_test bad_clear  PE 0 releases a lock that nobody holds */
+     openshmem_test bad_<what>  one bad call (see run_bad): the message names the OpenSHMEM routine
+     openshmem_test exit        the last PE calls shmem_global_exit(3) while the others are in a barrier */
 #include <shmem.h>
 #include <string.h>
 #include <unistd.h>
@@ -215,16 +213,45 @@ static void run_locks_and_more(int me, int n) {
     shmem_pcontrol(2, "a tool's own argument");
 }
 
+/* One bad call per mode; each stops the job (or, for a team, warns and returns nonzero) with a line
+   that names the OpenSHMEM routine and constants. tests/c/CMakeLists.txt matches the lines. */
+static int run_bad(const char* mode, int me, int n) {
+    int on_stack = 0;
+    long one = 1;
+    if (strcmp(mode, "bad_pe") == 0) {
+        shmem_int_p(table, 1, n);
+    } else if (strcmp(mode, "bad_symmetric") == 0) {
+        shmem_int_put(&on_stack, table, 1, 0);
+    } else if (strcmp(mode, "bad_null") == 0) {
+        shmem_int_put(table, NULL, 1, 0);
+    } else if (strcmp(mode, "bad_cmp") == 0) {
+        shmem_int_wait_until(table, 99, 0);
+    } else if (strcmp(mode, "bad_sig_op") == 0) {
+        shmem_long_put_signal(&counter, &one, 1, &sig, 1, 7, 0);
+    } else if (strcmp(mode, "bad_team") == 0) {
+        if (shmem_team_sync(SHMEM_TEAM_INVALID) == 0) return 1;
+    } else if (strcmp(mode, "bad_ctx_pe") == 0) {
+        shmem_ctx_t ctx;
+        shmem_ctx_create(0, &ctx);
+        shmem_ctx_int_p(ctx, table, 1, n);
+    } else if (strcmp(mode, "bad_clear") == 0) {
+        if (me == 0) shmem_clear_lock(&lock);
+        shmem_barrier_all();
+    } else {
+        fprintf(stderr, "openshmem_test: unknown mode %s\n", mode);
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char** argv) {
+    if (argc > 1 && strcmp(argv[1], "bad_init") == 0) shmem_int_p(table, 1, 0);  /* before shmem_init */
     int provided = -1;
     shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
     int me = shmem_my_pe(), n = shmem_n_pes();
     check_my_pe = me;
     CHECK_EQ(provided, SHMEM_THREAD_MULTIPLE);
-    if (argc > 1 && strcmp(argv[1], "bad_pe") == 0) {
-        shmem_int_p(table, 1, n);   /* stops the job: "shmem_int_p: PE <n> is out of range" */
-        return 0;
-    }
+    if (argc > 1 && strncmp(argv[1], "bad_", 4) == 0) return run_bad(argv[1], me, n);
     if (argc > 1 && strcmp(argv[1], "exit") == 0) {
         if (me == n - 1) {
             if (n > 1) sleep(1);     /* let the others reach the barrier */
@@ -233,17 +260,6 @@ int main(int argc, char** argv) {
         shmem_barrier_all();
         if (n == 1) return 4;       /* not reached: global_exit does not return */
         for (;;) shmem_barrier_all();
-    }
-    if (argc > 1 && strcmp(argv[1], "bad_ctx_pe") == 0) {
-        shmem_ctx_t ctx;
-        shmem_ctx_create(0, &ctx);
-        shmem_ctx_int_p(ctx, table, 1, n);   /* stops the job: "shmem_ctx_int_p: pe <n> is not a PE ..." */
-        return 0;
-    }
-    if (argc > 1 && strcmp(argv[1], "bad_clear") == 0) {
-        if (me == 0) shmem_clear_lock(&lock);   /* stops the job: "shmem_clear_lock: ... not held" */
-        shmem_barrier_all();
-        return 0;
     }
     run_checks(me, n);
     run_contexts(me, n);
