@@ -38,6 +38,7 @@ CHECK_TEXT = {
     "power_of_two": "``{p}`` is not a power of two",
     "aligned": "``{p}`` is not aligned to its element type (an atomic access needs it)",
     "symmetric_team": "``{p}`` (the given count times the team's size) does not lie inside the symmetric heap",
+    "symmetric_team_strided": "the elements ``{p}`` spans (the given count times the team's size, at its stride) do not lie inside the symmetric heap",
     "ctx": "``{p}`` is not ISHMEMX_CTX_DEFAULT, ISHMEMX_CTX_INVALID or a live context (never made, or destroyed)",
 }
 

@@ -518,6 +518,10 @@ def _check_lines(fam: Family, form: _Form) -> list[str]:
             elif c.kind == "symmetric_team":
                 lines.append(f'ishmemi::check_symmetric(fn, "{p.name}", {p.name}, ({c.args[0]}) * '
                              f'ishmemi::team_size_or_zero(team) * {size});')
+            elif c.kind == "symmetric_team_strided":
+                n, s = c.args
+                lines.append(f'ishmemi::check_symmetric(fn, "{p.name}", {p.name}, ishmemi::strided_extent(({n}) * '
+                             f'ishmemi::team_size_or_zero(team), {s}) * {size});')
             elif c.kind == "team_out":
                 # An output handle: invalid until the routine succeeds, whatever makes it fail.
                 lines.append(f"*{p.name} = ISHMEM_TEAM_INVALID;")

@@ -11755,6 +11755,54 @@ ISHMEM_HD inline void ishmemx_wait_work_group(T* ivar, std::type_identity_t<T> c
 #endif
 
 /* Collective synchronization */
+ISHMEM_C_API int ishmemx_float_alltoalls(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_float_alltoalls(ishmem_team_t team, float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_double_alltoalls(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_double_alltoalls(ishmem_team_t team, double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_char_alltoalls(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_char_alltoalls(ishmem_team_t team, char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_schar_alltoalls(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_schar_alltoalls(ishmem_team_t team, signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_short_alltoalls(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_short_alltoalls(ishmem_team_t team, short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_int_alltoalls(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_int_alltoalls(ishmem_team_t team, int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_long_alltoalls(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_long_alltoalls(ishmem_team_t team, long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_longlong_alltoalls(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_longlong_alltoalls(ishmem_team_t team, long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_uchar_alltoalls(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_uchar_alltoalls(ishmem_team_t team, unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_ushort_alltoalls(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_ushort_alltoalls(ishmem_team_t team, unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_uint_alltoalls(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_uint_alltoalls(ishmem_team_t team, unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_ulong_alltoalls(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_ulong_alltoalls(ishmem_team_t team, unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_ulonglong_alltoalls(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_ulonglong_alltoalls(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_int8_alltoalls(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_int8_alltoalls(ishmem_team_t team, int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_int16_alltoalls(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_int16_alltoalls(ishmem_team_t team, int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_int32_alltoalls(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_int32_alltoalls(ishmem_team_t team, int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_int64_alltoalls(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_int64_alltoalls(ishmem_team_t team, int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_uint8_alltoalls(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_uint8_alltoalls(ishmem_team_t team, uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_uint16_alltoalls(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_uint16_alltoalls(ishmem_team_t team, uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_uint32_alltoalls(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_uint32_alltoalls(ishmem_team_t team, uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_uint64_alltoalls(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_uint64_alltoalls(ishmem_team_t team, uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_size_alltoalls(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_size_alltoalls(ishmem_team_t team, size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_ptrdiff_alltoalls(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_ptrdiff_alltoalls(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_alltoallsmem(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ISHMEM_C_API int ishmemx_team_alltoallsmem(ishmem_team_t team, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
 #ifdef __cplusplus
 ISHMEM_API ishmem::event ishmemx_barrier_all_on_queue(ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
 ISHMEM_API ishmem::event ishmemx_sync_all_on_queue(ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
@@ -12311,6 +12359,30 @@ ISHMEM_API ishmem::event ishmemx_float_sum_exscan_on_queue(float* dest, const fl
 ISHMEM_API ishmem::event ishmemx_float_sum_exscan_on_queue(ishmem_team_t team, float* dest, const float* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
 ISHMEM_API ishmem::event ishmemx_double_sum_exscan_on_queue(double* dest, const double* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
 ISHMEM_API ishmem::event ishmemx_double_sum_exscan_on_queue(ishmem_team_t team, double* dest, const double* source, size_t nelems, int* ret, ishmem::queue& q, const std::vector<ishmem::event>& deps = {});
+inline int ishmemx_float_alltoalls(ishmem_team_t team, float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_float_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_double_alltoalls(ishmem_team_t team, double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_double_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_char_alltoalls(ishmem_team_t team, char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_char_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_schar_alltoalls(ishmem_team_t team, signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_schar_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_short_alltoalls(ishmem_team_t team, short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_short_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_int_alltoalls(ishmem_team_t team, int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_int_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_long_alltoalls(ishmem_team_t team, long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_long_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_longlong_alltoalls(ishmem_team_t team, long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_longlong_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_uchar_alltoalls(ishmem_team_t team, unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_uchar_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_ushort_alltoalls(ishmem_team_t team, unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_ushort_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_uint_alltoalls(ishmem_team_t team, unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_uint_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_ulong_alltoalls(ishmem_team_t team, unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_ulong_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_ulonglong_alltoalls(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_ulonglong_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_int8_alltoalls(ishmem_team_t team, int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_int8_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_int16_alltoalls(ishmem_team_t team, int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_int16_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_int32_alltoalls(ishmem_team_t team, int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_int32_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_int64_alltoalls(ishmem_team_t team, int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_int64_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_uint8_alltoalls(ishmem_team_t team, uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_uint8_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_uint16_alltoalls(ishmem_team_t team, uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_uint16_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_uint32_alltoalls(ishmem_team_t team, uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_uint32_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_uint64_alltoalls(ishmem_team_t team, uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_uint64_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_size_alltoalls(ishmem_team_t team, size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_size_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_ptrdiff_alltoalls(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_ptrdiff_alltoalls(team, dest, source, dst, sst, nelems); }
+inline int ishmemx_alltoallsmem(ishmem_team_t team, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_alltoallsmem(team, dest, source, dst, sst, nelems); }
 #endif
 
 #ifdef __cplusplus
@@ -13277,6 +13349,30 @@ ISHMEM_HD inline int ishmemx_alltoall_work_group(ishmem_team_t team, T* dest, co
     if (!(ishmemi::check_team(fn, team))) return -1;
     return ishmemi::impl::alltoall_work_group<T>(team, dest, source, nelems, group);
 #endif
+}
+template <typename T>
+inline int ishmemx_alltoalls(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_alltoalls: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(T));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(T));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<T>(team, dest, source, dst, sst, nelems);
+}
+template <typename T>
+inline int ishmemx_alltoalls(ishmem_team_t team, T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    static_assert(ishmemi::in_table_v<T, ishmemi::table_standard_rma>, "ishmemx_alltoalls: T is not one of the standard_rma types");
+    constexpr const char* fn = "ishmemx_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(T));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(T));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<T>(team, dest, source, dst, sst, nelems);
 }
 template <typename Group>
 ISHMEM_HD inline int ishmemx_float_broadcast_work_group(float* dest, const float* source, size_t nelems, int PE_root, const Group& group) {
@@ -21784,6 +21880,107 @@ ISHMEM_C_API void ishmemx_clear_lock(long* lock);
     unsigned int: ishmemx_uint_wait, \
     unsigned long: ishmemx_ulong_wait, \
     unsigned long long: ishmemx_ulonglong_wait)(ivar, cmp_value)
+#define ishmemx_float_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_float_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_float_alltoalls_5 ishmemx_float_alltoalls
+#define ISHMEMI_OVL_ishmemx_float_alltoalls_6 ishmemx_team_float_alltoalls
+#define ishmemx_double_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_double_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_double_alltoalls_5 ishmemx_double_alltoalls
+#define ISHMEMI_OVL_ishmemx_double_alltoalls_6 ishmemx_team_double_alltoalls
+#define ishmemx_char_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_char_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_char_alltoalls_5 ishmemx_char_alltoalls
+#define ISHMEMI_OVL_ishmemx_char_alltoalls_6 ishmemx_team_char_alltoalls
+#define ishmemx_schar_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_schar_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_schar_alltoalls_5 ishmemx_schar_alltoalls
+#define ISHMEMI_OVL_ishmemx_schar_alltoalls_6 ishmemx_team_schar_alltoalls
+#define ishmemx_short_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_short_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_short_alltoalls_5 ishmemx_short_alltoalls
+#define ISHMEMI_OVL_ishmemx_short_alltoalls_6 ishmemx_team_short_alltoalls
+#define ishmemx_int_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_int_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_int_alltoalls_5 ishmemx_int_alltoalls
+#define ISHMEMI_OVL_ishmemx_int_alltoalls_6 ishmemx_team_int_alltoalls
+#define ishmemx_long_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_long_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_long_alltoalls_5 ishmemx_long_alltoalls
+#define ISHMEMI_OVL_ishmemx_long_alltoalls_6 ishmemx_team_long_alltoalls
+#define ishmemx_longlong_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_longlong_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_longlong_alltoalls_5 ishmemx_longlong_alltoalls
+#define ISHMEMI_OVL_ishmemx_longlong_alltoalls_6 ishmemx_team_longlong_alltoalls
+#define ishmemx_uchar_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_uchar_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_uchar_alltoalls_5 ishmemx_uchar_alltoalls
+#define ISHMEMI_OVL_ishmemx_uchar_alltoalls_6 ishmemx_team_uchar_alltoalls
+#define ishmemx_ushort_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_ushort_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_ushort_alltoalls_5 ishmemx_ushort_alltoalls
+#define ISHMEMI_OVL_ishmemx_ushort_alltoalls_6 ishmemx_team_ushort_alltoalls
+#define ishmemx_uint_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_uint_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_uint_alltoalls_5 ishmemx_uint_alltoalls
+#define ISHMEMI_OVL_ishmemx_uint_alltoalls_6 ishmemx_team_uint_alltoalls
+#define ishmemx_ulong_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_ulong_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_ulong_alltoalls_5 ishmemx_ulong_alltoalls
+#define ISHMEMI_OVL_ishmemx_ulong_alltoalls_6 ishmemx_team_ulong_alltoalls
+#define ishmemx_ulonglong_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_ulonglong_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_ulonglong_alltoalls_5 ishmemx_ulonglong_alltoalls
+#define ISHMEMI_OVL_ishmemx_ulonglong_alltoalls_6 ishmemx_team_ulonglong_alltoalls
+#define ishmemx_int8_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_int8_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_int8_alltoalls_5 ishmemx_int8_alltoalls
+#define ISHMEMI_OVL_ishmemx_int8_alltoalls_6 ishmemx_team_int8_alltoalls
+#define ishmemx_int16_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_int16_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_int16_alltoalls_5 ishmemx_int16_alltoalls
+#define ISHMEMI_OVL_ishmemx_int16_alltoalls_6 ishmemx_team_int16_alltoalls
+#define ishmemx_int32_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_int32_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_int32_alltoalls_5 ishmemx_int32_alltoalls
+#define ISHMEMI_OVL_ishmemx_int32_alltoalls_6 ishmemx_team_int32_alltoalls
+#define ishmemx_int64_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_int64_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_int64_alltoalls_5 ishmemx_int64_alltoalls
+#define ISHMEMI_OVL_ishmemx_int64_alltoalls_6 ishmemx_team_int64_alltoalls
+#define ishmemx_uint8_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_uint8_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_uint8_alltoalls_5 ishmemx_uint8_alltoalls
+#define ISHMEMI_OVL_ishmemx_uint8_alltoalls_6 ishmemx_team_uint8_alltoalls
+#define ishmemx_uint16_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_uint16_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_uint16_alltoalls_5 ishmemx_uint16_alltoalls
+#define ISHMEMI_OVL_ishmemx_uint16_alltoalls_6 ishmemx_team_uint16_alltoalls
+#define ishmemx_uint32_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_uint32_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_uint32_alltoalls_5 ishmemx_uint32_alltoalls
+#define ISHMEMI_OVL_ishmemx_uint32_alltoalls_6 ishmemx_team_uint32_alltoalls
+#define ishmemx_uint64_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_uint64_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_uint64_alltoalls_5 ishmemx_uint64_alltoalls
+#define ISHMEMI_OVL_ishmemx_uint64_alltoalls_6 ishmemx_team_uint64_alltoalls
+#define ishmemx_size_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_size_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_size_alltoalls_5 ishmemx_size_alltoalls
+#define ISHMEMI_OVL_ishmemx_size_alltoalls_6 ishmemx_team_size_alltoalls
+#define ishmemx_ptrdiff_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_ptrdiff_alltoalls, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_ptrdiff_alltoalls_5 ishmemx_ptrdiff_alltoalls
+#define ISHMEMI_OVL_ishmemx_ptrdiff_alltoalls_6 ishmemx_team_ptrdiff_alltoalls
+#define ishmemx_alltoallsmem(...) ISHMEMI_OVERLOAD(ishmemx_alltoallsmem, __VA_ARGS__)
+#define ISHMEMI_OVL_ishmemx_alltoallsmem_5 ishmemx_alltoallsmem
+#define ISHMEMI_OVL_ishmemx_alltoallsmem_6 ishmemx_team_alltoallsmem
+#define ISHMEMI_OVL_ishmemx_alltoalls_5(dest, source, dst, sst, nelems) _Generic(*(dest), \
+    float: ishmemx_float_alltoalls, \
+    double: ishmemx_double_alltoalls, \
+    char: ishmemx_char_alltoalls, \
+    signed char: ishmemx_schar_alltoalls, \
+    short: ishmemx_short_alltoalls, \
+    int: ishmemx_int_alltoalls, \
+    long: ishmemx_long_alltoalls, \
+    long long: ishmemx_longlong_alltoalls, \
+    unsigned char: ishmemx_uchar_alltoalls, \
+    unsigned short: ishmemx_ushort_alltoalls, \
+    unsigned int: ishmemx_uint_alltoalls, \
+    unsigned long: ishmemx_ulong_alltoalls, \
+    unsigned long long: ishmemx_ulonglong_alltoalls)(dest, source, dst, sst, nelems)
+#define ISHMEMI_OVL_ishmemx_alltoalls_6(team, dest, source, dst, sst, nelems) _Generic(*(dest), \
+    float: ishmemx_team_float_alltoalls, \
+    double: ishmemx_team_double_alltoalls, \
+    char: ishmemx_team_char_alltoalls, \
+    signed char: ishmemx_team_schar_alltoalls, \
+    short: ishmemx_team_short_alltoalls, \
+    int: ishmemx_team_int_alltoalls, \
+    long: ishmemx_team_long_alltoalls, \
+    long long: ishmemx_team_longlong_alltoalls, \
+    unsigned char: ishmemx_team_uchar_alltoalls, \
+    unsigned short: ishmemx_team_ushort_alltoalls, \
+    unsigned int: ishmemx_team_uint_alltoalls, \
+    unsigned long: ishmemx_team_ulong_alltoalls, \
+    unsigned long long: ishmemx_team_ulonglong_alltoalls)(team, dest, source, dst, sst, nelems)
+#define ishmemx_alltoalls(...) ISHMEMI_OVERLOAD(ishmemx_alltoalls, __VA_ARGS__)
 #define ishmemx_print(...) ISHMEMI_OVERLOAD(ishmemx_print, __VA_ARGS__)
 #define ISHMEMI_OVL_ishmemx_print_1 ishmemx_print
 #define ISHMEMI_OVL_ishmemx_print_2 ishmemx_print_type

@@ -1307,6 +1307,30 @@ static inline int shmem_uint64_alltoall(shmem_team_t team, uint64_t* dest, const
 static inline int shmem_size_alltoall(shmem_team_t team, size_t* dest, const size_t* source, size_t nelems) { return ishmem_team_size_alltoall(team, dest, source, nelems); }
 static inline int shmem_ptrdiff_alltoall(shmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) { return ishmem_team_ptrdiff_alltoall(team, dest, source, nelems); }
 static inline int shmem_alltoallmem(shmem_team_t team, void* dest, const void* source, size_t nelems) { return ishmem_team_alltoallmem(team, dest, source, nelems); }
+static inline int shmem_float_alltoalls(shmem_team_t team, float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_float_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_double_alltoalls(shmem_team_t team, double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_double_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_char_alltoalls(shmem_team_t team, char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_char_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_schar_alltoalls(shmem_team_t team, signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_schar_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_short_alltoalls(shmem_team_t team, short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_short_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_int_alltoalls(shmem_team_t team, int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_int_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_long_alltoalls(shmem_team_t team, long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_long_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_longlong_alltoalls(shmem_team_t team, long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_longlong_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_uchar_alltoalls(shmem_team_t team, unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_uchar_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_ushort_alltoalls(shmem_team_t team, unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_ushort_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_uint_alltoalls(shmem_team_t team, unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_uint_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_ulong_alltoalls(shmem_team_t team, unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_ulong_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_ulonglong_alltoalls(shmem_team_t team, unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_ulonglong_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_int8_alltoalls(shmem_team_t team, int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_int8_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_int16_alltoalls(shmem_team_t team, int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_int16_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_int32_alltoalls(shmem_team_t team, int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_int32_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_int64_alltoalls(shmem_team_t team, int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_int64_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_uint8_alltoalls(shmem_team_t team, uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_uint8_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_uint16_alltoalls(shmem_team_t team, uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_uint16_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_uint32_alltoalls(shmem_team_t team, uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_uint32_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_uint64_alltoalls(shmem_team_t team, uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_uint64_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_size_alltoalls(shmem_team_t team, size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_size_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_ptrdiff_alltoalls(shmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_ptrdiff_alltoalls(team, dest, source, dst, sst, nelems); }
+static inline int shmem_alltoallsmem(shmem_team_t team, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_team_alltoallsmem(team, dest, source, dst, sst, nelems); }
 static inline int shmem_float_broadcast(shmem_team_t team, float* dest, const float* source, size_t nelems, int PE_root) { return ishmem_team_float_broadcast(team, dest, source, nelems, PE_root); }
 static inline int shmem_double_broadcast(shmem_team_t team, double* dest, const double* source, size_t nelems, int PE_root) { return ishmem_team_double_broadcast(team, dest, source, nelems, PE_root); }
 static inline int shmem_char_broadcast(shmem_team_t team, char* dest, const char* source, size_t nelems, int PE_root) { return ishmem_team_char_broadcast(team, dest, source, nelems, PE_root); }
@@ -1690,6 +1714,8 @@ template <typename T>
 inline size_t shmem_test_some_vector(T* ivars, size_t nelems, size_t* indices, const int* status, int cmp, const T* cmp_values) { return ishmem_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
 template <typename T>
 inline int shmem_alltoall(shmem_team_t team, T* dest, const T* source, size_t nelems) { return ishmem_alltoall(team, dest, source, nelems); }
+template <typename T>
+inline int shmem_alltoalls(shmem_team_t team, T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) { return ishmemx_alltoalls(team, dest, source, dst, sst, nelems); }
 template <typename T>
 inline int shmem_broadcast(shmem_team_t team, T* dest, const T* source, size_t nelems, int PE_root) { return ishmem_broadcast(team, dest, source, nelems, PE_root); }
 template <typename T>
@@ -2446,6 +2472,20 @@ inline int shmem_prod_reduce(shmem_team_t team, T* dest, const T* source, size_t
     unsigned int: shmem_uint_alltoall, \
     unsigned long: shmem_ulong_alltoall, \
     unsigned long long: shmem_ulonglong_alltoall)(team, dest, source, nelems)
+#define shmem_alltoalls(team, dest, source, dst, sst, nelems) _Generic(*(dest), \
+    float: shmem_float_alltoalls, \
+    double: shmem_double_alltoalls, \
+    char: shmem_char_alltoalls, \
+    signed char: shmem_schar_alltoalls, \
+    short: shmem_short_alltoalls, \
+    int: shmem_int_alltoalls, \
+    long: shmem_long_alltoalls, \
+    long long: shmem_longlong_alltoalls, \
+    unsigned char: shmem_uchar_alltoalls, \
+    unsigned short: shmem_ushort_alltoalls, \
+    unsigned int: shmem_uint_alltoalls, \
+    unsigned long: shmem_ulong_alltoalls, \
+    unsigned long long: shmem_ulonglong_alltoalls)(team, dest, source, dst, sst, nelems)
 #define shmem_broadcast(team, dest, source, nelems, PE_root) _Generic(*(dest), \
     float: shmem_float_broadcast, \
     double: shmem_double_broadcast, \

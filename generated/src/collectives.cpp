@@ -956,6 +956,534 @@ ishmem::event ishmemx_alltoallmem_on_queue(ishmem_team_t team, void* dest, const
     return ishmemi::impl::alltoall_on_queue<uint8_t>(q, deps, ret, team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), nelems);
 }
 
+int ishmemx_float_alltoalls(float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_float_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(float));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<float>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_float_alltoalls(ishmem_team_t team, float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_float_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(float));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(float));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<float>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_double_alltoalls(double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_double_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(double));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<double>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_double_alltoalls(ishmem_team_t team, double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_double_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(double));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(double));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<double>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_char_alltoalls(char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_char_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(char));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<char>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_char_alltoalls(ishmem_team_t team, char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_char_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(char));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<char>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_schar_alltoalls(signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_schar_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(signed char));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<signed char>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_schar_alltoalls(ishmem_team_t team, signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_schar_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(signed char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(signed char));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<signed char>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_short_alltoalls(short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_short_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(short));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<short>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_short_alltoalls(ishmem_team_t team, short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_short_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(short));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<short>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_int_alltoalls(int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_int_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(int));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<int>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_int_alltoalls(ishmem_team_t team, int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_int_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(int));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<int>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_long_alltoalls(long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_long_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(long));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<long>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_long_alltoalls(ishmem_team_t team, long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_long_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(long));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<long>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_longlong_alltoalls(long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_longlong_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(long long));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<long long>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_longlong_alltoalls(ishmem_team_t team, long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_longlong_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(long long));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<long long>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_uchar_alltoalls(unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_uchar_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(unsigned char));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<unsigned char>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_uchar_alltoalls(ishmem_team_t team, unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_uchar_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(unsigned char));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(unsigned char));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<unsigned char>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_ushort_alltoalls(unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_ushort_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(unsigned short));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<unsigned short>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_ushort_alltoalls(ishmem_team_t team, unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_ushort_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(unsigned short));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(unsigned short));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<unsigned short>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_uint_alltoalls(unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_uint_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(unsigned int));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<unsigned int>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_uint_alltoalls(ishmem_team_t team, unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_uint_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(unsigned int));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(unsigned int));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<unsigned int>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_ulong_alltoalls(unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_ulong_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(unsigned long));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<unsigned long>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_ulong_alltoalls(ishmem_team_t team, unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_ulong_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(unsigned long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(unsigned long));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<unsigned long>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_ulonglong_alltoalls(unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_ulonglong_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(unsigned long long));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<unsigned long long>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_ulonglong_alltoalls(ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_ulonglong_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(unsigned long long));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(unsigned long long));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<unsigned long long>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_int8_alltoalls(int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_int8_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(int8_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<int8_t>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_int8_alltoalls(ishmem_team_t team, int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_int8_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(int8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(int8_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<int8_t>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_int16_alltoalls(int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_int16_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(int16_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<int16_t>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_int16_alltoalls(ishmem_team_t team, int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_int16_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(int16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(int16_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<int16_t>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_int32_alltoalls(int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_int32_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(int32_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<int32_t>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_int32_alltoalls(ishmem_team_t team, int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_int32_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(int32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(int32_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<int32_t>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_int64_alltoalls(int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_int64_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(int64_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<int64_t>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_int64_alltoalls(ishmem_team_t team, int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_int64_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(int64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(int64_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<int64_t>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_uint8_alltoalls(uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_uint8_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(uint8_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<uint8_t>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_uint8_alltoalls(ishmem_team_t team, uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_uint8_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(uint8_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<uint8_t>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_uint16_alltoalls(uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_uint16_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(uint16_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<uint16_t>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_uint16_alltoalls(ishmem_team_t team, uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_uint16_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(uint16_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(uint16_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<uint16_t>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_uint32_alltoalls(uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_uint32_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(uint32_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<uint32_t>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_uint32_alltoalls(ishmem_team_t team, uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_uint32_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(uint32_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(uint32_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<uint32_t>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_uint64_alltoalls(uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_uint64_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(uint64_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<uint64_t>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_uint64_alltoalls(ishmem_team_t team, uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_uint64_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(uint64_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(uint64_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<uint64_t>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_size_alltoalls(size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_size_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(size_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<size_t>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_size_alltoalls(ishmem_team_t team, size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_size_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(size_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(size_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<size_t>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_ptrdiff_alltoalls(ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_ptrdiff_alltoalls";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(ptrdiff_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<ptrdiff_t>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_team_ptrdiff_alltoalls(ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_ptrdiff_alltoalls";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(ptrdiff_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(ptrdiff_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<ptrdiff_t>(team, dest, source, dst, sst, nelems);
+}
+
+int ishmemx_alltoallsmem(void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_alltoallsmem";
+    constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(uint8_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    return ishmemi::impl::alltoalls<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), dst, sst, nelems);
+}
+
+int ishmemx_team_alltoallsmem(ishmem_team_t team, void* dest, const void* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    constexpr const char* fn = "ishmemx_alltoallsmem";
+    ishmemi::check_init(fn);
+    ishmemi::check_symmetric(fn, "dest", dest, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), dst) * sizeof(uint8_t));
+    ishmemi::check_symmetric(fn, "source", source, ishmemi::strided_extent((nelems) * ishmemi::team_size_or_zero(team), sst) * sizeof(uint8_t));
+    ishmemi::check_positive(fn, "dst", dst);
+    ishmemi::check_positive(fn, "sst", sst);
+    if (!(ishmemi::check_team(fn, team))) return -1;
+    return ishmemi::impl::alltoalls<uint8_t>(team, static_cast<uint8_t*>(dest), static_cast<const uint8_t*>(source), dst, sst, nelems);
+}
+
 int ishmem_float_broadcast(float* dest, const float* source, size_t nelems, int PE_root) {
     constexpr const char* fn = "ishmem_float_broadcast";
     constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;

@@ -1754,6 +1754,476 @@ const ishmem_testing::GeneratedCase cases[] = {
              return ishmem_testing::run_in_group_returning(ishmem_testing::group_size_for_tests, [&](const auto& group) { return ishmemx_alltoall_work_group(team, dest, source, nelems, group); });
          });
      }},
+    {"ishmemx_float_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_float_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_float_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<float>([](ishmem_team_t team, float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_float_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_double_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_double_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_double_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<double>([](ishmem_team_t team, double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_double_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_char_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_char_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_char_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<char>([](ishmem_team_t team, char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_char_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_schar_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_schar_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_schar_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_schar_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_short_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_short_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_short_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<short>([](ishmem_team_t team, short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_short_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_int_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_int_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_int_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<int>([](ishmem_team_t team, int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_int_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_long_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_long_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_long_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<long>([](ishmem_team_t team, long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_long_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_longlong_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_longlong_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_longlong_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<long long>([](ishmem_team_t team, long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_longlong_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_uchar_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_uchar_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_uchar_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_uchar_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_ushort_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_ushort_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_ushort_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_ushort_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_uint_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_uint_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_uint_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_uint_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_ulong_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_ulong_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_ulong_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_ulong_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_ulonglong_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_ulonglong_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_ulonglong_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_ulonglong_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_int8_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_int8_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_int8_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_int8_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_int16_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_int16_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_int16_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_int16_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_int32_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_int32_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_int32_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_int32_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_int64_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_int64_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_int64_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_int64_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_uint8_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_uint8_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_uint8_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_uint8_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_uint16_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_uint16_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_uint16_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_uint16_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_uint32_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_uint32_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_uint32_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_uint32_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_uint64_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_uint64_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_uint64_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_uint64_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_size_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_size_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_size_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_size_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_ptrdiff_alltoalls", [] {
+         ishmem_testing::patterns::alltoalls<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_ptrdiff_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_ptrdiff_alltoalls(team)", [] {
+         ishmem_testing::patterns::alltoalls<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_ptrdiff_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoallsmem", [] {
+         ishmem_testing::patterns::alltoalls<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoallsmem(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoallsmem(team)", [] {
+         ishmem_testing::patterns::alltoalls<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoallsmem(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<float>", [] {
+         ishmem_testing::patterns::alltoalls<float>([](float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<double>", [] {
+         ishmem_testing::patterns::alltoalls<double>([](double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<char>", [] {
+         ishmem_testing::patterns::alltoalls<char>([](char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<signed char>", [] {
+         ishmem_testing::patterns::alltoalls<signed char>([](signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<short>", [] {
+         ishmem_testing::patterns::alltoalls<short>([](short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<int>", [] {
+         ishmem_testing::patterns::alltoalls<int>([](int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<long>", [] {
+         ishmem_testing::patterns::alltoalls<long>([](long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<long long>", [] {
+         ishmem_testing::patterns::alltoalls<long long>([](long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<unsigned char>", [] {
+         ishmem_testing::patterns::alltoalls<unsigned char>([](unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<unsigned short>", [] {
+         ishmem_testing::patterns::alltoalls<unsigned short>([](unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<unsigned int>", [] {
+         ishmem_testing::patterns::alltoalls<unsigned int>([](unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<unsigned long>", [] {
+         ishmem_testing::patterns::alltoalls<unsigned long>([](unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<unsigned long long>", [] {
+         ishmem_testing::patterns::alltoalls<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<int8_t>", [] {
+         ishmem_testing::patterns::alltoalls<int8_t>([](int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<int16_t>", [] {
+         ishmem_testing::patterns::alltoalls<int16_t>([](int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<int32_t>", [] {
+         ishmem_testing::patterns::alltoalls<int32_t>([](int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<int64_t>", [] {
+         ishmem_testing::patterns::alltoalls<int64_t>([](int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<uint8_t>", [] {
+         ishmem_testing::patterns::alltoalls<uint8_t>([](uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<uint16_t>", [] {
+         ishmem_testing::patterns::alltoalls<uint16_t>([](uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<uint32_t>", [] {
+         ishmem_testing::patterns::alltoalls<uint32_t>([](uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<uint64_t>", [] {
+         ishmem_testing::patterns::alltoalls<uint64_t>([](uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<size_t>", [] {
+         ishmem_testing::patterns::alltoalls<size_t>([](size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<ptrdiff_t>", [] {
+         ishmem_testing::patterns::alltoalls<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<float>(team)", [] {
+         ishmem_testing::patterns::alltoalls<float>([](ishmem_team_t team, float* dest, const float* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<double>(team)", [] {
+         ishmem_testing::patterns::alltoalls<double>([](ishmem_team_t team, double* dest, const double* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<char>(team)", [] {
+         ishmem_testing::patterns::alltoalls<char>([](ishmem_team_t team, char* dest, const char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<signed char>(team)", [] {
+         ishmem_testing::patterns::alltoalls<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<short>(team)", [] {
+         ishmem_testing::patterns::alltoalls<short>([](ishmem_team_t team, short* dest, const short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<int>(team)", [] {
+         ishmem_testing::patterns::alltoalls<int>([](ishmem_team_t team, int* dest, const int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<long>(team)", [] {
+         ishmem_testing::patterns::alltoalls<long>([](ishmem_team_t team, long* dest, const long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<long long>(team)", [] {
+         ishmem_testing::patterns::alltoalls<long long>([](ishmem_team_t team, long long* dest, const long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<unsigned char>(team)", [] {
+         ishmem_testing::patterns::alltoalls<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<unsigned short>(team)", [] {
+         ishmem_testing::patterns::alltoalls<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<unsigned int>(team)", [] {
+         ishmem_testing::patterns::alltoalls<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<unsigned long>(team)", [] {
+         ishmem_testing::patterns::alltoalls<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<unsigned long long>(team)", [] {
+         ishmem_testing::patterns::alltoalls<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<int8_t>(team)", [] {
+         ishmem_testing::patterns::alltoalls<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<int16_t>(team)", [] {
+         ishmem_testing::patterns::alltoalls<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<int32_t>(team)", [] {
+         ishmem_testing::patterns::alltoalls<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<int64_t>(team)", [] {
+         ishmem_testing::patterns::alltoalls<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<uint8_t>(team)", [] {
+         ishmem_testing::patterns::alltoalls<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<uint16_t>(team)", [] {
+         ishmem_testing::patterns::alltoalls<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<uint32_t>(team)", [] {
+         ishmem_testing::patterns::alltoalls<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<uint64_t>(team)", [] {
+         ishmem_testing::patterns::alltoalls<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<size_t>(team)", [] {
+         ishmem_testing::patterns::alltoalls<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
+    {"ishmemx_alltoalls<ptrdiff_t>(team)", [] {
+         ishmem_testing::patterns::alltoalls<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) -> int {
+             return ishmemx_alltoalls(team, dest, source, dst, sst, nelems);
+         });
+     }},
     {"ishmem_float_broadcast", [] {
          ishmem_testing::patterns::broadcast<float>([](float* dest, const float* source, size_t nelems, int PE_root) -> int {
              return ishmem_float_broadcast(dest, source, nelems, PE_root);

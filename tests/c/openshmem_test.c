@@ -16,6 +16,7 @@ static double scratch[4];     /* a static: symmetric too */
 static long lock;             /* a distributed lock: zero before first use */
 long locked_count;            /* only changed under the lock, with a get and a put */
 long ctx_words[8];
+int a2a_source[4 * 3 * 2], a2a_dest[4 * 3 * 3];   /* up to 4 PEs, 3 elements, strides 2 and 3 */
 int ctx_int;
 
 static int run_checks(int me, int n) {
@@ -209,6 +210,17 @@ static void run_locks_and_more(int me, int n) {
     shmem_barrier_all();
     CHECK_EQ(bigger[4095], (me + n - 1) % n);
     shmem_free(bigger);
+
+    /* strided all-to-all over globals: element k of block j (stride 2) goes to PE j's block me (stride 3) */
+    for (int i = 0; i < 4 * 3 * 2; i++) a2a_source[i] = 100 * me + i;
+    for (int i = 0; i < 4 * 3 * 3; i++) a2a_dest[i] = -1;
+    shmem_barrier_all();
+    CHECK_EQ(shmem_int_alltoalls(SHMEM_TEAM_WORLD, a2a_dest, a2a_source, 3, 2, 3), 0);
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < 3; k++) {
+            CHECK_EQ(a2a_dest[(j * 3 + k) * 3], 100 * j + (me * 3 + k) * 2);
+            CHECK_EQ(a2a_dest[(j * 3 + k) * 3 + 1], -1);
+        }
     shmem_pcontrol(1);
     shmem_pcontrol(2, "a tool's own argument");
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -94,6 +95,40 @@ struct team_view {
     int world(int i) const { return ishmem_team_translate_pe(team, i, ISHMEM_TEAM_WORLD); }
     std::string name() const { return team == ISHMEM_TEAM_WORLD ? "the world team" : "a strided team"; }
 };
+
+// alltoalls: element k of block j of PE i's source (at (j * nelems + k) * sst) goes to element k
+// of block i of PE j's dest (at (i * nelems + k) * dst); every other element of dest is untouched.
+template <class T, class F> void alltoalls(F f) {
+    constexpr bool team_form = takes_team_v<F, T*, const T*, std::ptrdiff_t, std::ptrdiff_t, std::size_t>;
+    const world w;
+    using shape = std::tuple<std::size_t, std::ptrdiff_t, std::ptrdiff_t>;  // nelems, dst, sst
+    for (auto [nelems, dst, sst] : {shape{1, 1, 1}, shape{5, 2, 3}, shape{16, 3, 1}, shape{0, 2, 2}}) {
+        const std::size_t dlen = nelems * w.n * dst + 2, slen = nelems * w.n * sst + 2;
+        sym_array<T> src(slen), out(dlen);
+        ASSERT_TRUE(src && out);
+        const std::string what = "alltoalls(nelems " + std::to_string(nelems) + ", dst " + std::to_string(dst) +
+                                 ", sst " + std::to_string(sst) + ")";
+        over_teams<F>(team_form, [&](ishmem_team_t team) {
+            const team_view t(team);
+            out.fill(sentinel<T>());
+            src.write(0, pe_values<T>(w.me, slen));
+            ishmem_barrier_all();
+            if (t.me >= 0) {
+                EXPECT_EQ(call_on(f, team, out.get(), static_cast<const T*>(src.get()), dst, sst, nelems), 0);
+                const std::vector<T> got = out.read(0, dlen);
+                expect_elements(got, [&](std::size_t idx) {
+                    const std::size_t q = idx / static_cast<std::size_t>(dst);
+                    if (idx % static_cast<std::size_t>(dst) != 0 || q >= nelems * t.n) return sentinel<T>();
+                    const std::size_t from = q / nelems, k = q % nelems;  // sender's team index, element
+                    return make_value<T>(t.world(static_cast<int>(from)), (t.me * nelems + k) * sst);
+                }, what + " over " + t.name());
+            } else {
+                expect_untouched(out.read(0, dlen), what + " on a PE outside the team");
+            }
+            ishmem_barrier_all();
+        });
+    }
+}
 
 // alltoall: block j of PE i's source goes to block i of PE j's dest.
 template <class T, class F> void alltoall(F f) {

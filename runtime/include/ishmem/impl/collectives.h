@@ -22,7 +22,9 @@
 #include <utility>
 #include <vector>
 
+#include "ishmem/impl/ordering.h"
 #include "ishmem/impl/queue.h"
+#include "ishmem/impl/rma.h"
 #include "ishmem/impl/sync.h"
 #include "ishmem/impl/teams.h"
 #include "ishmem/impl/work_group.h"
@@ -471,6 +473,25 @@ template <class T> int alltoall(ishmem_team_t team, T* dest, const T* source, si
 template <class T, class G> int alltoall_work_group(ishmem_team_t team, T* dest, const T* source, size_t nelems, const G& g) {
     return coll::alltoall(coll::in_group<G>{g}, team, dest, source, nelems);
 }
+// The strided all-to-all, written with the RMA primitives so that it runs on every backend: after a
+// barrier (every member's dest is free), each member puts its block for j into j's dest with one
+// strided put, starting at the next member so that the members do not all write to one PE at once;
+// a quiet and a barrier complete the exchange.
+template <class T>
+int alltoalls(ishmem_team_t team, T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems) {
+    coll::watched_call wc(coll::alone{}, team, "ishmemx_alltoalls", -1, nelems, sizeof(T), type_name<T>());
+    const team_t& t = teams[team];
+    team_barrier(t, team, "ishmemx_alltoalls");
+    const ptrdiff_t n = static_cast<ptrdiff_t>(nelems);
+    for (int k = 1; k <= t.size; ++k) {
+        const int j = (t.my_index + k) % t.size;
+        iput(dest + t.my_index * n * dst, source + j * n * sst, dst, sst, nelems, t.world_pe(j));
+    }
+    quiet();
+    team_barrier(t, team, "ishmemx_alltoalls");
+    return 0;
+}
+
 template <class T> int broadcast(ishmem_team_t team, T* dest, const T* source, size_t nelems, int root) {
     return coll::broadcast(coll::alone{}, team, dest, source, nelems, root);
 }
