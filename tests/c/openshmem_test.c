@@ -240,6 +240,19 @@ static int run_bad(const char* mode, int me, int n) {
         shmem_int_wait_until(table, 99, 0);
     } else if (strcmp(mode, "bad_sig_op") == 0) {
         shmem_long_put_signal(&counter, &one, 1, &sig, 1, 7, 0);
+    } else if (strcmp(mode, "bad_stride") == 0) {
+        shmem_int_iput(table, table, 0, 1, 2, 0);
+    } else if (strcmp(mode, "bad_aligned") == 0) {
+        shmem_long_atomic_inc((long*)((char*)&counter + 1), 0);
+    } else if (strcmp(mode, "bad_align") == 0) {
+        shmem_align(48, 64);
+    } else if (strcmp(mode, "bad_root") == 0) {
+        if (shmem_int_broadcast(SHMEM_TEAM_WORLD, a2a_dest, a2a_source, 1, n) == 0) return 1;
+    } else if (strcmp(mode, "bad_overlap") == 0) {
+        if (shmem_int_sum_reduce(SHMEM_TEAM_WORLD, a2a_dest + 1, a2a_dest, 4) == 0) return 1;
+    } else if (strcmp(mode, "bad_options") == 0) {
+        shmem_ctx_t ctx;
+        if (shmem_ctx_create(1L << 8, &ctx) == 0 || ctx != SHMEM_CTX_INVALID) return 1;
     } else if (strcmp(mode, "bad_team") == 0) {
         if (shmem_team_sync(SHMEM_TEAM_INVALID) == 0) return 1;
     } else if (strcmp(mode, "bad_ctx_pe") == 0) {
