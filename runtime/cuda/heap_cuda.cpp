@@ -64,7 +64,7 @@ void gpu_heap_create(bootstrap& boot, size_t user_size, size_t alignment) {
     cuda::check_driver(d.mem_export(&fd, mine, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), routine,
                        "exporting the GPU heap as a file descriptor (cuMemExportToShareableHandle)");
     std::vector<int> fds(n, -1);
-    boot.exchange_fds(fd, fds.data());
+    boot.exchange_fds(fd, fds.data(), node_table());
 
     window_size = stride * static_cast<size_t>(n);
     cuda::check_driver(d.address_reserve(&window, window_size, align, 0, 0), routine,

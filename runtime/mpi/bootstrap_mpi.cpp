@@ -43,6 +43,8 @@
 #include "ishmem/impl/bootstrap.h"
 #include "ishmem/impl/runtime.h"
 #include "fd_passing.h"
+#include "ishmem/impl/transport.h"
+#include "transport_mpi.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -191,7 +193,7 @@ class mpi_bootstrap final : public bootstrap {
         _exit(status);  // MPI_Abort returned (it should not)
     }
 
-    void exchange_fds(int my_fd, int* all_fds) override {
+    void exchange_fds(int my_fd, int* all_fds, const int* node_of) override {
         fd_record mine{};
         struct stat st;
         if (fstat(my_fd, &st) != 0) fatal(routine, "MPI bootstrap: fstat of the heap descriptor: %s", strerror(errno));
@@ -205,21 +207,17 @@ class mpi_bootstrap final : public bootstrap {
 
         std::vector<fd_record> all(n_);
         allgather(&mine, all.data(), sizeof mine);
+        std::vector<int> same_node;  // the PEs whose descriptors this PE takes, itself excluded
         for (int pe = 0; pe < n_; ++pe)
-            if (strncmp(all[pe].host, mine.host, sizeof mine.host) != 0)
-                fatal(routine,
-                      "MPI bootstrap: PE %d runs on host '%s', this PE on '%s'; the host backend maps every PE's "
-                      "heap, so all PEs must run on one node",
-                      pe, all[pe].host, mine.host);
+            if (pe != pe_ && node_of[pe] == node_of[pe_]) same_node.push_back(pe);
 
         std::fill(all_fds, all_fds + n_, -1);
         all_fds[pe_] = my_fd;
         // Every PE agrees on the way: sockets where all of them got every descriptor that way.
-        int socket_ok = exchange_over_sockets(all, all_fds) ? 1 : 0;
+        int socket_ok = exchange_over_sockets(all, same_node, all_fds) ? 1 : 0;
         check_mpi(MPI_Allreduce(MPI_IN_PLACE, &socket_ok, 1, MPI_INT, MPI_MIN, comm_), "MPI_Allreduce");
         if (!socket_ok) {
-            for (int pe = 0; pe < n_; ++pe) {
-                if (pe == pe_) continue;
+            for (int pe : same_node) {
                 if (all_fds[pe] >= 0) close(all_fds[pe]);
                 all_fds[pe] = grab_fd(pe, all[pe]);
             }
@@ -229,10 +227,14 @@ class mpi_bootstrap final : public bootstrap {
         barrier();
     }
 
+    std::unique_ptr<transport> make_transport(long progress_sleep_us) override {
+        return make_mpi_transport(comm_, progress_sleep_us);
+    }
+
   private:
     // The socket exchange (see the top of the file). Fills all_fds and returns true when this PE got
     // every peer's descriptor; on false, what it got is in all_fds for the caller to close.
-    bool exchange_over_sockets(const std::vector<fd_record>& all, int* all_fds) {
+    bool exchange_over_sockets(const std::vector<fd_record>& all, const std::vector<int>& same_node, int* all_fds) {
         const uint64_t nonce = all[0].nonce;
         int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         bool ok = listener >= 0;
@@ -244,8 +246,8 @@ class mpi_bootstrap final : public bootstrap {
         check_mpi(MPI_Allreduce(MPI_IN_PLACE, &all_listen, 1, MPI_INT, MPI_MIN, comm_), "MPI_Allreduce");
         ok = all_listen == 1;
         std::vector<int> sent;
-        for (int pe = 0; ok && pe < n_; ++pe) {
-            if (pe == pe_) continue;
+        for (size_t i = 0; ok && i < same_node.size(); ++i) {
+            const int pe = same_node[i];
             // Non-blocking: a full backlog (more PEs than net.core.somaxconn) fails over to the fallback
             // instead of blocking while every PE connects and none accepts.
             int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -253,13 +255,14 @@ class mpi_bootstrap final : public bootstrap {
             if (s < 0 || connect(s, reinterpret_cast<sockaddr*>(&to), len) != 0 || !send_fd(s, pe_, all_fds[pe_])) ok = false;
             if (s >= 0) sent.push_back(s);  // closed after the peers have received
         }
-        // Accept n - 1 connections from this job's PEs of this user, each bringing its PE's heap.
+        // Accept a connection from each other PE of this node (this job's, this user's), each bringing
+        // its PE's heap.
         // A peer that failed above sends nothing: the receive side then waits for it, so failures
         // are agreed on first (a PE that cannot send says so before anyone accepts).
         int all_sent = ok ? 1 : 0;
         check_mpi(MPI_Allreduce(MPI_IN_PLACE, &all_sent, 1, MPI_INT, MPI_MIN, comm_), "MPI_Allreduce");
         ok = all_sent == 1;
-        for (int k = 0; ok && k < n_ - 1; ++k) {
+        for (int k = 0; ok && k < static_cast<int>(same_node.size()); ++k) {
             int c = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
             if (c < 0) {
                 ok = false;

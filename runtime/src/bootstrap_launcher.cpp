@@ -61,7 +61,8 @@ class launcher_bootstrap final : public bootstrap {
         expect(h, boot_barrier);
     }
 
-    void exchange_fds(int my_fd, int* all_fds) override {
+    // Every PE of ishmrun's job is on its node (ishmem_init checks that node_of says so).
+    void exchange_fds(int my_fd, int* all_fds, const int*) override {
         send_header(boot_exchange_fds, 1, my_fd);
         for (int got = 0; got < n_;) {
             boot_header h;

@@ -15,7 +15,7 @@ class single_bootstrap final : public bootstrap {
         if (bytes) memmove(out, in, bytes);
     }
     void barrier() override {}
-    void exchange_fds(int my_fd, int* all_fds) override { all_fds[0] = my_fd; }
+    void exchange_fds(int my_fd, int* all_fds, const int*) override { all_fds[0] = my_fd; }
 };
 
 }  // namespace

@@ -90,7 +90,9 @@ template <class F> void write_where(F&& f) {
     __atomic_store_n(&w->gen, g + 2, __ATOMIC_RELEASE);
 }
 
+// False also for a PE of another node, whose record this PE cannot read.
 bool read_where(int pe, where_record* out) {
+    if (!internal_base(pe)) return false;
     const where_record* w = where_of(pe);
     for (int tries = 0; tries < 1000; ++tries) {
         const uint64_t g = __atomic_load_n(&w->gen, __ATOMIC_ACQUIRE);
@@ -117,7 +119,9 @@ void publish(call_info& ci) {
 
 // Only one PE prints the report of a broken job: the first to claim the word in PE 0's control
 // block. The others wait quietly for the launcher to stop them (and leave after a while if not).
+// (PE 0 on another node: every PE that finds a broken job reports it.)
 void claim_report_or_wait() {
+    if (!internal_base(0)) return;
     uint64_t expected = 0;
     if (__atomic_compare_exchange_n(&control(0)->report_claim, &expected, static_cast<uint64_t>(state.my_pe) + 1, false,
                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
@@ -151,6 +155,10 @@ std::string format(const char* fmt, ...) {
     std::string text = format("ishmem: PE %d: %s: blocked for %.1f s (%s) (ISHMEM_HANG_TIMEOUT=%s); where every PE is:\n",
                               state.my_pe, shown(ci), (now - ci.since_ns) / 1e9, detail, config.hang_timeout_text);
     for (int pe = 0; pe < state.n_pes; ++pe) {
+        if (!internal_base(pe)) {
+            text += format("ishmem:   PE %d: on another node (its state is not visible from here)\n", pe);
+            continue;
+        }
         const uint64_t s = status_of(pe);
         where_record w;
         if (s == pe_finalized) {
@@ -339,8 +347,8 @@ void agree_on_call(ishmem_team_t team, call_info& ci) {
     copy_name(mine.args, sizeof mine.args, ci.args);
     __atomic_store_n(&mine.seq, seq, __ATOMIC_RELEASE);
     for (int j = 0; j < t.size; ++j) {
-        if (j == t.my_index) continue;
         const int pe = t.world_pe(j);
+        if (j == t.my_index || !internal_base(pe)) continue;  // records of other nodes' PEs are not visible
         agree_record& theirs = team_slot_of(pe, team)->agree[seq % agree_depth];
         if (__atomic_load_n(&theirs.seq, __ATOMIC_ACQUIRE) < seq) {
             ci.agree_for = pe;

@@ -17,7 +17,7 @@ extern char** environ;
 
 namespace ishmemi {
 
-config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{256} << 10, "auto", -1, false, 0, "0", true};
+config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{256} << 10, "auto", -1, false, 0, "0", true, false, 1000};
 size_t reduce_scatter_min = 65536;
 unsigned spin_limit = 4;
 unsigned wait_spin_limit = 4096;
@@ -165,6 +165,13 @@ void load_config(bool warn_unknown) {
     const char* globals_text = value_of("ISHMEM_SYMMETRIC_GLOBALS");
     if (!parse_bool(globals_text, &config.symmetric_globals))
         fatal(routine, "ISHMEM_SYMMETRIC_GLOBALS=%s is not 0 or 1", globals_text);
+    const char* split_text = value_of("ISHMEM_NODE_SPLIT");
+    if (strcmp(split_text, "hostname") != 0 && strcmp(split_text, "pe") != 0)
+        fatal(routine, "ISHMEM_NODE_SPLIT=%s is not hostname or pe", split_text);
+    config.node_per_pe = strcmp(split_text, "pe") == 0;
+    const char* sleep_text = value_of("ISHMEM_MPI_PROGRESS_SLEEP_US");
+    if (!parse_long(sleep_text, 0, 1000000, &config.progress_sleep_us))
+        fatal(routine, "ISHMEM_MPI_PROGRESS_SLEEP_US=%s is not an integer in [0, 1000000]", sleep_text);
     state.check_full = config.check_full;
     watch_calls = config.check_full || config.hang_timeout_ns > 0;
 

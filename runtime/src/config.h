@@ -21,6 +21,8 @@ struct config_t {
     uint64_t hang_timeout_ns;    // ISHMEM_HANG_TIMEOUT in ns; 0: off
     const char* hang_timeout_text;
     bool symmetric_globals;      // ISHMEM_SYMMETRIC_GLOBALS
+    bool node_per_pe;            // ISHMEM_NODE_SPLIT=pe
+    long progress_sleep_us;      // ISHMEM_MPI_PROGRESS_SLEEP_US
 };
 extern config_t config;
 

@@ -48,6 +48,18 @@ inline constexpr config_var config_vars[] = {
     {"ISHMEM_HANG_TIMEOUT", "0",
      "Seconds a PE may stay blocked in a barrier, wait or collective before it prints where every PE is "
      "and stops the job; 0: never. Works with either ISHMEM_CHECK value."},
+    {"ISHMEM_RUNTIME", "auto",
+     "How PEs find each other when not started by ishmrun: auto (through MPI when an MPI launcher started "
+     "several ranks, loading libishmem_mpi if the program did not link it; else a job of one PE) or mpi "
+     "(always through MPI)."},
+    {"ISHMEM_NODE_SPLIT", "hostname",
+     "What makes two PEs one node, whose PEs map each other's heaps: hostname (the same host name), or pe "
+     "(every PE a node of its own, reaching every other through the MPI transport: tests the multi-node "
+     "paths on one machine; needs the MPI runtime)."},
+    {"ISHMEM_MPI_PROGRESS_SLEEP_US", "1000",
+     "Multi-node jobs: the longest sleep, in microseconds, of the progress thread that serves other nodes' "
+     "AMOs while this PE computes; it sleeps only after some polls without work. 0: never sleeps (a core "
+     "busy polling, lowest latency)."},
     {"ISHMEM_SYMMETRIC_GLOBALS", "1",
      "Host backend: 1 makes the executable's global and static variables (data and bss) symmetric, so "
      "that they may be the remote address of any routine; 0 keeps them private (only the heap is symmetric)."},

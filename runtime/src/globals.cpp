@@ -33,6 +33,7 @@
 
 #include "config.h"
 #include "ishmem/impl/runtime.h"
+#include "nodes.h"
 
 namespace ishmemi {
 
@@ -261,11 +262,11 @@ void globals_share(bootstrap& boot, const globals_segment& g, char* const* peer_
     // exchange_fds hands every descriptor to the caller; keep mine for later inits and forks.
     const int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (dup_fd < 0) fatal(routine, "cannot duplicate the descriptor of the program's global data: %s", strerror(errno));
-    boot.exchange_fds(dup_fd, fds.data());
+    boot.exchange_fds(dup_fd, fds.data(), node_table());
     peer_maps.clear();
     peer_map_size = g.map_size;
     for (int pe = 0; pe < n; ++pe) {
-        if (pe != me) {
+        if (pe != me && peer_base[pe]) {  // (a PE of another node: reached through the transport)
             char* at = g.map_lo + (peer_base[pe] - peer_base[me]);
             void* p = mmap(at, g.map_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE, fds[pe], 0);
             if (p != MAP_FAILED && p != at) {  // a kernel before 4.17 takes the address as a hint
@@ -280,7 +281,7 @@ void globals_share(bootstrap& boot, const globals_segment& g, char* const* peer_
                       errno == EEXIST ? "the range is in use (the brk heap?)" : strerror(errno));
             peer_maps.push_back(at);
         }
-        close(fds[pe]);
+        if (fds[pe] >= 0) close(fds[pe]);
     }
     share_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }

@@ -84,6 +84,8 @@ void map_host_heaps(const int* fds, int n, int me, size_t min_stride, char** int
     const uintptr_t user0 = (lo + internal_size + user_alignment - 1) / user_alignment * user_alignment;
     for (int k = 0; k < n; ++k) {
         const int pe = (me + k) % n;
+        internals[pe] = nullptr;
+        if (fds[pe] < 0) continue;  // a PE of another node
         char* start = reinterpret_cast<char*>(user0 + static_cast<size_t>(k) * stride - internal_size);
         void* p = mmap(start, mapping_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE | MAP_FIXED, fds[pe], 0);
         if (p == MAP_FAILED)
@@ -136,12 +138,13 @@ void heap_create(bootstrap& boot, size_t user_size) {
 
     ensure_fd_room(n);
     std::vector<int> fds(n, -1);
-    boot.exchange_fds(fd, fds.data());
+    boot.exchange_fds(fd, fds.data(), node_table());
 
     char** internals = new char*[n];
     if (user_in_memfd) {
         map_host_heaps(fds.data(), n, me, globals_min_stride(globals), internals);
-        for (int pe = 0; pe < n; ++pe) close(fds[pe]);
+        for (int pe = 0; pe < n; ++pe)
+            if (fds[pe] >= 0) close(fds[pe]);
     } else {
         for (int pe = 0; pe < n; ++pe) {
             internals[pe] = map_fd(fds[pe], pe);
@@ -153,7 +156,7 @@ void heap_create(bootstrap& boot, size_t user_size) {
     if (user_in_memfd) {
         // peer_base points past the internal region: user offsets are the same on every PE.
         char** bases = new char*[n];
-        for (int pe = 0; pe < n; ++pe) bases[pe] = internals[pe] + internal_size;
+        for (int pe = 0; pe < n; ++pe) bases[pe] = internals[pe] ? internals[pe] + internal_size : nullptr;
         state.peer_base = bases;
         state.heap_base = bases[me];
         globals_share(boot, globals, bases);

@@ -5,6 +5,7 @@
 #include <cstddef>
 
 #include "ishmem/impl/bootstrap.h"
+#include "nodes.h"
 
 namespace ishmemi {
 

@@ -21,15 +21,19 @@
 #include "gpu_backend.h"
 #include "globals.h"
 #include "heap.h"
+#include "ishmem/impl/transport.h"
+#include "nodes.h"
 #include "ishmem/impl/sync.h"
 
 namespace ishmemi {
 
 state_t state = {false, -1, 0, nullptr, 0, nullptr, backend_kind::host, nullptr, false};
+transport* remote = nullptr;
 
 namespace {
 
 std::unique_ptr<bootstrap> boot;
+std::unique_ptr<transport> remote_owner;
 ishmemx_runtime_type_t runtime_type = ISHMEMX_RUNTIME_INVALID;
 pid_t init_pid = 0;
 
@@ -76,10 +80,24 @@ void initialize(ishmemx_attr_t* attr, const char* routine) {
     runtime_type = std::string_view(kind) == "mpi" ? ISHMEMX_RUNTIME_MPI : ISHMEMX_RUNTIME_OPENSHMEM;
 
     load_config(state.my_pe == 0);
+    nodes_find(*boot);
     state.backend = choose_backend(attr, routine);
+    if (state.backend == backend_kind::cuda && !job_on_one_node())
+        fatal(routine, "the CUDA backend runs on one node only, and this job's PEs are on several "
+              "(ISHMEM_NODE_SPLIT=%s); use ISHMEM_BACKEND=host for jobs over several nodes",
+              config.node_per_pe ? "pe" : "hostname");
     if (state.backend == backend_kind::cuda) gpu_backend_bind(*boot);
     heap_create(*boot, config.symmetric_size);
     if (state.backend == backend_kind::cuda) gpu_backend_start();
+    // Every PE makes the transport, or none: all know whether the job spans nodes.
+    if (!job_on_one_node()) {
+        remote_owner = boot->make_transport(config.progress_sleep_us);
+        if (!remote_owner)
+            fatal(routine, "the PEs are on several nodes (ISHMEM_NODE_SPLIT=%s), but the %s bootstrap reaches one "
+                  "node only: start the job with mpirun and link ishmem::mpi (or set ISHMEM_RUNTIME=mpi)",
+                  config.node_per_pe ? "pe" : "hostname", kind);
+        remote = remote_owner.get();
+    }
     allocator_reset(state.heap_size);
     teams_init();  // zeroes this PE's team slots: before the barrier, after which peers may signal
     // Every PE has mapped every heap before anyone may touch a peer.
@@ -140,8 +158,11 @@ void finalize() {
     state.finalized = true;
     teams_fini();
     contexts_fini();
+    remote = nullptr;
+    remote_owner.reset();  // collective: frees the transport's windows and communicators
     if (state.backend == backend_kind::cuda) gpu_backend_stop();
     heap_destroy();
+    nodes_clear();
     boot.reset();
     runtime_type = ISHMEMX_RUNTIME_INVALID;
 }

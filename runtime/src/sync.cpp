@@ -24,7 +24,7 @@ barrier_slot* slot_at(int pe, size_t offset) {
 void wait_at_least(uint64_t* word, uint64_t target, int partner, const char* routine) {
     backoff b;
     while (__atomic_load_n(word, __ATOMIC_ACQUIRE) < target) {
-        if (!b.pause() || partner < 0) continue;
+        if (!b.pause() || partner < 0 || !internal_base(partner)) continue;  // (another node's: mpirun watches it)
         uint64_t s = status_of(partner);
         if (s == pe_running || __atomic_load_n(word, __ATOMIC_ACQUIRE) >= target) continue;
         // A partner that failed (exit status != 0) is the cause the launcher should name: give it
@@ -55,6 +55,7 @@ namespace impl {
 void barrier_all(const char* routine) {
     coll::watched_call wc(coll::alone{}, ISHMEM_TEAM_WORLD, routine, -1, UINT64_MAX, 0, nullptr);
     std::atomic_thread_fence(std::memory_order_seq_cst);  // quiet: every put/AMO is complete on return
+    if (teams[ISHMEM_TEAM_WORLD].spans_nodes) return remote->barrier(ISHMEM_TEAM_WORLD, true);
     barrier_pes(0, 1, state.n_pes, state.my_pe, world_barrier_offset, routine);
 }
 
@@ -64,6 +65,7 @@ void barrier_all() {
 
 void sync_all() {
     coll::watched_call wc(coll::alone{}, ISHMEM_TEAM_WORLD, "ishmem_sync_all", -1, UINT64_MAX, 0, nullptr);
+    if (teams[ISHMEM_TEAM_WORLD].spans_nodes) return remote->barrier(ISHMEM_TEAM_WORLD, false);
     barrier_pes(0, 1, state.n_pes, state.my_pe, world_barrier_offset, "ishmem_sync_all");
 }
 

@@ -9,6 +9,7 @@
 #include "gpu_backend.h"
 #include "ishmem/impl/collectives.h"
 #include "ishmem/impl/contexts.h"
+#include "nodes.h"
 
 namespace ishmemi {
 
@@ -34,7 +35,22 @@ void publish_free_slots() {
 team_t make_team(int start, int stride, int size, int my_index, const ishmem_team_config_t* config, long mask) {
     team_t t{true, start, size == 1 ? 1 : stride, size, my_index, {0}, 0, 0, 0, 0};
     if (config && (mask & ISHMEM_TEAM_NUM_CONTEXTS)) t.config.num_contexts = config->num_contexts;
+    for (int i = 0; i < size; ++i) t.spans_nodes = t.spans_nodes || is_remote(t.world_pe(i));
     return t;
+}
+
+// The PEs of this PE's node as a team, when they are a strided set of the world (as mpirun's usual
+// placements make them); else this PE alone.
+team_t node_team() {
+    std::vector<int> pes;
+    for (int pe = 0; pe < state.n_pes; ++pe)
+        if (node_of(pe) == node_of(state.my_pe)) pes.push_back(pe);
+    const int size = static_cast<int>(pes.size()), stride = size > 1 ? pes[1] - pes[0] : 1;
+    for (int i = 1; i < size; ++i)
+        if (pes[i] - pes[i - 1] != stride) return make_team(state.my_pe, 1, 1, 0, nullptr, 0);
+    int my_index = 0;
+    while (pes[my_index] != state.my_pe) ++my_index;
+    return make_team(pes[0], stride, size, my_index, nullptr, 0);
 }
 
 // Collective over parent: agrees on `count` slots free on every member of the parent (the lowest
@@ -42,13 +58,19 @@ team_t make_team(int start, int stride, int size, int my_index, const ishmem_tea
 // not enough. Uses the parent's barrier and the scratch area (a barrier before anyone rewrites it).
 bool agree_on_slots(const team_t& parent, ishmem_team_t parent_handle, int count, int* slots, const char* routine) {
     publish_free_slots();
-    team_barrier(parent, parent_handle, routine);
     std::vector<uint64_t> common(bitmap_words, ~uint64_t{0});
-    for (int i = 0; i < parent.size; ++i) {
-        const uint64_t* theirs = free_bitmap_of(parent.world_pe(i));
-        for (size_t w = 0; w < bitmap_words; ++w) common[w] &= __atomic_load_n(theirs + w, __ATOMIC_RELAXED);
+    if (parent.spans_nodes) {
+        // Members on other nodes: an AND-reduction through the transport.
+        remote->reduction(coll::op_and, 0, elem_u64, parent_handle, common.data(), free_bitmap_of(state.my_pe),
+                          bitmap_words);
+    } else {
+        team_barrier(parent, parent_handle, routine);
+        for (int i = 0; i < parent.size; ++i) {
+            const uint64_t* theirs = free_bitmap_of(parent.world_pe(i));
+            for (size_t w = 0; w < bitmap_words; ++w) common[w] &= __atomic_load_n(theirs + w, __ATOMIC_RELAXED);
+        }
+        team_barrier(parent, parent_handle, routine);  // all have read the bitmaps before the next split
     }
-    team_barrier(parent, parent_handle, routine);  // all have read the bitmaps before the next split
     int found = 0;
     for (int s = predefined_teams; s < teams_max && found < count; ++s)
         if (common[s / 64] >> (s % 64) & 1) slots[found++] = s;
@@ -74,9 +96,10 @@ void teams_init() {
         warn("ishmem_init", "ISHMEM_TEAMS_MAX=%d is more than the %d team slots the internal region holds; using %d",
              config.teams_max, team_slots_max, team_slots_max);
     teams = new team_t[teams_max]();
-    const team_t world = make_team(0, 1, state.n_pes, state.my_pe, nullptr, 0);
-    // All PEs of the host backend share one node and reach each other's heaps with loads and stores.
-    for (int s = 0; s < predefined_teams; ++s) install(s, world);
+    // SHARED and NODE: the PEs whose heaps this PE maps, which reach each other with loads and stores.
+    install(ISHMEM_TEAM_WORLD, make_team(0, 1, state.n_pes, state.my_pe, nullptr, 0));
+    install(ISHMEM_TEAM_SHARED, node_team());
+    install(ISHMEMX_TEAM_NODE, node_team());
 }
 
 void teams_fini() {
@@ -139,6 +162,7 @@ int team_split_strided(ishmem_team_t parent_team, int start, int stride, int siz
     }
     const int offset = parent.my_index - start;
     const bool member = offset >= 0 && (size == 1 ? offset == 0 : offset % stride == 0 && offset / stride < size);
+    if (parent.spans_nodes) remote->team_split(parent_team, slot, member ? 0 : -1, offset);
     if (member)
         install(slot, make_team(parent.world_pe(start), size == 1 ? 1 : stride * parent.stride, size,
                                 size == 1 ? 0 : offset / stride, config, config_mask));
@@ -170,6 +194,10 @@ int team_split_2d(ishmem_team_t parent_team, int xrange, const ishmem_team_confi
     const int me = parent.my_index, row = me / xrange, col = me % xrange;
     const int row_size = parent.size - row * xrange < xrange ? parent.size - row * xrange : xrange;
     const int col_size = (parent.size - col + xrange - 1) / xrange;
+    if (parent.spans_nodes) {
+        remote->team_split(parent_team, slots[0], row, col);
+        remote->team_split(parent_team, slots[1], col, row);
+    }
     install(slots[0], make_team(parent.world_pe(row * xrange), parent.stride, row_size, col, xaxis_config, xaxis_mask));
     install(slots[1], make_team(parent.world_pe(col), xrange * parent.stride, col_size, row, yaxis_config, yaxis_mask));
     team_barrier(parent, parent_team, routine);
@@ -190,6 +218,7 @@ void team_destroy(ishmem_team_t team) {
         return;
     }
     contexts_team_destroyed(team);
+    if (remote) remote->team_destroy(team);
     teams[team].valid = false;
     if (heap_on_gpu()) gpu_team_set(team, nullptr);
 }

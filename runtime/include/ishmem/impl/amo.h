@@ -1,139 +1,133 @@
 // Atomic memory operations: std::atomic_ref on the peer's mapping, so they are atomic against every
 // PE and thread that uses them on the same object. Fetches acquire, sets release, read-modify-writes
-// are acq_rel.
+// are acq_rel. On a GPU heap the GPU does them; on a PE of another node that node does them with the
+// same CPU atomics (the transport's amo), so they stay atomic against the PEs of that node.
 #pragma once
 
 #include <atomic>
 #include <cstring>
 
 #include "ishmem/impl/runtime.h"
+#include "ishmem/impl/transport.h"
 
 namespace ishmemi {
 
 // The same operation done by the GPU, for a heap in GPU memory (a CPU atomic there is not atomic
 // with respect to the GPU's). T has 4 or 8 bytes.
-template <typename T>
-inline T gpu_rmw(gpu::rmw_op op, T* p, T value = T{}, T cond = T{}) {
-    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "GPU atomics take 4- or 8-byte words");
+// Calls rmw(op, size, value bits, cond bits) and returns its old-value bits as a T.
+template <typename T, class Rmw>
+inline T rmw_bits(Rmw&& rmw, rmw_op op, T value, T cond) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "atomics done by another agent take 4- or 8-byte words");
     uint64_t v = 0, c = 0, old;
     memcpy(&v, &value, sizeof(T));
     memcpy(&c, &cond, sizeof(T));
-    old = gpu::rmw(op, p, sizeof(T), v, c);
+    old = rmw(op, unsigned(sizeof(T)), v, c);
     T r;
     memcpy(&r, &old, sizeof(T));
     return r;
+}
+
+template <typename T>
+inline T gpu_rmw(rmw_op op, T* p, T value = T{}, T cond = T{}) {
+    return rmw_bits([p](rmw_op o, unsigned size, uint64_t v, uint64_t c) { return gpu::rmw(o, p, size, v, c); }, op,
+                    value, cond);
+}
+
+// The same operation on dest of PE pe of another node, done there.
+template <typename T>
+inline T remote_rmw(rmw_op op, T* dest, int pe, T value = T{}, T cond = T{}) {
+    return rmw_bits(
+        [=](rmw_op o, unsigned size, uint64_t v, uint64_t c) { return remote->amo(o, dest, size, v, c, pe); }, op,
+        value, cond);
 }
 
 }  // namespace ishmemi
 
 namespace ishmemi::impl {
 
-template <typename T>
-inline std::atomic_ref<T> amo_ref(T* dest, int pe) {
-    return std::atomic_ref<T>(*translate(dest, pe));
+// op on dest of pe: by the GPU on a GPU heap, by pe's node when pe is remote, else cpu(atomic_ref)
+// on this PE's mapping of it.
+template <typename T, class Cpu>
+inline T amo(rmw_op op, T* dest, int pe, T value, T cond, Cpu&& cpu) {
+    if (heap_on_gpu()) return gpu_rmw(op, translate(dest, pe), value, cond);
+    if (__builtin_expect(is_remote(pe), 0)) return remote_rmw(op, dest, pe, value, cond);
+    return cpu(std::atomic_ref<T>(*translate(dest, pe)));
 }
 
 template <typename T>
 inline T atomic_fetch(T* source, int pe) {
-    if (heap_on_gpu()) return gpu_rmw(gpu::op_load, translate(source, pe));
-    return amo_ref(source, pe).load(std::memory_order_acquire);
+    return amo(op_load, source, pe, T{}, T{}, [](auto r) { return r.load(std::memory_order_acquire); });
 }
 
 template <typename T>
 inline void atomic_set(T* dest, T value, int pe) {
-    if (heap_on_gpu()) {
-        gpu_rmw(gpu::op_store, translate(dest, pe), value);
-        return;
-    }
-    amo_ref(dest, pe).store(value, std::memory_order_release);
+    amo(op_store, dest, pe, value, T{}, [&](auto r) {
+        r.store(value, std::memory_order_release);
+        return T{};
+    });
 }
 
 template <typename T>
 inline T atomic_swap(T* dest, T value, int pe) {
-    if (heap_on_gpu()) return gpu_rmw(gpu::op_swap, translate(dest, pe), value);
-    return amo_ref(dest, pe).exchange(value, std::memory_order_acq_rel);
+    return amo(op_swap, dest, pe, value, T{}, [&](auto r) { return r.exchange(value, std::memory_order_acq_rel); });
 }
 
 template <typename T>
 inline T atomic_compare_swap(T* dest, T cond, T value, int pe) {
-    if (heap_on_gpu()) return gpu_rmw(gpu::op_cswap, translate(dest, pe), value, cond);
-    amo_ref(dest, pe).compare_exchange_strong(cond, value, std::memory_order_acq_rel, std::memory_order_acquire);
-    return cond;  // the old value, whether or not it matched
-}
-
-template <typename T>
-inline T atomic_fetch_inc(T* dest, int pe) {
-    if (heap_on_gpu()) return gpu_rmw(gpu::op_add, translate(dest, pe), T(1));
-    return amo_ref(dest, pe).fetch_add(T(1), std::memory_order_acq_rel);
-}
-
-template <typename T>
-inline void atomic_inc(T* dest, int pe) {
-    if (heap_on_gpu()) {
-        gpu_rmw(gpu::op_add, translate(dest, pe), T(1));
-        return;
-    }
-    amo_ref(dest, pe).fetch_add(T(1), std::memory_order_acq_rel);
+    return amo(op_cswap, dest, pe, value, cond, [&](auto r) {
+        r.compare_exchange_strong(cond, value, std::memory_order_acq_rel, std::memory_order_acquire);
+        return cond;  // the old value, whether or not it matched
+    });
 }
 
 template <typename T>
 inline T atomic_fetch_add(T* dest, T value, int pe) {
-    if (heap_on_gpu()) return gpu_rmw(gpu::op_add, translate(dest, pe), value);
-    return amo_ref(dest, pe).fetch_add(value, std::memory_order_acq_rel);
+    return amo(op_add, dest, pe, value, T{}, [&](auto r) { return r.fetch_add(value, std::memory_order_acq_rel); });
+}
+
+template <typename T>
+inline T atomic_fetch_inc(T* dest, int pe) {
+    return atomic_fetch_add(dest, T(1), pe);
+}
+
+template <typename T>
+inline void atomic_inc(T* dest, int pe) {
+    atomic_fetch_add(dest, T(1), pe);
 }
 
 template <typename T>
 inline void atomic_add(T* dest, T value, int pe) {
-    if (heap_on_gpu()) {
-        gpu_rmw(gpu::op_add, translate(dest, pe), value);
-        return;
-    }
-    amo_ref(dest, pe).fetch_add(value, std::memory_order_acq_rel);
+    atomic_fetch_add(dest, value, pe);
 }
 
 template <typename T>
 inline T atomic_fetch_and(T* dest, T value, int pe) {
-    if (heap_on_gpu()) return gpu_rmw(gpu::op_and, translate(dest, pe), value);
-    return amo_ref(dest, pe).fetch_and(value, std::memory_order_acq_rel);
+    return amo(op_and, dest, pe, value, T{}, [&](auto r) { return r.fetch_and(value, std::memory_order_acq_rel); });
 }
 
 template <typename T>
 inline void atomic_and(T* dest, T value, int pe) {
-    if (heap_on_gpu()) {
-        gpu_rmw(gpu::op_and, translate(dest, pe), value);
-        return;
-    }
-    amo_ref(dest, pe).fetch_and(value, std::memory_order_acq_rel);
+    atomic_fetch_and(dest, value, pe);
 }
 
 template <typename T>
 inline T atomic_fetch_or(T* dest, T value, int pe) {
-    if (heap_on_gpu()) return gpu_rmw(gpu::op_or, translate(dest, pe), value);
-    return amo_ref(dest, pe).fetch_or(value, std::memory_order_acq_rel);
+    return amo(op_or, dest, pe, value, T{}, [&](auto r) { return r.fetch_or(value, std::memory_order_acq_rel); });
 }
 
 template <typename T>
 inline void atomic_or(T* dest, T value, int pe) {
-    if (heap_on_gpu()) {
-        gpu_rmw(gpu::op_or, translate(dest, pe), value);
-        return;
-    }
-    amo_ref(dest, pe).fetch_or(value, std::memory_order_acq_rel);
+    atomic_fetch_or(dest, value, pe);
 }
 
 template <typename T>
 inline T atomic_fetch_xor(T* dest, T value, int pe) {
-    if (heap_on_gpu()) return gpu_rmw(gpu::op_xor, translate(dest, pe), value);
-    return amo_ref(dest, pe).fetch_xor(value, std::memory_order_acq_rel);
+    return amo(op_xor, dest, pe, value, T{}, [&](auto r) { return r.fetch_xor(value, std::memory_order_acq_rel); });
 }
 
 template <typename T>
 inline void atomic_xor(T* dest, T value, int pe) {
-    if (heap_on_gpu()) {
-        gpu_rmw(gpu::op_xor, translate(dest, pe), value);
-        return;
-    }
-    amo_ref(dest, pe).fetch_xor(value, std::memory_order_acq_rel);
+    atomic_fetch_xor(dest, value, pe);
 }
 
 // Non-blocking fetching forms: complete at once on shared memory, the result lands in *fetch.

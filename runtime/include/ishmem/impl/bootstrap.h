@@ -11,6 +11,7 @@
 
 #include "ishmem/generated/constants.h"
 #include "ishmem/impl/api.h"
+#include "ishmem/impl/transport.h"
 
 namespace ishmemi {
 
@@ -20,9 +21,17 @@ struct bootstrap {
     // out receives n_pes() * bytes: PE i's in at out + i * bytes. Collective.
     virtual void allgather(const void* in, void* out, size_t bytes) = 0;
     virtual void barrier() = 0;
-    // all_fds[i] receives an fd of PE i's my_fd (all_fds[pe()] == my_fd); the caller owns and closes
-    // all of them. Collective.
-    virtual void exchange_fds(int my_fd, int* all_fds) = 0;
+    // all_fds[i] receives an fd of PE i's my_fd (all_fds[pe()] == my_fd) for every PE i of this PE's
+    // node (node_of[i] == node_of[pe()]), -1 for the others; the caller owns and closes all of them.
+    // Collective.
+    virtual void exchange_fds(int my_fd, int* all_fds, const int* node_of) = 0;
+    // The transport to the PEs of other nodes (impl/transport.h), made once the heaps are mapped;
+    // nullptr from a bootstrap that cannot reach other nodes. progress_sleep_us: the longest sleep of
+    // its progress thread (ISHMEM_MPI_PROGRESS_SLEEP_US). Collective.
+    virtual std::unique_ptr<transport> make_transport(long progress_sleep_us) {
+        (void)progress_sleep_us;
+        return nullptr;
+    }
     // ishmem_global_exit: ends the whole job with status, wherever the other PEs are, from any
     // thread; the launcher (or mpirun) exits with status. This default, for a lone PE, exits the
     // process. Neither it nor an override runs static destructors: other threads may still be busy.

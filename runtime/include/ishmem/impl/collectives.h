@@ -27,6 +27,7 @@
 #include "ishmem/impl/rma.h"
 #include "ishmem/impl/sync.h"
 #include "ishmem/impl/teams.h"
+#include "ishmem/impl/transport.h"
 #include "ishmem/impl/work_group.h"
 
 namespace ishmemi {
@@ -198,9 +199,10 @@ class watched_call {
     call_info ci_;
 };
 
-// On a heap in GPU memory the group's leader runs the collective as a GPU kernel (gpu::collective,
-// gpu::reduction), which uses the same flags as calls from device code.
-template <class W, class F> int on_gpu(const W& w, F&& launch) {
+// Where another agent runs the whole collective, the group's leader asks it: on a heap in GPU memory
+// a GPU kernel (gpu::collective, gpu::reduction, which use the same flags as calls from device
+// code); on a team with members on other nodes, the transport.
+template <class W, class F> int by_leader(const W& w, F&& launch) {
     leader(w, launch);
     return 0;
 }
@@ -248,7 +250,9 @@ void reduce_range(const team_t& t, const T* source, int first, int last, size_t 
 template <class T, class W> int alltoall(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems) {
     watched_call wc(w, team, "ishmem_alltoall", -1, nelems, sizeof(T), type_name<T>());
     if (heap_on_gpu())
-        return on_gpu(w, [&] { gpu::collective(gpu::coll_alltoall, team, dest, source, nelems * sizeof(T), -1, nullptr); });
+        return by_leader(w, [&] { gpu::collective(gpu::coll_alltoall, team, dest, source, nelems * sizeof(T), -1, nullptr); });
+    if (teams[team].spans_nodes)
+        return by_leader(w, [&] { remote->collective(coll_alltoall, team, dest, source, nelems * sizeof(T), -1); });
     if (eager::usable(team, nelems * sizeof(T))) {
         leader(w, [&] {
             eager ea(team, "ishmem_alltoall");
@@ -275,7 +279,9 @@ template <class T, class W>
 int broadcast(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems, int root) {
     watched_call wc(w, team, "ishmem_broadcast", root, nelems, sizeof(T), type_name<T>());
     if (heap_on_gpu())
-        return on_gpu(w, [&] { gpu::collective(gpu::coll_broadcast, team, dest, source, nelems * sizeof(T), root, nullptr); });
+        return by_leader(w, [&] { gpu::collective(gpu::coll_broadcast, team, dest, source, nelems * sizeof(T), root, nullptr); });
+    if (teams[team].spans_nodes)
+        return by_leader(w, [&] { remote->collective(coll_broadcast, team, dest, source, nelems * sizeof(T), root); });
     if (eager::usable(team, nelems * sizeof(T))) {
         leader(w, [&] {
             eager ea(team, "ishmem_broadcast");
@@ -309,7 +315,9 @@ int broadcast(const W& w, ishmem_team_t team, T* dest, const T* source, size_t n
 template <class T, class W> int fcollect(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems) {
     watched_call wc(w, team, "ishmem_fcollect", -1, nelems, sizeof(T), type_name<T>());
     if (heap_on_gpu())
-        return on_gpu(w, [&] { gpu::collective(gpu::coll_fcollect, team, dest, source, nelems * sizeof(T), -1, nullptr); });
+        return by_leader(w, [&] { gpu::collective(gpu::coll_fcollect, team, dest, source, nelems * sizeof(T), -1, nullptr); });
+    if (teams[team].spans_nodes)
+        return by_leader(w, [&] { remote->collective(coll_fcollect, team, dest, source, nelems * sizeof(T), -1); });
     if (eager::usable(team, nelems * sizeof(T))) {
         leader(w, [&] {
             eager ea(team, "ishmem_fcollect");
@@ -332,7 +340,9 @@ template <class T, class W> int fcollect(const W& w, ishmem_team_t team, T* dest
 template <class T, class W> int collect(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems) {
     watched_call wc(w, team, "ishmem_collect", -1, nelems, sizeof(T), type_name<T>(), true);
     if (heap_on_gpu())
-        return on_gpu(w, [&] { gpu::collective(gpu::coll_collect, team, dest, source, nelems * sizeof(T), -1, nullptr); });
+        return by_leader(w, [&] { gpu::collective(gpu::coll_collect, team, dest, source, nelems * sizeof(T), -1, nullptr); });
+    if (teams[team].spans_nodes)
+        return by_leader(w, [&] { remote->collective(coll_collect, team, dest, source, nelems * sizeof(T), -1); });
     exchange ex(w, team, "ishmem_collect");
     const team_t& t = ex.team();
     if (w.rank() == 0) __atomic_store_n(&team_slot_of(state.my_pe, team)->published, nelems, __ATOMIC_RELAXED);
@@ -354,7 +364,9 @@ template <int Op, class T, class W>
 int reduce(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nreduce, const char* routine) {
     watched_call wc(w, team, routine, -1, nreduce, sizeof(T), type_name<T>());
     if (heap_on_gpu())
-        return on_gpu(w, [&] { gpu::reduction(Op, 0, gpu::elem_kind_of<T>(), team, dest, source, nreduce, nullptr); });
+        return by_leader(w, [&] { gpu::reduction(Op, 0, gpu::elem_kind_of<T>(), team, dest, source, nreduce, nullptr); });
+    if (teams[team].spans_nodes)
+        return by_leader(w, [&] { remote->reduction(Op, 0, elem_kind_of<T>(), team, dest, source, nreduce); });
     const team_t& t = teams[team];
     if (t.size >= 3 && nreduce * sizeof(T) >= reduce_scatter_min) {
         // Member k reduces chunk k into its own dest; only member k reads chunk k of the sources,
@@ -413,9 +425,11 @@ template <class T, class W>
 int scan(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems, bool inclusive, const char* routine) {
     watched_call wc(w, team, routine, -1, nelems, sizeof(T), type_name<T>());
     if (heap_on_gpu())
-        return on_gpu(w, [&] {
+        return by_leader(w, [&] {
             gpu::reduction(op_sum, inclusive ? 1 : 2, gpu::elem_kind_of<T>(), team, dest, source, nelems, nullptr);
         });
+    if (teams[team].spans_nodes)
+        return by_leader(w, [&] { remote->reduction(op_sum, inclusive ? 1 : 2, elem_kind_of<T>(), team, dest, source, nelems); });
     if (eager::usable(team, nelems * sizeof(T))) {
         // Member i sends its source to the members above it and adds up what those below sent.
         leader(w, [&] {

@@ -49,7 +49,7 @@ template <class T> inline T load_acquire(const T* p) { return __atomic_load_n(p,
 
 // An acquire load of a variable in the user heap: through the GPU when the heap is GPU memory.
 template <class T> inline T load_var(const T* p) {
-    if (heap_on_gpu()) return gpu_rmw(gpu::op_load, const_cast<T*>(p));
+    if (heap_on_gpu()) return gpu_rmw(op_load, const_cast<T*>(p));
     return load_acquire(p);
 }
 

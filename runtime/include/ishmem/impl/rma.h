@@ -1,4 +1,5 @@
-// Remote memory access on mapped peers: loads, stores and memcpy through translate().
+// Remote memory access: loads, stores and memcpy through translate() on the peers of this node, the
+// transport (impl/transport.h) for PEs of other nodes.
 #pragma once
 
 #include <cstddef>
@@ -7,6 +8,7 @@
 
 #include "ishmem/impl/queue.h"
 #include "ishmem/impl/runtime.h"
+#include "ishmem/impl/transport.h"
 #include "ishmem/impl/work_group.h"
 
 namespace ishmemi {
@@ -43,22 +45,28 @@ inline void copy_strided(char* dst, ptrdiff_t dstride, const char* src, ptrdiff_
 
 template <typename T>
 inline void put(T* dest, const T* source, size_t nelems, int pe) {
-    if (nelems) copy_bytes(translate(dest, pe), source, nelems * sizeof(T));
+    if (!nelems) return;
+    if (__builtin_expect(is_remote(pe), 0)) return remote->put(dest, source, nelems * sizeof(T), pe, false);
+    copy_bytes(translate(dest, pe), source, nelems * sizeof(T));
 }
 
 template <typename T>
 inline void get(T* dest, const T* source, size_t nelems, int pe) {
-    if (nelems) copy_bytes(dest, translate(source, pe), nelems * sizeof(T));
+    if (!nelems) return;
+    if (__builtin_expect(is_remote(pe), 0)) return remote->get(dest, source, nelems * sizeof(T), pe, false);
+    copy_bytes(dest, translate(source, pe), nelems * sizeof(T));
 }
 
-// On shared memory an operation is complete when the copy returns: nbi is the blocking form.
+// On shared memory an operation is complete when the copy returns: nbi is the blocking form there.
 template <typename T>
 inline void put_nbi(T* dest, const T* source, size_t nelems, int pe) {
+    if (nelems && __builtin_expect(is_remote(pe), 0)) return remote->put(dest, source, nelems * sizeof(T), pe, true);
     put(dest, source, nelems, pe);
 }
 
 template <typename T>
 inline void get_nbi(T* dest, const T* source, size_t nelems, int pe) {
+    if (nelems && __builtin_expect(is_remote(pe), 0)) return remote->get(dest, source, nelems * sizeof(T), pe, true);
     get(dest, source, nelems, pe);
 }
 
@@ -93,6 +101,9 @@ inline ishmem::event get_nbi_on_queue(const ishmem::queue& q, const std::vector<
 // Strides count elements: dest[i * dst] = source[i * sst].
 template <typename T>
 inline void iput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    if (__builtin_expect(is_remote(pe), 0))
+        return remote->put_strided(dest, dst * ptrdiff_t(sizeof(T)), source, sst * ptrdiff_t(sizeof(T)), sizeof(T),
+                                   nelems, pe);
     T* d = translate(dest, pe);
     if (heap_on_gpu()) {
         copy_strided(reinterpret_cast<char*>(d), dst * ptrdiff_t(sizeof(T)), reinterpret_cast<const char*>(source),
@@ -104,6 +115,9 @@ inline void iput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t 
 
 template <typename T>
 inline void iget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) {
+    if (__builtin_expect(is_remote(pe), 0))
+        return remote->get_strided(dest, dst * ptrdiff_t(sizeof(T)), source, sst * ptrdiff_t(sizeof(T)), sizeof(T),
+                                   nelems, pe);
     const T* s = translate(source, pe);
     if (heap_on_gpu()) {
         copy_strided(reinterpret_cast<char*>(dest), dst * ptrdiff_t(sizeof(T)), reinterpret_cast<const char*>(s),
@@ -116,12 +130,18 @@ inline void iget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t 
 // nblocks blocks of bsize contiguous elements; block b starts at b * dst in dest, b * sst in source.
 template <typename T>
 inline void ibput(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    if (__builtin_expect(is_remote(pe), 0))
+        return remote->put_strided(dest, dst * ptrdiff_t(sizeof(T)), source, sst * ptrdiff_t(sizeof(T)),
+                                   bsize * sizeof(T), nblocks, pe);
     copy_strided(reinterpret_cast<char*>(translate(dest, pe)), dst * ptrdiff_t(sizeof(T)),
                  reinterpret_cast<const char*>(source), sst * ptrdiff_t(sizeof(T)), bsize * sizeof(T), nblocks);
 }
 
 template <typename T>
 inline void ibget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe) {
+    if (__builtin_expect(is_remote(pe), 0))
+        return remote->get_strided(dest, dst * ptrdiff_t(sizeof(T)), source, sst * ptrdiff_t(sizeof(T)),
+                                   bsize * sizeof(T), nblocks, pe);
     copy_strided(reinterpret_cast<char*>(dest), dst * ptrdiff_t(sizeof(T)),
                  reinterpret_cast<const char*>(translate(source, pe)), sst * ptrdiff_t(sizeof(T)), bsize * sizeof(T),
                  nblocks);
@@ -129,6 +149,7 @@ inline void ibget(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t
 
 template <typename T>
 inline void p(T* dest, T value, int pe) {
+    if (__builtin_expect(is_remote(pe), 0)) return remote->put(dest, &value, sizeof(T), pe, false);
     T* d = translate(dest, pe);
     if (heap_on_gpu())
         gpu::copy(d, &value, sizeof(T));
@@ -140,8 +161,12 @@ inline void p(T* dest, T value, int pe) {
 
 template <typename T>
 inline T g(const T* source, int pe) {
-    const T* s = translate(source, pe);
     T value;
+    if (__builtin_expect(is_remote(pe), 0)) {
+        remote->get(&value, source, sizeof(T), pe, false);
+        return value;
+    }
+    const T* s = translate(source, pe);
     if (heap_on_gpu())
         gpu::copy(&value, s, sizeof(T));
     else if constexpr (single_access_v<T>)

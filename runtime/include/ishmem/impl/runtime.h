@@ -211,10 +211,35 @@ struct CUstream_st;  // cudaStream_t
 
 namespace ishmemi {
 
-namespace gpu {
-// Read-modify-write codes of gpu::rmw; integers of 4 or 8 bytes (floats as their bits for load,
-// store and swap).
+// Read-modify-write codes of the atomics that another agent does for the caller (the GPU on a GPU heap,
+// the transport on a PE of another node); integers of 4 or 8 bytes (floats as their bits for load,
+// store, swap and compare-and-swap).
 enum rmw_op : int { op_load, op_store, op_swap, op_cswap, op_add, op_and, op_or, op_xor };
+// The collectives and element types that such an agent runs for the caller.
+enum coll_kind : int { coll_alltoall, coll_broadcast, coll_collect, coll_fcollect };
+enum elem_kind : int { elem_i8, elem_i16, elem_i32, elem_i64, elem_u8, elem_u16, elem_u32, elem_u64, elem_f32, elem_f64 };
+template <class T> constexpr elem_kind elem_kind_of() {
+    if constexpr (std::is_floating_point_v<T>) {
+        static_assert(sizeof(T) == 4 || sizeof(T) == 8, "float or double");
+        return sizeof(T) == 4 ? elem_f32 : elem_f64;
+    } else {
+        constexpr int log = sizeof(T) == 1 ? 0 : sizeof(T) == 2 ? 1 : sizeof(T) == 4 ? 2 : 3;
+        return static_cast<elem_kind>((std::is_signed_v<T> ? elem_i8 : elem_u8) + log);
+    }
+}
+static_assert(elem_kind_of<signed char>() == elem_i8 && elem_kind_of<unsigned short>() == elem_u16 &&
+              elem_kind_of<int>() == elem_i32 && elem_kind_of<long long>() == elem_i64 &&
+              elem_kind_of<size_t>() == elem_u64 && elem_kind_of<float>() == elem_f32 &&
+              elem_kind_of<double>() == elem_f64 && elem_kind_of<unsigned char>() == elem_u8);
+
+namespace gpu {
+using ishmemi::rmw_op, ishmemi::op_load, ishmemi::op_store, ishmemi::op_swap, ishmemi::op_cswap, ishmemi::op_add,
+    ishmemi::op_and, ishmemi::op_or, ishmemi::op_xor;
+using ishmemi::coll_kind, ishmemi::coll_alltoall, ishmemi::coll_broadcast, ishmemi::coll_collect,
+    ishmemi::coll_fcollect;
+using ishmemi::elem_kind, ishmemi::elem_kind_of, ishmemi::elem_i8, ishmemi::elem_i16, ishmemi::elem_i32,
+    ishmemi::elem_i64, ishmemi::elem_u8, ishmemi::elem_u16, ishmemi::elem_u32, ishmemi::elem_u64, ishmemi::elem_f32,
+    ishmemi::elem_f64;
 // Copies bytes between any two of: host memory, my GPU heap, a peer's GPU heap (through my mapping
 // of it). Returns when the copy is complete.
 ISHMEM_API void copy(void* dst, const void* src, size_t bytes);
@@ -236,25 +261,10 @@ ISHMEM_API uint64_t rmw(rmw_op op, void* p, unsigned size, uint64_t value, uint6
 // GPU sync slot (runtime/cuda/collectives.cu; the same code as device calls). With a stream s they
 // are queued on it and return at once; with s null they run on the calling thread's stream and
 // return when complete. The caller has checked the arguments.
-enum coll_kind : int { coll_alltoall, coll_broadcast, coll_collect, coll_fcollect };
 ISHMEM_API void collective(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root,
                            CUstream_st* s);
 // Reductions and scans: op as coll::op_kind; scan 0 (reduce), 1 (inclusive) or 2 (exclusive); the
 // element type by kind, size and sign (char, long, size_t... map to one of these).
-enum elem_kind : int { elem_i8, elem_i16, elem_i32, elem_i64, elem_u8, elem_u16, elem_u32, elem_u64, elem_f32, elem_f64 };
-template <class T> constexpr elem_kind elem_kind_of() {
-    if constexpr (std::is_floating_point_v<T>) {
-        static_assert(sizeof(T) == 4 || sizeof(T) == 8, "float or double");
-        return sizeof(T) == 4 ? elem_f32 : elem_f64;
-    } else {
-        constexpr int log = sizeof(T) == 1 ? 0 : sizeof(T) == 2 ? 1 : sizeof(T) == 4 ? 2 : 3;
-        return static_cast<elem_kind>((std::is_signed_v<T> ? elem_i8 : elem_u8) + log);
-    }
-}
-static_assert(elem_kind_of<signed char>() == elem_i8 && elem_kind_of<unsigned short>() == elem_u16 &&
-              elem_kind_of<int>() == elem_i32 && elem_kind_of<long long>() == elem_i64 &&
-              elem_kind_of<size_t>() == elem_u64 && elem_kind_of<float>() == elem_f32 &&
-              elem_kind_of<double>() == elem_f64 && elem_kind_of<unsigned char>() == elem_u8);
 ISHMEM_API void reduction(int op, int scan, elem_kind type, int team, void* dest, const void* source, size_t nelems,
                           CUstream_st* s);
 // A device barrier over the team (the GPU sync slot's counters, as barriers in kernels use), by a

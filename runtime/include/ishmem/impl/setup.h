@@ -55,13 +55,18 @@ inline void* ptr(const void* dest, int pe) {
     return translate(dest, pe);
 }
 
-// Every PE of the job maps every other's heap and globals on the host and CUDA backends.
+// Every PE of the job is reachable: those of this node by loads and stores, the others through the
+// transport.
 inline int pe_accessible(int pe) {
-    return state.initialized && static_cast<unsigned>(pe) < static_cast<unsigned>(state.n_pes) && state.peer_base[pe];
+    return state.initialized && static_cast<unsigned>(pe) < static_cast<unsigned>(state.n_pes);
 }
 
+// addr is symmetric (in the heap or the symmetric globals) and pe is reachable.
 inline int addr_accessible(const void* addr, int pe) {
-    return pe_accessible(pe) && ptr(addr, pe) != nullptr;
+    if (!pe_accessible(pe)) return 0;
+    const uintptr_t a = reinterpret_cast<uintptr_t>(addr);
+    return a - reinterpret_cast<uintptr_t>(state.heap_base) < state.heap_size ||
+           a - reinterpret_cast<uintptr_t>(state.globals_base) < state.globals_size;
 }
 
 inline void info_get_version(int* major, int* minor) {

@@ -1,5 +1,6 @@
 // Put-with-signal and the signal word routines. A signal update is a release operation, so a PE
-// that sees it with an acquire load (signal_fetch, signal_wait_until) also sees the data.
+// that sees it with an acquire load (signal_fetch, signal_wait_until) also sees the data. To a PE of
+// another node the data goes first and is complete there before the signal is sent.
 #pragma once
 
 #include <cstdint>
@@ -12,19 +13,14 @@
 namespace ishmemi::impl {
 
 inline void signal_set(uint64_t* sig_addr, uint64_t signal, int pe) {
-    if (heap_on_gpu()) {
-        gpu_rmw(gpu::op_store, translate(sig_addr, pe), signal);
-        return;
-    }
-    __atomic_store_n(translate(sig_addr, pe), signal, __ATOMIC_RELEASE);
+    amo(op_store, sig_addr, pe, signal, uint64_t{}, [&](auto r) {
+        r.store(signal, std::memory_order_release);
+        return uint64_t{};
+    });
 }
 
 inline void signal_add(uint64_t* sig_addr, uint64_t signal, int pe) {
-    if (heap_on_gpu()) {
-        gpu_rmw(gpu::op_add, translate(sig_addr, pe), signal);
-        return;
-    }
-    __atomic_fetch_add(translate(sig_addr, pe), signal, __ATOMIC_RELEASE);
+    amo(op_add, sig_addr, pe, signal, uint64_t{}, [&](auto r) { return r.fetch_add(signal, std::memory_order_release); });
 }
 
 // sig_op is ISHMEM_SIGNAL_SET or ISHMEM_SIGNAL_ADD (checked by the caller).
@@ -35,8 +31,15 @@ inline void signal_update(uint64_t* sig_addr, uint64_t signal, int sig_op, int p
         signal_set(sig_addr, signal, pe);
 }
 
+// The signal of a put-with-signal, after the data: to a PE of another node the data is completed
+// there first (on this node the release store orders it).
+inline void signal_after_data(uint64_t* sig_addr, uint64_t signal, int sig_op, int pe) {
+    if (__builtin_expect(is_remote(pe), 0)) remote->flush(pe);
+    signal_update(sig_addr, signal, sig_op, pe);
+}
+
 inline uint64_t signal_fetch(uint64_t* sig_addr) {
-    if (heap_on_gpu()) return gpu_rmw(gpu::op_load, sig_addr);
+    if (heap_on_gpu()) return gpu_rmw(op_load, sig_addr);
     return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
 }
 
@@ -44,7 +47,7 @@ template <typename T>
 inline void put_signal(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal, int sig_op,
                        int pe) {
     put(dest, source, nelems, pe);
-    signal_update(sig_addr, signal, sig_op, pe);
+    signal_after_data(sig_addr, signal, sig_op, pe);
 }
 
 template <typename T>
@@ -75,7 +78,7 @@ template <typename T, typename Group>
 inline void put_signal_work_group(T* dest, const T* source, size_t nelems, uint64_t* sig_addr, uint64_t signal,
                                   int sig_op, int pe, const Group& group) {
     put_work_group(dest, source, nelems, pe, group);
-    if (group_rank(group) == 0) signal_update(sig_addr, signal, sig_op, pe);
+    if (group_rank(group) == 0) signal_after_data(sig_addr, signal, sig_op, pe);
     group_sync(group);
 }
 

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "ishmem/impl/runtime.h"
+#include "ishmem/impl/transport.h"
 #include "ishmem/impl/work_group.h"
 
 namespace ishmemi {
@@ -87,6 +88,7 @@ struct backoff {
     unsigned polls = 0;
     // Returns true once the loop has started yielding (slow path: a good time for liveness checks).
     bool pause() {
+        if (__builtin_expect(remote != nullptr, 0)) remote->progress();  // PEs of other nodes may need us
         if (polls < limit) {
             for (unsigned i = 0, n = 1u << (polls < max_shift ? polls : max_shift); i < n; ++i) cpu_relax();
             ++polls;

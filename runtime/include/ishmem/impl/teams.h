@@ -9,6 +9,7 @@
 #include "ishmem/generated/constants.h"
 #include "ishmem/impl/runtime.h"
 #include "ishmem/impl/sync.h"
+#include "ishmem/impl/transport.h"
 
 namespace ishmemi {
 
@@ -21,6 +22,7 @@ struct team_t {
     uint64_t acks_expected;   // acknowledgements this PE has waited for in them, in total
     uint64_t eager_ops;       // eager collectives (small messages through inboxes) on the team
     uint64_t agreed_calls;    // collectives checked by agree_on_call on the team (ISHMEM_CHECK=full)
+    bool spans_nodes = false; // some member is on another node: barriers and collectives go through the transport
 
     int world_pe(int index) const { return start + index * stride; }
 };
@@ -118,6 +120,7 @@ inline bool check_no_partial_overlap(const char* routine, const char* a, const v
 // Dissemination barrier over the team's members, one thread per PE. No memory ordering beyond the
 // flags' release/acquire (callers that need completion of remote operations quiet first).
 inline void team_barrier(const team_t& t, ishmem_team_t handle, const char* routine) {
+    if (t.spans_nodes) return remote->barrier(handle, false);
     barrier_pes(t.start, t.stride, t.size, t.my_index, team_slot_offset(handle), routine);
 }
 

@@ -1,0 +1,65 @@
+// PEs on other nodes (DESIGN.md §8). This PE maps the heaps of the PEs of its node; a PE whose heap it
+// does not map (state.peer_base[pe] is null) is remote, and every operation on it goes through the
+// transport that a scale-out library (libishmem_mpi) gives ishmem_init. Addresses passed to the
+// transport are symmetric addresses as this PE sees them (its heap, its internal region, its
+// symmetric globals); the transport turns them into the target's. On a job of one node `remote` is
+// null and the operations never look further than the branch on peer_base.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ishmem/impl/runtime.h"
+
+namespace ishmemi {
+
+struct team_t;
+
+struct transport {
+    // Contiguous transfers. A blocking put returns when source may be reused, a blocking get when
+    // dest holds the data; the nbi forms complete at quiet.
+    virtual void put(void* dest, const void* source, size_t bytes, int pe, bool nbi) = 0;
+    virtual void get(void* dest, const void* source, size_t bytes, int pe, bool nbi) = 0;
+    // count elements of elem bytes, element k from source + k * sstride to dest + k * dstride
+    // (strides in bytes, positive); blocking, as put and get.
+    virtual void put_strided(void* dest, ptrdiff_t dstride, const void* source, ptrdiff_t sstride, size_t elem,
+                             size_t count, int pe) = 0;
+    virtual void get_strided(void* dest, ptrdiff_t dstride, const void* source, ptrdiff_t sstride, size_t elem,
+                             size_t count, int pe) = 0;
+    // One atomic operation on the word of `size` (4 or 8) bytes at dest on pe, done by pe's node with
+    // the same CPU atomics that PEs of that node use, so that it is atomic with respect to them too.
+    // Returns the old value; complete (and visible to pe's waits) when it returns. A store is a
+    // release, and its data ordered after every put this PE completed before.
+    virtual uint64_t amo(rmw_op op, void* dest, unsigned size, uint64_t value, uint64_t cond, int pe) = 0;
+    // flush: completes earlier puts to pe; fence: orders earlier puts to each PE before later ones;
+    // quiet: completes them all.
+    virtual void flush(int pe) = 0;
+    virtual void fence() = 0;
+    virtual void quiet() = 0;
+    // Serves what other PEs asked of this one (their AMOs) and drives the communication library; called
+    // from every waiting loop, cheap when there is nothing to do.
+    virtual void progress() = 0;
+
+    // Teams: a split is collective over the parent's members; this PE's new team (in slot) holds the
+    // members that pass the same color, ordered by key; color -1: this PE is in none. destroy is
+    // local.
+    virtual void team_split(int parent_slot, int slot, int color, int key) = 0;
+    virtual void team_destroy(int slot) = 0;
+    // Collectives over a team with members on several nodes (same arguments as gpu::collective,
+    // gpu::reduction; the caller has checked them). barrier: quiet first when `complete` is set.
+    virtual void collective(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root) = 0;
+    virtual void reduction(int op, int scan, elem_kind type, int team, void* dest, const void* source,
+                           size_t nelems) = 0;
+    virtual void barrier(int team, bool complete) = 0;
+    virtual ~transport() = default;
+};
+
+// The transport to the PEs of other nodes; null when every PE is on this node.
+extern ISHMEM_API transport* remote;
+
+// True when pe is on another node (its heap is not mapped here).
+inline bool is_remote(int pe) {
+    return state.peer_base[pe] == nullptr;
+}
+
+}  // namespace ishmemi

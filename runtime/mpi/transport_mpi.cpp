@@ -1,0 +1,466 @@
+// The MPI transport (DESIGN.md §8, impl/transport.h): how a PE reaches the PEs of other nodes.
+//
+// - RMA: MPI-3 one-sided operations on two windows over the symmetric memory, locked once for the
+//   job (passive target, MPI_Win_lock_all): one over the internal region and the heap, one over the
+//   executable's symmetric globals. A blocking put is MPI_Put + MPI_Win_flush_local, a get MPI_Get +
+//   MPI_Win_flush; the nbi forms are completed by quiet (MPI_Win_flush_all).
+// - AMOs: an MPI window's atomics are atomic only with respect to other MPI atomics, not to the CPU
+//   atomics that the PEs of the target's node use on the same word. So an AMO on a remote PE is a
+//   request message to that PE, which does it with the same CPU atomic that a PE of its node would
+//   use and replies with the old value. Every AMO on a word, from whichever node, is then a CPU
+//   atomic on the memory that holds it. Signals are AMOs too; a put-with-signal completes its data
+//   at the target (MPI_Win_flush) before it sends the signal.
+// - Progress: a PE serves the requests sent to it from every waiting loop (progress(), called by
+//   backoff::pause), and a progress thread serves them while the PE computes or blocks inside MPI
+//   (a collective, a communicator split). Its polls also drive MPI's own progress, which the
+//   one-sided components that emulate RMA over TCP need at the target. The thread polls for a while
+//   after each request and then sleeps, doubling up to ISHMEM_MPI_PROGRESS_SLEEP_US.
+// - Teams with members on several nodes: one MPI communicator per team (split from the parent's at
+//   team creation), and the collectives are MPI's on it.
+#include "transport_mpi.h"
+
+#include <mpi.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ishmem/impl/collectives.h"
+#include "ishmem/impl/sync.h"
+#include "ishmem/impl/teams.h"
+#include "ishmem/impl/transport.h"
+
+namespace ishmemi {
+
+namespace {
+
+const char* const routine = "MPI transport";
+
+[[noreturn]] void mpi_failed(int rc, const char* what, int pe) {
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) len = snprintf(text, sizeof text, "MPI error %d", rc);
+    if (pe >= 0) fatal(routine, "%s (PE %d) failed: %.*s", what, pe, len, text);
+    fatal(routine, "%s failed: %.*s", what, len, text);
+}
+
+inline void check(int rc, const char* what, int pe = -1) {
+    if (__builtin_expect(rc != MPI_SUCCESS, 0)) mpi_failed(rc, what, pe);
+}
+
+// MPI counts are ints: transfers of more bytes go in slices of this many.
+constexpr size_t slice_bytes = size_t{1} << 30;
+
+// A request for an AMO on the receiving PE; it answers with the old value on reply_tag.
+struct am_request {
+    uint8_t op, size, region, pad;
+    int32_t reply_tag;
+    uint64_t disp, value, cond;
+};
+constexpr int tag_request = 1;
+constexpr int tag_reply_first = 2, tag_replies = 30000;  // reply tags stay below MPI's minimum MPI_TAG_UB
+
+template <class W> uint64_t rmw_word(rmw_op op, W* p, W v, W c) {
+    switch (op) {
+        case op_load: return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+        case op_store: __atomic_store_n(p, v, __ATOMIC_RELEASE); return 0;
+        case op_swap: return __atomic_exchange_n(p, v, __ATOMIC_ACQ_REL);
+        case op_cswap:
+            __atomic_compare_exchange_n(p, &c, v, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+            return c;  // the old value, whether or not it matched
+        case op_add: return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
+        case op_and: return __atomic_fetch_and(p, v, __ATOMIC_ACQ_REL);
+        case op_or: return __atomic_fetch_or(p, v, __ATOMIC_ACQ_REL);
+        case op_xor: return __atomic_fetch_xor(p, v, __ATOMIC_ACQ_REL);
+    }
+    return 0;
+}
+
+MPI_Datatype mpi_type(elem_kind k) {
+    switch (k) {
+        case elem_i8: return MPI_INT8_T;
+        case elem_i16: return MPI_INT16_T;
+        case elem_i32: return MPI_INT32_T;
+        case elem_i64: return MPI_INT64_T;
+        case elem_u8: return MPI_UINT8_T;
+        case elem_u16: return MPI_UINT16_T;
+        case elem_u32: return MPI_UINT32_T;
+        case elem_u64: return MPI_UINT64_T;
+        case elem_f32: return MPI_FLOAT;
+        case elem_f64: return MPI_DOUBLE;
+    }
+    return MPI_DATATYPE_NULL;
+}
+
+size_t elem_size(elem_kind k) {
+    switch (k) {
+        case elem_i8: case elem_u8: return 1;
+        case elem_i16: case elem_u16: return 2;
+        case elem_i32: case elem_u32: case elem_f32: return 4;
+        default: return 8;
+    }
+}
+
+MPI_Op mpi_op(int op) {
+    switch (op) {
+        case coll::op_and: return MPI_BAND;
+        case coll::op_or: return MPI_BOR;
+        case coll::op_xor: return MPI_BXOR;
+        case coll::op_max: return MPI_MAX;
+        case coll::op_min: return MPI_MIN;
+        case coll::op_sum: return MPI_SUM;
+        default: return MPI_PROD;
+    }
+}
+
+int as_count(size_t n, const char* what) {
+    if (n > static_cast<size_t>(INT_MAX))
+        fatal(routine, "%s of %zu elements over several nodes: MPI counts end at %d", what, n, INT_MAX);
+    return static_cast<int>(n);
+}
+
+class mpi_transport final : public transport {
+  public:
+    mpi_transport(MPI_Comm world, long max_sleep_us) : max_sleep_us_(max_sleep_us) {
+        int level = MPI_THREAD_SINGLE;
+        MPI_Query_thread(&level);
+        if (level < MPI_THREAD_MULTIPLE)
+            fatal("ishmem_init", "a job over several nodes needs MPI_THREAD_MULTIPLE (MPI was initialized with level "
+                  "%d): let ishmem initialize MPI, or call MPI_Init_thread with MPI_THREAD_MULTIPLE", level);
+        check(MPI_Comm_dup(world, &am_comm_), "MPI_Comm_dup");
+        MPI_Comm_set_errhandler(am_comm_, MPI_ERRORS_RETURN);
+        MPI_Comm_rank(am_comm_, &me_);
+        comms_.assign(team_slots_max, MPI_COMM_NULL);
+        check(MPI_Comm_dup(world, &comms_[ISHMEM_TEAM_WORLD]), "MPI_Comm_dup");
+        MPI_Comm_set_errhandler(comms_[ISHMEM_TEAM_WORLD], MPI_ERRORS_RETURN);
+
+        heap_lo_ = state.heap_base - internal_size;
+        heap_bytes_ = internal_size + state.heap_size;
+        heap_win_ = make_window(heap_lo_, heap_bytes_);
+        globals_win_ = make_window(state.globals_base, state.globals_size);  // size 0 where there are none
+
+        check(MPI_Irecv(&inbox_, sizeof inbox_, MPI_BYTE, MPI_ANY_SOURCE, tag_request, am_comm_, &inbox_req_),
+              "MPI_Irecv");
+        thread_ = std::thread([this] { progress_loop(); });
+    }
+
+    ~mpi_transport() override {
+        stop_.store(true, std::memory_order_release);
+        thread_.join();
+        MPI_Cancel(&inbox_req_);
+        MPI_Wait(&inbox_req_, MPI_STATUS_IGNORE);
+        for (MPI_Win* w : {&heap_win_, &globals_win_}) {
+            MPI_Win_unlock_all(*w);
+            MPI_Win_free(w);
+        }
+        for (MPI_Comm& c : comms_)
+            if (c != MPI_COMM_NULL) MPI_Comm_free(&c);
+        MPI_Comm_free(&am_comm_);
+    }
+
+    // ---- RMA ----------------------------------------------------------------------------------
+
+    void put(void* dest, const void* source, size_t bytes, int pe, bool nbi) override {
+        const target t = locate(dest);
+        for (size_t off = 0; off < bytes; off += slice_bytes) {
+            const int n = static_cast<int>(std::min(slice_bytes, bytes - off));
+            check(MPI_Put(static_cast<const char*>(source) + off, n, MPI_BYTE, pe, t.disp + MPI_Aint(off), n, MPI_BYTE,
+                          t.win),
+                  "MPI_Put", pe);
+        }
+        dirty_.store(true, std::memory_order_relaxed);
+        if (!nbi) check(MPI_Win_flush_local(pe, t.win), "MPI_Win_flush_local", pe);
+    }
+
+    void get(void* dest, const void* source, size_t bytes, int pe, bool nbi) override {
+        const target t = locate(source);
+        for (size_t off = 0; off < bytes; off += slice_bytes) {
+            const int n = static_cast<int>(std::min(slice_bytes, bytes - off));
+            check(MPI_Get(static_cast<char*>(dest) + off, n, MPI_BYTE, pe, t.disp + MPI_Aint(off), n, MPI_BYTE, t.win),
+                  "MPI_Get", pe);
+        }
+        if (nbi)
+            dirty_.store(true, std::memory_order_relaxed);
+        else
+            check(MPI_Win_flush(pe, t.win), "MPI_Win_flush", pe);
+    }
+
+    void put_strided(void* dest, ptrdiff_t dstride, const void* source, ptrdiff_t sstride, size_t elem, size_t count,
+                     int pe) override {
+        strided(true, dest, dstride, source, sstride, elem, count, pe);
+    }
+
+    void get_strided(void* dest, ptrdiff_t dstride, const void* source, ptrdiff_t sstride, size_t elem, size_t count,
+                     int pe) override {
+        strided(false, dest, dstride, source, sstride, elem, count, pe);
+    }
+
+    // ---- AMOs ---------------------------------------------------------------------------------
+
+    uint64_t amo(rmw_op op, void* dest, unsigned size, uint64_t value, uint64_t cond, int pe) override {
+        const target t = locate(dest);
+        am_request r{static_cast<uint8_t>(op), static_cast<uint8_t>(size), t.region, 0,
+                     tag_reply_first + static_cast<int32_t>(next_tag_.fetch_add(1, std::memory_order_relaxed) % tag_replies),
+                     static_cast<uint64_t>(t.disp), value, cond};
+        uint64_t old = 0;
+        MPI_Request rq[2];
+        check(MPI_Irecv(&old, 1, MPI_UINT64_T, pe, r.reply_tag, am_comm_, &rq[0]), "MPI_Irecv", pe);
+        check(MPI_Isend(&r, sizeof r, MPI_BYTE, pe, tag_request, am_comm_, &rq[1]), "MPI_Isend", pe);
+        // Serve others meanwhile: two PEs may be waiting for each other's answer.
+        for (;;) {
+            int done = 0;
+            check(MPI_Testall(2, rq, &done, MPI_STATUSES_IGNORE), "MPI_Testall", pe);
+            if (done) return old;
+            serve();
+            cpu_relax();
+        }
+    }
+
+    // ---- ordering and progress ----------------------------------------------------------------
+
+    void flush(int pe) override {
+        check(MPI_Win_flush(pe, heap_win_), "MPI_Win_flush", pe);
+        check(MPI_Win_flush(pe, globals_win_), "MPI_Win_flush", pe);
+    }
+
+    // MPI has no cheaper ordering than completion on these windows: fence completes too.
+    void fence() override { quiet(); }
+
+    void quiet() override {
+        if (!dirty_.exchange(false, std::memory_order_relaxed)) return;
+        check(MPI_Win_flush_all(heap_win_), "MPI_Win_flush_all");
+        check(MPI_Win_flush_all(globals_win_), "MPI_Win_flush_all");
+    }
+
+    void progress() override { serve(); }
+
+    // ---- teams and collectives ----------------------------------------------------------------
+
+    void team_split(int parent_slot, int slot, int color, int key) override {
+        MPI_Comm c = MPI_COMM_NULL;
+        check(MPI_Comm_split(comm(parent_slot), color < 0 ? MPI_UNDEFINED : color, key, &c), "MPI_Comm_split");
+        if (c == MPI_COMM_NULL) return;
+        MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+        team_destroy(slot);  // a slot left by a team of a parent that did not span nodes
+        comms_[slot] = c;
+    }
+
+    void team_destroy(int slot) override {
+        if (comms_[slot] != MPI_COMM_NULL && slot != ISHMEM_TEAM_WORLD) MPI_Comm_free(&comms_[slot]);
+    }
+
+    void collective(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root) override {
+        MPI_Comm c = comm(team);
+        int n = 0, rank = 0;
+        MPI_Comm_size(c, &n);
+        MPI_Comm_rank(c, &rank);
+        const int count = as_count(bytes, "a collective");
+        // MPI's buffers must not overlap: a source inside dest goes through a copy.
+        std::vector<char> copy;
+        const size_t dest_bytes = kind == coll_broadcast ? bytes : bytes * static_cast<size_t>(n);
+        if (kind != coll_broadcast && kind != coll_collect && overlaps(dest, dest_bytes, source, bytes)) {
+            copy.assign(static_cast<const char*>(source), static_cast<const char*>(source) + bytes);
+            source = copy.data();
+        }
+        switch (kind) {
+            case coll_alltoall:
+                check(MPI_Alltoall(source, count / n, MPI_BYTE, dest, count / n, MPI_BYTE, c), "MPI_Alltoall");
+                break;
+            case coll_fcollect:
+                check(MPI_Allgather(source, count, MPI_BYTE, dest, count, MPI_BYTE, c), "MPI_Allgather");
+                break;
+            case coll_broadcast:
+                if (rank == root && dest != source) memmove(dest, source, bytes);
+                check(MPI_Bcast(dest, count, MPI_BYTE, root, c), "MPI_Bcast");
+                break;
+            case coll_collect: {
+                std::vector<int> counts(static_cast<size_t>(n)), displs(static_cast<size_t>(n));
+                check(MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, c), "MPI_Allgather");
+                size_t at = 0;
+                for (int i = 0; i < n; ++i) {
+                    displs[static_cast<size_t>(i)] = as_count(at, "a collect");
+                    at += static_cast<size_t>(counts[static_cast<size_t>(i)]);
+                }
+                if (overlaps(dest, at, source, bytes)) {
+                    copy.assign(static_cast<const char*>(source), static_cast<const char*>(source) + bytes);
+                    source = copy.data();
+                }
+                check(MPI_Allgatherv(source, count, MPI_BYTE, dest, counts.data(), displs.data(), MPI_BYTE, c),
+                      "MPI_Allgatherv");
+                break;
+            }
+        }
+    }
+
+    void reduction(int op, int scan, elem_kind type, int team, void* dest, const void* source, size_t nelems) override {
+        MPI_Comm c = comm(team);
+        const int count = as_count(nelems, "a reduction");
+        const void* in = source == dest ? MPI_IN_PLACE : source;
+        if (scan == 0) {
+            check(MPI_Allreduce(in, dest, count, mpi_type(type), mpi_op(op), c), "MPI_Allreduce");
+        } else if (scan == 1) {
+            check(MPI_Scan(in, dest, count, mpi_type(type), MPI_SUM, c), "MPI_Scan");
+        } else {
+            check(MPI_Exscan(in, dest, count, mpi_type(type), MPI_SUM, c), "MPI_Exscan");
+            int rank = 0;
+            MPI_Comm_rank(c, &rank);
+            if (rank == 0) memset(dest, 0, nelems * elem_size(type));  // MPI leaves it undefined
+        }
+    }
+
+    void barrier(int team, bool complete) override {
+        if (complete) quiet();
+        check(MPI_Barrier(comm(team)), "MPI_Barrier");
+    }
+
+  private:
+    struct target {
+        MPI_Win win;
+        MPI_Aint disp;
+        uint8_t region;  // 0: internal region and heap, 1: globals
+    };
+
+    MPI_Win make_window(void* base, size_t bytes) {
+        MPI_Win w = MPI_WIN_NULL;
+        check(MPI_Win_create(bytes ? base : nullptr, static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL,
+                             comms_[ISHMEM_TEAM_WORLD], &w),
+              "MPI_Win_create over the symmetric memory");
+        MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN);
+        check(MPI_Win_lock_all(MPI_MODE_NOCHECK, w), "MPI_Win_lock_all");
+        return w;
+    }
+
+    // The window and displacement of a symmetric address (the entry points checked that it is one).
+    target locate(const void* addr) {
+        const uintptr_t a = reinterpret_cast<uintptr_t>(addr);
+        const uintptr_t h = a - reinterpret_cast<uintptr_t>(heap_lo_);
+        if (h < heap_bytes_) return {heap_win_, static_cast<MPI_Aint>(h), 0};
+        const uintptr_t g = a - reinterpret_cast<uintptr_t>(state.globals_base);
+        if (g < state.globals_size) {
+            dirty_.store(true, std::memory_order_relaxed);
+            return {globals_win_, static_cast<MPI_Aint>(g), 1};
+        }
+        fatal(routine, "address %p is not symmetric", addr);
+    }
+
+    char* region_base(uint8_t region) { return region == 0 ? heap_lo_ : state.globals_base; }
+
+    MPI_Comm comm(int team) {
+        if (comms_[team] == MPI_COMM_NULL) fatal(routine, "team %d has no communicator on this PE", team);
+        return comms_[team];
+    }
+
+    static bool overlaps(const void* a, size_t an, const void* b, size_t bn) {
+        const auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+        return an && bn && x < y + bn && y < x + an;
+    }
+
+    void strided(bool is_put, void* dest, ptrdiff_t dstride, const void* source, ptrdiff_t sstride, size_t elem,
+                 size_t count, int pe) {
+        if (!count || !elem) return;
+        const void* remote_addr = is_put ? static_cast<const void*>(dest) : source;
+        const target t = locate(remote_addr);
+        const ptrdiff_t local_stride = is_put ? sstride : dstride, remote_stride = is_put ? dstride : sstride;
+        const size_t chunk = static_cast<size_t>(INT_MAX);
+        for (size_t first = 0; first < count; first += chunk) {
+            const int n = static_cast<int>(std::min(chunk, count - first));
+            MPI_Datatype local_type, remote_type;
+            check(MPI_Type_create_hvector(n, as_count(elem, "a strided element"), local_stride, MPI_BYTE, &local_type),
+                  "MPI_Type_create_hvector");
+            check(MPI_Type_create_hvector(n, static_cast<int>(elem), remote_stride, MPI_BYTE, &remote_type),
+                  "MPI_Type_create_hvector");
+            MPI_Type_commit(&local_type);
+            MPI_Type_commit(&remote_type);
+            const MPI_Aint disp = t.disp + static_cast<MPI_Aint>(first) * remote_stride;
+            if (is_put) {
+                const char* src = static_cast<const char*>(source) + static_cast<ptrdiff_t>(first) * sstride;
+                check(MPI_Put(src, 1, local_type, pe, disp, 1, remote_type, t.win), "MPI_Put", pe);
+            } else {
+                char* dst = static_cast<char*>(dest) + static_cast<ptrdiff_t>(first) * dstride;
+                check(MPI_Get(dst, 1, local_type, pe, disp, 1, remote_type, t.win), "MPI_Get", pe);
+            }
+            MPI_Type_free(&local_type);
+            MPI_Type_free(&remote_type);
+        }
+        if (is_put) {
+            dirty_.store(true, std::memory_order_relaxed);
+            check(MPI_Win_flush_local(pe, t.win), "MPI_Win_flush_local", pe);
+        } else {
+            check(MPI_Win_flush(pe, t.win), "MPI_Win_flush", pe);
+        }
+    }
+
+    // Answers the requests that have come in; false when there were none (or another thread serves).
+    bool serve() {
+        std::unique_lock<std::mutex> lock(serve_lock_, std::try_to_lock);
+        if (!lock.owns_lock()) return false;
+        bool any = false;
+        for (int k = 0; k < 64; ++k) {
+            int flag = 0;
+            MPI_Status st;
+            check(MPI_Test(&inbox_req_, &flag, &st), "MPI_Test");
+            if (!flag) break;
+            any = true;
+            const am_request r = inbox_;
+            check(MPI_Irecv(&inbox_, sizeof inbox_, MPI_BYTE, MPI_ANY_SOURCE, tag_request, am_comm_, &inbox_req_),
+                  "MPI_Irecv");
+            char* p = region_base(r.region) + r.disp;
+            const rmw_op op = static_cast<rmw_op>(r.op);
+            const uint64_t old =
+                r.size == 4 ? rmw_word<uint32_t>(op, reinterpret_cast<uint32_t*>(p), static_cast<uint32_t>(r.value),
+                                                 static_cast<uint32_t>(r.cond))
+                            : rmw_word<uint64_t>(op, reinterpret_cast<uint64_t*>(p), r.value, r.cond);
+            check(MPI_Send(&old, 1, MPI_UINT64_T, st.MPI_SOURCE, r.reply_tag, am_comm_), "MPI_Send", st.MPI_SOURCE);
+        }
+        return any;
+    }
+
+    void progress_loop() {
+        unsigned idle = 0;
+        long sleep_us = 1;
+        while (!stop_.load(std::memory_order_acquire)) {
+            if (serve()) {
+                idle = 0;
+                sleep_us = 1;
+                continue;
+            }
+            if (++idle < 256 || max_sleep_us_ == 0) {
+                sched_yield();
+                continue;
+            }
+            usleep(static_cast<useconds_t>(sleep_us));
+            sleep_us = std::min(sleep_us * 2, max_sleep_us_);
+        }
+    }
+
+    MPI_Comm am_comm_ = MPI_COMM_NULL;
+    std::vector<MPI_Comm> comms_;  // by team slot
+    int me_ = 0;
+    char* heap_lo_ = nullptr;      // my internal region, then my heap
+    size_t heap_bytes_ = 0;
+    MPI_Win heap_win_ = MPI_WIN_NULL, globals_win_ = MPI_WIN_NULL;
+    std::atomic<bool> dirty_{false};  // puts or nbi gets that a quiet has yet to complete
+
+    std::mutex serve_lock_;
+    am_request inbox_{};
+    MPI_Request inbox_req_ = MPI_REQUEST_NULL;
+    std::atomic<uint32_t> next_tag_{0};
+    std::atomic<bool> stop_{false};
+    long max_sleep_us_;
+    std::thread thread_;
+};
+
+}  // namespace
+
+std::unique_ptr<transport> make_mpi_transport(MPI_Comm world, long progress_sleep_us) {
+    return std::make_unique<mpi_transport>(world, progress_sleep_us);
+}
+
+}  // namespace ishmemi
