@@ -13,7 +13,10 @@
 #include <ishmemx.h>
 
 #include <algorithm>
+#include <unistd.h>
+
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -153,16 +156,42 @@ void expect_message(const std::string& err, const std::string& routine) {
 
 // ---------------------------------------------------------------------------------------------
 
+// The world PEs of this PE's node as TEAM_SHARED and TEAM_NODE must hold them, found without the
+// library's teams: the PEs with this host name (this PE alone under ISHMEM_NODE_SPLIT=pe), when they
+// are a strided set of the world; else this PE alone. Collective.
+std::vector<int> expected_node_pes() {
+    const int n = ishmem_n_pes(), me = ishmem_my_pe();
+    constexpr size_t len = 256;
+    char* names = static_cast<char*>(ishmem_calloc(static_cast<size_t>(n) + 1, len));
+    gethostname(names + n * len, len - 1);
+    ishmem_fcollectmem(ISHMEM_TEAM_WORLD, names, names + n * len, len);
+    const char* split = getenv("ISHMEM_NODE_SPLIT");
+    const bool per_pe = split && strcmp(split, "pe") == 0;
+    std::vector<int> pes;
+    for (int pe = 0; pe < n; ++pe)
+        if (per_pe ? pe == me : strcmp(names + pe * len, names + me * len) == 0) pes.push_back(pe);
+    ishmem_free(names);
+    for (size_t i = 2; i < pes.size(); ++i)
+        if (pes[i] - pes[i - 1] != pes[1] - pes[0]) return {me};
+    return pes;
+}
+
 TEST(Teams, PredefinedTeams) {
     const world w;
+    const std::vector<int> node = expected_node_pes();
     for (ishmem_team_t t : {ISHMEM_TEAM_WORLD, ISHMEM_TEAM_SHARED, ISHMEMX_TEAM_NODE}) {
         SCOPED_TRACE("team " + std::to_string(t));
-        // On the host backend every PE is on this node and reaches every heap with loads and stores.
-        EXPECT_EQ(ishmem_team_my_pe(t), w.me);
-        EXPECT_EQ(ishmem_team_n_pes(t), w.n);
-        for (int pe = 0; pe < w.n; ++pe) {
-            EXPECT_EQ(ishmem_team_translate_pe(t, pe, ISHMEM_TEAM_WORLD), pe);
-            EXPECT_EQ(ishmem_team_translate_pe(ISHMEM_TEAM_WORLD, pe, t), pe);
+        // WORLD: every PE; SHARED and NODE: the PEs of this node, which reach each other's heaps with
+        // loads and stores (all of them on one node).
+        std::vector<int> members(static_cast<size_t>(w.n));
+        for (int pe = 0; pe < w.n; ++pe) members[static_cast<size_t>(pe)] = pe;
+        if (t != ISHMEM_TEAM_WORLD) members = node;
+        const int my_index = static_cast<int>(std::find(members.begin(), members.end(), w.me) - members.begin());
+        EXPECT_EQ(ishmem_team_my_pe(t), my_index);
+        EXPECT_EQ(ishmem_team_n_pes(t), static_cast<int>(members.size()));
+        for (int i = 0; i < static_cast<int>(members.size()); ++i) {
+            EXPECT_EQ(ishmem_team_translate_pe(t, i, ISHMEM_TEAM_WORLD), members[static_cast<size_t>(i)]);
+            EXPECT_EQ(ishmem_team_translate_pe(ISHMEM_TEAM_WORLD, members[static_cast<size_t>(i)], t), i);
         }
         EXPECT_EQ(ishmem_team_sync(t), 0);
     }

@@ -213,13 +213,12 @@ class mpi_transport final : public transport {
         MPI_Request rq[2];
         check(MPI_Irecv(&old, 1, MPI_UINT64_T, pe, r.reply_tag, am_comm_, &rq[0]), "MPI_Irecv", pe);
         check(MPI_Isend(&r, sizeof r, MPI_BYTE, pe, tag_request, am_comm_, &rq[1]), "MPI_Isend", pe);
-        // Serve others meanwhile: two PEs may be waiting for each other's answer.
-        for (;;) {
+        // Serve others meanwhile (backoff::pause calls progress()): two PEs may be waiting for each
+        // other's answer. It yields the core like every wait, for PEs and threads that outnumber cores.
+        for (backoff b{wait_spin_limit, 0};; b.pause()) {
             int done = 0;
             check(MPI_Testall(2, rq, &done, MPI_STATUSES_IGNORE), "MPI_Testall", pe);
             if (done) return old;
-            serve();
-            cpu_relax();
         }
     }
 
@@ -261,17 +260,19 @@ class mpi_transport final : public transport {
         int n = 0, rank = 0;
         MPI_Comm_size(c, &n);
         MPI_Comm_rank(c, &rank);
+        // bytes: per member (alltoall: the block for each member).
         const int count = as_count(bytes, "a collective");
         // MPI's buffers must not overlap: a source inside dest goes through a copy.
         std::vector<char> copy;
         const size_t dest_bytes = kind == coll_broadcast ? bytes : bytes * static_cast<size_t>(n);
-        if (kind != coll_broadcast && kind != coll_collect && overlaps(dest, dest_bytes, source, bytes)) {
-            copy.assign(static_cast<const char*>(source), static_cast<const char*>(source) + bytes);
+        const size_t source_bytes = kind == coll_alltoall ? dest_bytes : bytes;
+        if (kind != coll_broadcast && kind != coll_collect && overlaps(dest, dest_bytes, source, source_bytes)) {
+            copy.assign(static_cast<const char*>(source), static_cast<const char*>(source) + source_bytes);
             source = copy.data();
         }
         switch (kind) {
             case coll_alltoall:
-                check(MPI_Alltoall(source, count / n, MPI_BYTE, dest, count / n, MPI_BYTE, c), "MPI_Alltoall");
+                check(MPI_Alltoall(source, count, MPI_BYTE, dest, count, MPI_BYTE, c), "MPI_Alltoall");
                 break;
             case coll_fcollect:
                 check(MPI_Allgather(source, count, MPI_BYTE, dest, count, MPI_BYTE, c), "MPI_Allgather");

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "ishmem.h"
 #include "ishmem/host/exec.h"
 
 namespace ishmem_testing {
@@ -86,6 +87,10 @@ template <class K> auto run_in_group_returning(std::size_t nthreads, K&& kernel)
                                           << " returned another value than work-item 0";
     return results[0];
 }
+
+// pe is on this PE's node: ishmem_ptr maps its memory (PEs of other nodes are reached through the
+// transport). Teams.PredefinedTeams checks TEAM_SHARED against the host names.
+inline bool same_node(int pe) { return ishmem_team_translate_pe(ISHMEM_TEAM_WORLD, pe, ISHMEM_TEAM_SHARED) >= 0; }
 
 // For EXPECT_ISHMEM_ERROR: the process ended by exit with a nonzero status (not by a signal).
 inline bool exited_with_error(int status) { return WIFEXITED(status) && WEXITSTATUS(status) != 0; }

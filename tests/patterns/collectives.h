@@ -61,7 +61,12 @@ template <class TeamSync> void team_sync(TeamSync sync) {
         for (int r = 1; r <= 3; ++r) {
             const int right = ishmem_team_translate_pe(team, (me + 1) % n, ISHMEM_TEAM_WORLD);
             if (me == r % n) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-            sym_store(static_cast<int*>(ishmem_ptr(word.get(), right)), 100 * r + me);
+            if (same_node(right)) {
+                sym_store(static_cast<int*>(ishmem_ptr(word.get(), right)), 100 * r + me);
+            } else {  // another node's PE: a put, completed (team_sync orders stores, not remote puts)
+                ishmem_int_p(word.get(), 100 * r + me, right);
+                ishmem_quiet();
+            }
             call();
             EXPECT_EQ(word.load(0), 100 * r + (me + n - 1) % n)
                 << "round " << r << " on " << on_pe(w.me) << ": the store made before team_sync is not visible";

@@ -137,7 +137,7 @@ template <class NPes> void setup_n_pes(NPes n_pes) {
     EXPECT_EQ(ishmem_int_g(sum.get(), 0), n * n) << "the PEs disagree on the number of PEs";
 }
 
-// ptr: non-null for every PE (the host backend reaches all of them); through it this PE reads the
+// ptr: non-null for every PE of this node, null for PEs of other nodes; through it this PE reads the
 // other PE's value and writes into its copy; offsets inside an object map to the same offsets; a
 // local (non-symmetric) address gives null.
 template <class Ptr> void setup_ptr(Ptr ptr) {
@@ -148,14 +148,22 @@ template <class Ptr> void setup_ptr(Ptr ptr) {
     ishmem_barrier_all();
     for (int pe = 0; pe < w.n; ++pe) {
         auto* p = static_cast<long*>(ptr(x.get(), pe));
+        if (!same_node(pe)) {
+            EXPECT_EQ(p, nullptr) << "ishmem_ptr to " << on_pe(pe) << " of another node";
+            continue;
+        }
         ASSERT_NE(p, nullptr) << "ishmem_ptr to " << on_pe(pe);
         EXPECT_EQ(sym_load(p), make_value<long>(pe, 0)) << "read through ishmem_ptr to " << on_pe(pe);
         EXPECT_EQ(ptr(x.get() + 5, pe), static_cast<void*>(p + 5)) << "ishmem_ptr of an inner element on " << on_pe(pe);
     }
     EXPECT_EQ(ptr(x.get(), w.me), static_cast<void*>(x.get())) << "ishmem_ptr to the calling PE itself";
     auto* right = static_cast<long*>(ptr(x.get() + 1, w.right));
-    ASSERT_NE(right, nullptr);
-    sym_store(right, make_value<long>(w.me, 1));
+    if (same_node(w.right)) {
+        ASSERT_NE(right, nullptr);
+        sym_store(right, make_value<long>(w.me, 1));
+    } else {
+        ishmem_long_p(x.get() + 1, make_value<long>(w.me, 1), w.right);
+    }
     ishmem_barrier_all();
     EXPECT_EQ(x.load(1), make_value<long>(w.left, 1)) << "store through ishmem_ptr by " << on_pe(w.left);
     long local = 0;  // its address is only compared, never dereferenced: it need not be a local_vector
@@ -170,7 +178,8 @@ template <class PeAccessible> void setup_pe_accessible(PeAccessible pe_accessibl
 }
 
 // addr_accessible: 1 for heap addresses on every PE (inner elements too) and for the executable's
-// symmetric globals wherever ishmem_ptr maps them; 0 for a stack address and for PEs out of range.
+// globals where they are symmetric (ishmem_ptr maps this PE's own: the host backend), on every PE,
+// those of other nodes too; 0 for a stack address and for PEs out of range.
 inline long setup_accessible_global = 0;
 template <class AddrAccessible> void setup_addr_accessible(AddrAccessible addr_accessible) {
     const world w;
@@ -179,8 +188,8 @@ template <class AddrAccessible> void setup_addr_accessible(AddrAccessible addr_a
     for (int pe = 0; pe < w.n; ++pe) {
         EXPECT_EQ(addr_accessible(x.get(), pe), 1) << "a heap block on " << on_pe(pe);
         EXPECT_EQ(addr_accessible(x.get() + 7, pe), 1) << "an inner element on " << on_pe(pe);
-        EXPECT_EQ(addr_accessible(&setup_accessible_global, pe), ishmem_ptr(&setup_accessible_global, pe) ? 1 : 0)
-            << "a global on " << on_pe(pe) << ", as ishmem_ptr maps it";
+        EXPECT_EQ(addr_accessible(&setup_accessible_global, pe), ishmem_ptr(&setup_accessible_global, w.me) ? 1 : 0)
+            << "a global on " << on_pe(pe) << ", symmetric where ishmem_ptr maps this PE's own";
     }
     long local = 0;  // only its address is used
     EXPECT_EQ(addr_accessible(&local, w.me), 0) << "a stack address";

@@ -20,11 +20,24 @@ inline ishmem_team_t strided_test_team() {
     return team;
 }
 
+// This PE's node as TEAM_SHARED and TEAM_NODE hold it: {my index, PE count} (the whole world on one
+// node; Teams.PredefinedTeams checks the node teams against the host names).
+inline std::pair<int, int> node_index_and_size() {
+    const world w;
+    int index = 0, size = 0;
+    for (int pe = 0; pe < w.n; ++pe)
+        if (same_node(pe)) {
+            index += pe < w.me ? 1 : 0;
+            ++size;
+        }
+    return {index, size};
+}
+
 template <class MyPe> void team_my_pe(MyPe my_pe) {
     const world w;
     EXPECT_EQ(my_pe(ISHMEM_TEAM_WORLD), w.me);
-    EXPECT_EQ(my_pe(ISHMEM_TEAM_SHARED), w.me);
-    EXPECT_EQ(my_pe(ISHMEMX_TEAM_NODE), w.me);
+    EXPECT_EQ(my_pe(ISHMEM_TEAM_SHARED), node_index_and_size().first);
+    EXPECT_EQ(my_pe(ISHMEMX_TEAM_NODE), node_index_and_size().first);
     EXPECT_EQ(my_pe(ISHMEM_TEAM_INVALID), -1);
     EXPECT_EQ(my_pe(strided_test_team()), w.me % 2 == 0 ? w.me / 2 : -1);
 }
@@ -32,7 +45,7 @@ template <class MyPe> void team_my_pe(MyPe my_pe) {
 template <class NPes> void team_n_pes(NPes n_pes) {
     const world w;
     EXPECT_EQ(n_pes(ISHMEM_TEAM_WORLD), w.n);
-    EXPECT_EQ(n_pes(ISHMEM_TEAM_SHARED), w.n);
+    EXPECT_EQ(n_pes(ISHMEM_TEAM_SHARED), node_index_and_size().second);
     EXPECT_EQ(n_pes(ISHMEM_TEAM_INVALID), -1);
     EXPECT_EQ(n_pes(strided_test_team()), w.me % 2 == 0 ? (w.n + 1) / 2 : -1);
 }
