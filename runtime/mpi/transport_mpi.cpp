@@ -16,7 +16,8 @@
 //   one-sided components that emulate RMA over TCP need at the target. The thread polls for a while
 //   after each request and then sleeps, doubling up to ISHMEM_MPI_PROGRESS_SLEEP_US.
 // - Teams with members on several nodes: one MPI communicator per team (split from the parent's at
-//   team creation), and the collectives are MPI's on it.
+//   team creation), and the collectives are MPI's on it, in their non-blocking forms, completed by
+//   a wait that serves requests like every other.
 #include "transport_mpi.h"
 
 #include <mpi.h>
@@ -270,20 +271,22 @@ class mpi_transport final : public transport {
             copy.assign(static_cast<const char*>(source), static_cast<const char*>(source) + source_bytes);
             source = copy.data();
         }
+        MPI_Request r = MPI_REQUEST_NULL;
         switch (kind) {
             case coll_alltoall:
-                check(MPI_Alltoall(source, count, MPI_BYTE, dest, count, MPI_BYTE, c), "MPI_Alltoall");
+                check(MPI_Ialltoall(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, &r), "MPI_Ialltoall");
                 break;
             case coll_fcollect:
-                check(MPI_Allgather(source, count, MPI_BYTE, dest, count, MPI_BYTE, c), "MPI_Allgather");
+                check(MPI_Iallgather(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, &r), "MPI_Iallgather");
                 break;
             case coll_broadcast:
                 if (rank == root && dest != source) memmove(dest, source, bytes);
-                check(MPI_Bcast(dest, count, MPI_BYTE, root, c), "MPI_Bcast");
+                check(MPI_Ibcast(dest, count, MPI_BYTE, root, c, &r), "MPI_Ibcast");
                 break;
             case coll_collect: {
                 std::vector<int> counts(static_cast<size_t>(n)), displs(static_cast<size_t>(n));
-                check(MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, c), "MPI_Allgather");
+                check(MPI_Iallgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, c, &r), "MPI_Iallgather");
+                complete(r, "MPI_Iallgather");
                 size_t at = 0;
                 for (int i = 0; i < n; ++i) {
                     displs[static_cast<size_t>(i)] = as_count(at, "a collect");
@@ -293,32 +296,39 @@ class mpi_transport final : public transport {
                     copy.assign(static_cast<const char*>(source), static_cast<const char*>(source) + bytes);
                     source = copy.data();
                 }
-                check(MPI_Allgatherv(source, count, MPI_BYTE, dest, counts.data(), displs.data(), MPI_BYTE, c),
-                      "MPI_Allgatherv");
+                check(MPI_Iallgatherv(source, count, MPI_BYTE, dest, counts.data(), displs.data(), MPI_BYTE, c, &r),
+                      "MPI_Iallgatherv");
                 break;
             }
         }
+        complete(r, "a collective");
     }
 
     void reduction(int op, int scan, elem_kind type, int team, void* dest, const void* source, size_t nelems) override {
         MPI_Comm c = comm(team);
         const int count = as_count(nelems, "a reduction");
         const void* in = source == dest ? MPI_IN_PLACE : source;
+        MPI_Request r = MPI_REQUEST_NULL;
         if (scan == 0) {
-            check(MPI_Allreduce(in, dest, count, mpi_type(type), mpi_op(op), c), "MPI_Allreduce");
+            check(MPI_Iallreduce(in, dest, count, mpi_type(type), mpi_op(op), c, &r), "MPI_Iallreduce");
+            complete(r, "MPI_Iallreduce");
         } else if (scan == 1) {
-            check(MPI_Scan(in, dest, count, mpi_type(type), MPI_SUM, c), "MPI_Scan");
+            check(MPI_Iscan(in, dest, count, mpi_type(type), MPI_SUM, c, &r), "MPI_Iscan");
+            complete(r, "MPI_Iscan");
         } else {
-            check(MPI_Exscan(in, dest, count, mpi_type(type), MPI_SUM, c), "MPI_Exscan");
+            check(MPI_Iexscan(in, dest, count, mpi_type(type), MPI_SUM, c, &r), "MPI_Iexscan");
+            complete(r, "MPI_Iexscan");
             int rank = 0;
             MPI_Comm_rank(c, &rank);
             if (rank == 0) memset(dest, 0, nelems * elem_size(type));  // MPI leaves it undefined
         }
     }
 
-    void barrier(int team, bool complete) override {
-        if (complete) quiet();
-        check(MPI_Barrier(comm(team)), "MPI_Barrier");
+    void barrier(int team, bool completing) override {
+        if (completing) quiet();
+        MPI_Request r = MPI_REQUEST_NULL;
+        check(MPI_Ibarrier(comm(team), &r), "MPI_Ibarrier");
+        complete(r, "MPI_Ibarrier");
     }
 
   private:
@@ -349,6 +359,16 @@ class mpi_transport final : public transport {
             return {globals_win_, static_cast<MPI_Aint>(g), 1};
         }
         fatal(routine, "address %p is not symmetric", addr);
+    }
+
+    // Waits for r like every wait of the library (backoff::pause calls progress()): so that a PE in
+    // a collective answers the atomics sent to it at once, not when its progress thread wakes.
+    void complete(MPI_Request& r, const char* what) {
+        for (backoff b;; b.pause()) {
+            int done = 0;
+            check(MPI_Test(&r, &done, MPI_STATUS_IGNORE), what);
+            if (done) return;
+        }
     }
 
     char* region_base(uint8_t region) { return region == 0 ? heap_lo_ : state.globals_base; }

@@ -41,7 +41,8 @@ made=() child='' NETNS_MPIRUN_DIR=''
 # shellcheck disable=SC2317  # (only reached through the trap)
 cleanup() {
     local rc=$? ns pids
-    trap - EXIT INT TERM
+    trap - EXIT
+    trap "" INT TERM  # a second signal must not cut the cleanup short
     [ -n "$child" ] && kill -TERM "$child" 2>/dev/null
     # Whatever still runs in a namespace (orted, ranks) would keep it alive: TERM, then KILL.
     for sig in TERM KILL; do
