@@ -340,9 +340,18 @@ class mpi_transport final : public transport {
 
     MPI_Win make_window(void* base, size_t bytes) {
         MPI_Win w = MPI_WIN_NULL;
-        check(MPI_Win_create(bytes ? base : nullptr, static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL,
-                             comms_[ISHMEM_TEAM_WORLD], &w),
-              "MPI_Win_create over the symmetric memory");
+        const int rc = MPI_Win_create(bytes ? base : nullptr, static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL,
+                                      comms_[ISHMEM_TEAM_WORLD], &w);
+        if (rc != MPI_SUCCESS) {
+            char text[MPI_MAX_ERROR_STRING];
+            int len = 0;
+            MPI_Error_string(rc, text, &len);
+            fatal("ishmem_init",
+                  "the MPI transport cannot make a window over the symmetric memory (MPI_Win_create: %.*s). It "
+                  "needs a one-sided component that allows MPI_THREAD_MULTIPLE: with Open MPI 4, osc/ucx "
+                  "(mpirun --mca osc ucx, in an Open MPI built with UCX); osc/pt2pt refuses that thread level",
+                  len, text);
+        }
         MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN);
         check(MPI_Win_lock_all(MPI_MODE_NOCHECK, w), "MPI_Win_lock_all");
         return w;
