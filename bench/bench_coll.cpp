@@ -11,11 +11,15 @@
 // quartiles. Each ishmem collective's answer is checked once per size before the timed calls and
 // again after them (and MPI's once, which checks the checker); a wrong answer is reported and makes
 // the exit status 1. No wait can hang the run: a watchdog ends the process, naming the collective,
-// the size and the variant, when no call has completed for 20 s. See bench/README.md.
+// the size and the variant, when no call has completed for 20 s. When the PEs are on several nodes
+// (or ISHMEM_NODE_SPLIT=pe), the world team spans nodes and every ishmem collective goes through
+// ishmem's MPI transport (MPI's collectives on a communicator of its own); MPI is then initialized
+// with MPI_THREAD_MULTIPLE, which the transport needs, for both. See bench/README.md.
 #include <mpi.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
@@ -48,18 +52,23 @@ const std::vector<size_t> quick_sizes = {8, 1024, 64 << 10};
 // The shared options (bench_common.h) and the message sizes.
 struct options : bench::options {
     std::vector<size_t> sizes;  // empty: the defaults for the mode
+    // --mpi-nb: the MPI peer is the non-blocking form of each collective + MPI_Wait (MPI_Ibarrier,
+    // MPI_Ibcast, ...), the form ishmem's MPI transport calls across nodes: tells the cost of the
+    // non-blocking algorithms from that of ishmem's own wait loop.
+    bool mpi_nb = false;
 };
 
 void usage(const char* argv0) {
     fprintf(stderr,
-            "usage: mpirun -n P %s [--quick] [--csv FILE] [--sizes LIST] [--batches N] [--batch-ms MS]\n"
+            "usage: mpirun -n P %s [--quick] [--csv FILE] [--sizes LIST] [--batches N] [--batch-ms MS] [--mpi-nb]\n"
             "  Every ishmem collective on the world team next to Open MPI's equivalent, on all P processes.\n"
             "  --quick          few, short batches and three small sizes (a smoke test; numbers are rough)\n"
             "  --csv FILE       also write the CSV lines to FILE\n"
             "  --sizes LIST     message sizes in bytes, comma-separated, suffixes K, M allowed\n"
             "                   (default 8,16,64,256,1K,4K,16K,64K,256K,1M,4M,16M; quick 8,1K,64K)\n"
             "  --batches N      rounds per point, one batch of each variant (default 31, quick 3)\n"
-            "  --batch-ms MS    target duration of one batch in ms (default 5, quick 0.2)\n",
+            "  --batch-ms MS    target duration of one batch in ms (default 5, quick 0.2)\n"
+            "  --mpi-nb         the MPI peer is each collective's non-blocking form + MPI_Wait\n",
             argv0);
 }
 
@@ -84,6 +93,7 @@ bool parse_size(const std::string& s, size_t* out) {
 options parse(int argc, char** argv) {
     options o;
     bench::parse_options(o, argc, argv, [&](const std::string& a, int& i) {
+        if (a == "--mpi-nb") return o.mpi_nb = true;
         if (a != "--sizes" || i + 1 >= argc) return false;
         std::string list = argv[++i];
         size_t pos = 0;
@@ -416,6 +426,9 @@ void summarize(const coll_bench& b, const options& o, double load_before, double
            o.batches, o.batch_us / 1000.0, seconds, bench::mpi_version().c_str());
     printf("# load average %.2f before, %.2f after%s\n", load_before, load_after,
            bench::load_note(load_before, load_after, cpus));
+    if (bench::g_layout.spans())
+        printf("# the PEs are on %s: ishmem's collectives on the world team go through its MPI transport\n",
+               bench::g_layout.text.c_str());
     printf("# %-18s %9s %4s %11s %11s  %-24s %-15s %s\n", "op", "bytes", "PEs", "ishmem_us", "mpi_us",
            "ratio [q1-q3]", "verdict", "calls/batch ishmem, mpi (peer)");
     for (const row& r : b.rep_.rows()) {
@@ -467,6 +480,10 @@ int main(int argc, char** argv) {
     bench::g_program = "bench_coll";
     options o = parse(argc, argv);
     bench::block_alarm(SIG_BLOCK);  // before MPI_Init: the threads MPI starts inherit the block
+    // Across nodes ishmem's transport makes windows over the heap: the one-sided component it gets
+    // is that of bench_rma and bench_p2p there (osc/ucx unless told). One node: Open MPI's choice
+    // (no window is made).
+    if (bench::spans_nodes_from_env()) bench::choose_mpi_osc("auto");
     int rank = 0, size = 0;
     bench::init_mpi(&argc, &argv, &rank, &size);
     MPI_Comm world = MPI_COMM_WORLD;
@@ -576,10 +593,16 @@ int main(int argc, char** argv) {
                      progress();
                  }
              }},
-            {"MPI_Barrier",
+            {o.mpi_nb ? "MPI_Ibarrier+MPI_Wait" : "MPI_Barrier",
              [&](long n) {
                  for (long i = 0; i < n; ++i) {
-                     MPI_Barrier(world);
+                     if (o.mpi_nb) {
+                         MPI_Request r;
+                         MPI_Ibarrier(world, &r);
+                         MPI_Wait(&r, MPI_STATUS_IGNORE);
+                     } else {
+                         MPI_Barrier(world);
+                     }
                      progress();
                  }
              }},
@@ -589,9 +612,9 @@ int main(int argc, char** argv) {
         timings t = measure(o, context, vs);
         b.verdict("team_sync", 0, "timed calls",
                   rc_timed != 0 ? "a timed call returned " + std::to_string(rc_timed) : std::string());
-        b.add_rows("barrier_all", 0, t, {0}, 3, "MPI_Barrier");
-        b.add_rows("team_sync", 0, t, {1}, 3, "MPI_Barrier");
-        b.add_rows("sync_all", 0, t, {2}, 3, "MPI_Barrier");
+        b.add_rows("barrier_all", 0, t, {0}, 3, vs[3].name);
+        b.add_rows("team_sync", 0, t, {1}, 3, vs[3].name);
+        b.add_rows("sync_all", 0, t, {2}, 3, vs[3].name);
     }
 
     // Tags keep the data of different ops apart (a stale answer of the previous op does not pass).
@@ -600,6 +623,24 @@ int main(int argc, char** argv) {
     auto sentinel_fill = [](void* p, size_t n) { memset(p, sentinel, n + guard_bytes); };
     auto dst_of = [&](bool mpi) { return mpi ? mpi_dst : sym_dst; };
     const int root = 0;
+    // The MPI peer's name: "MPI_Bcast", or with --mpi-nb "MPI_Ibcast+MPI_Wait" (names that live as
+    // long as the run: the rows keep them).
+    std::vector<std::string> nb_names;
+    nb_names.reserve(16);
+    auto nb_name = [&](const char* blocking) -> const char* {
+        if (!o.mpi_nb) return blocking;
+        std::string n = std::string("MPI_I") + static_cast<char>(tolower(blocking[4])) + (blocking + 5) + "+MPI_Wait";
+        for (const std::string& k : nb_names)
+            if (k == n) return k.c_str();
+        nb_names.push_back(n);
+        return nb_names.back().c_str();
+    };
+    auto allreduce = [&](const void* src, void* dst, int n, MPI_Datatype type) {
+        if (!o.mpi_nb) return (void)MPI_Allreduce(src, dst, n, type, MPI_SUM, world);
+        MPI_Request r;
+        MPI_Iallreduce(src, dst, n, type, MPI_SUM, world, &r);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+    };
 
     for (size_t bytes : o.sizes) {
         const int count = static_cast<int>(bytes);
@@ -608,7 +649,7 @@ int main(int argc, char** argv) {
         // MPI_Bcast works in place (the root's buffer is the source); ishmem copies source to dest on
         // every PE, the root included. Every PE's source differs, so a copy from the wrong PE fails.
         b.op(
-            "broadcastmem", bytes, "MPI_Bcast",
+            "broadcastmem", bytes, nb_name("MPI_Bcast"),
             [&] {
                 fill_pattern(sym_src, bytes, tag(T_BCAST, me), 0);
                 sentinel_fill(sym_dst, bytes);
@@ -616,7 +657,12 @@ int main(int argc, char** argv) {
                 if (me == root) fill_pattern(mpi_dst, bytes, tag(T_BCAST, root), 0);
             },
             [&] { return ishmem_broadcastmem(sym_dst, sym_src, bytes, root); },
-            [&] { MPI_Bcast(mpi_dst, count, MPI_BYTE, root, world); },
+            [&] {
+                if (!o.mpi_nb) return (void)MPI_Bcast(mpi_dst, count, MPI_BYTE, root, world);
+                MPI_Request r;
+                MPI_Ibcast(mpi_dst, count, MPI_BYTE, root, world, &r);
+                MPI_Wait(&r, MPI_STATUS_IGNORE);
+            },
             [&](bool mpi) {
                 std::string e = block_check(dst_of(mpi), bytes, tag(T_BCAST, root), 0, "root's data", 0);
                 return e.empty() ? guard_check(dst_of(mpi), bytes) : e;
@@ -625,7 +671,7 @@ int main(int argc, char** argv) {
         // ---- alltoallmem vs MPI_Alltoall: block j of PE i's source to block i of PE j's dest --------
         const size_t all = bytes * static_cast<size_t>(npes);
         b.op(
-            "alltoallmem", bytes, "MPI_Alltoall",
+            "alltoallmem", bytes, nb_name("MPI_Alltoall"),
             [&] {
                 for (int j = 0; j < npes; ++j) {
                     fill_pattern(sym_src + bytes * j, bytes, tag(T_A2A, me), static_cast<uint64_t>(j));
@@ -635,7 +681,12 @@ int main(int argc, char** argv) {
                 sentinel_fill(mpi_dst, all);
             },
             [&] { return ishmem_alltoallmem(sym_dst, sym_src, bytes); },
-            [&] { MPI_Alltoall(mpi_src, count, MPI_BYTE, mpi_dst, count, MPI_BYTE, world); },
+            [&] {
+                if (!o.mpi_nb) return (void)MPI_Alltoall(mpi_src, count, MPI_BYTE, mpi_dst, count, MPI_BYTE, world);
+                MPI_Request r;
+                MPI_Ialltoall(mpi_src, count, MPI_BYTE, mpi_dst, count, MPI_BYTE, world, &r);
+                MPI_Wait(&r, MPI_STATUS_IGNORE);
+            },
             [&](bool mpi) {
                 for (int i = 0; i < npes; ++i) {
                     std::string what = "block from PE " + std::to_string(i);
@@ -648,7 +699,7 @@ int main(int argc, char** argv) {
 
         // ---- fcollectmem vs MPI_Allgather: every PE's bytes, in PE order, on every PE --------------
         b.op(
-            "fcollectmem", bytes, "MPI_Allgather",
+            "fcollectmem", bytes, nb_name("MPI_Allgather"),
             [&] {
                 fill_pattern(sym_src, bytes, tag(T_FCOLLECT, me), 0);
                 fill_pattern(mpi_src, bytes, tag(T_FCOLLECT, me), 0);
@@ -656,7 +707,12 @@ int main(int argc, char** argv) {
                 sentinel_fill(mpi_dst, all);
             },
             [&] { return ishmem_fcollectmem(sym_dst, sym_src, bytes); },
-            [&] { MPI_Allgather(mpi_src, count, MPI_BYTE, mpi_dst, count, MPI_BYTE, world); },
+            [&] {
+                if (!o.mpi_nb) return (void)MPI_Allgather(mpi_src, count, MPI_BYTE, mpi_dst, count, MPI_BYTE, world);
+                MPI_Request r;
+                MPI_Iallgather(mpi_src, count, MPI_BYTE, mpi_dst, count, MPI_BYTE, world, &r);
+                MPI_Wait(&r, MPI_STATUS_IGNORE);
+            },
             [&](bool mpi) {
                 for (int i = 0; i < npes; ++i) {
                     std::string what = "block from PE " + std::to_string(i);
@@ -677,7 +733,7 @@ int main(int argc, char** argv) {
         }
         const size_t mine = static_cast<size_t>(counts[me]);
         b.op(
-            "collectmem", bytes, "MPI_Allgatherv",
+            "collectmem", bytes, nb_name("MPI_Allgatherv"),
             [&] {
                 fill_pattern(sym_src, mine, tag(T_COLLECT, me), 0);
                 fill_pattern(mpi_src, mine, tag(T_COLLECT, me), 0);
@@ -686,7 +742,15 @@ int main(int argc, char** argv) {
             },
             [&] { return ishmem_collectmem(sym_dst, sym_src, mine); },
             [&] {
-                MPI_Allgatherv(mpi_src, counts[me], MPI_BYTE, mpi_dst, counts.data(), displs.data(), MPI_BYTE, world);
+                if (!o.mpi_nb) {
+                    MPI_Allgatherv(mpi_src, counts[me], MPI_BYTE, mpi_dst, counts.data(), displs.data(), MPI_BYTE,
+                                   world);
+                    return;
+                }
+                MPI_Request r;
+                MPI_Iallgatherv(mpi_src, counts[me], MPI_BYTE, mpi_dst, counts.data(), displs.data(), MPI_BYTE, world,
+                                &r);
+                MPI_Wait(&r, MPI_STATUS_IGNORE);
             },
             [&](bool mpi) {
                 for (int i = 0; i < npes; ++i) {
@@ -727,13 +791,13 @@ int main(int argc, char** argv) {
         auto* d64 = reinterpret_cast<int64_t*>(sym_dst);
 
         b.op(
-            "int64_sum_reduce", nbytes, "MPI_Allreduce", [&] { fill_i64(T_RED_I64); },
+            "int64_sum_reduce", nbytes, nb_name("MPI_Allreduce"), [&] { fill_i64(T_RED_I64); },
             [&] { return ishmem_int64_sum_reduce(d64, s64, nelems); },
-            [&] { MPI_Allreduce(mpi_src, mpi_dst, ncount, MPI_INT64_T, MPI_SUM, world); },
+            [&] { allreduce(mpi_src, mpi_dst, ncount, MPI_INT64_T); },
             [&](bool mpi) { return check_i64(dst_of(mpi), T_RED_I64, 0, npes); });
 
         b.op(
-            "double_sum_reduce", nbytes, "MPI_Allreduce",
+            "double_sum_reduce", nbytes, nb_name("MPI_Allreduce"),
             [&] {
                 auto* s = reinterpret_cast<double*>(sym_src);
                 auto* m = reinterpret_cast<double*>(mpi_src);
@@ -745,7 +809,7 @@ int main(int argc, char** argv) {
                 return ishmem_double_sum_reduce(reinterpret_cast<double*>(sym_dst),
                                                 reinterpret_cast<const double*>(sym_src), nelems);
             },
-            [&] { MPI_Allreduce(mpi_src, mpi_dst, ncount, MPI_DOUBLE, MPI_SUM, world); },
+            [&] { allreduce(mpi_src, mpi_dst, ncount, MPI_DOUBLE); },
             [&](bool mpi) -> std::string {
                 const auto* v = reinterpret_cast<const double*>(dst_of(mpi));
                 for (size_t k = 0; k < nelems; ++k) {
@@ -761,16 +825,26 @@ int main(int argc, char** argv) {
             });
 
         b.op(
-            "int64_sum_inscan", nbytes, "MPI_Scan", [&] { fill_i64(T_INSCAN); },
+            "int64_sum_inscan", nbytes, nb_name("MPI_Scan"), [&] { fill_i64(T_INSCAN); },
             [&] { return ishmem_int64_sum_inscan(d64, s64, nelems); },
-            [&] { MPI_Scan(mpi_src, mpi_dst, ncount, MPI_INT64_T, MPI_SUM, world); },
+            [&] {
+                if (!o.mpi_nb) return (void)MPI_Scan(mpi_src, mpi_dst, ncount, MPI_INT64_T, MPI_SUM, world);
+                MPI_Request r;
+                MPI_Iscan(mpi_src, mpi_dst, ncount, MPI_INT64_T, MPI_SUM, world, &r);
+                MPI_Wait(&r, MPI_STATUS_IGNORE);
+            },
             [&](bool mpi) { return check_i64(dst_of(mpi), T_INSCAN, 0, me + 1); });
 
         // MPI_Exscan leaves rank 0's dest undefined; ishmem's exscan gives zeros there.
         b.op(
-            "int64_sum_exscan", nbytes, "MPI_Exscan", [&] { fill_i64(T_EXSCAN); },
+            "int64_sum_exscan", nbytes, nb_name("MPI_Exscan"), [&] { fill_i64(T_EXSCAN); },
             [&] { return ishmem_int64_sum_exscan(d64, s64, nelems); },
-            [&] { MPI_Exscan(mpi_src, mpi_dst, ncount, MPI_INT64_T, MPI_SUM, world); },
+            [&] {
+                if (!o.mpi_nb) return (void)MPI_Exscan(mpi_src, mpi_dst, ncount, MPI_INT64_T, MPI_SUM, world);
+                MPI_Request r;
+                MPI_Iexscan(mpi_src, mpi_dst, ncount, MPI_INT64_T, MPI_SUM, world, &r);
+                MPI_Wait(&r, MPI_STATUS_IGNORE);
+            },
             [&](bool mpi) {
                 if (mpi && me == 0) return std::string();
                 return check_i64(dst_of(mpi), T_EXSCAN, 0, me);

@@ -95,28 +95,155 @@ void parse_options(options& o, int argc, char** argv, Extra extra) {
 
 // bench_rma and bench_p2p compare with MPI's one-sided operations, and also take --mpi-osc NAME.
 struct osc_options : options {
-    std::string osc = "sm";  // Open MPI's one-sided component ("default": Open MPI's own choice)
+    // Open MPI's one-sided component: "auto" (sm on one node, ucx across nodes: choose_mpi_osc),
+    // a name, or "default" (Open MPI's own choice).
+    std::string osc = "auto";
+    // The peer's window: from MPI_Win_allocate (default: MPI at its best; on one host osc/ucx then
+    // gives it shared memory), or with --mpi-win create from MPI_Win_create over memory of the
+    // program's own, as ishmem's transport makes its windows over its heap.
+    bool win_create = false;
 };
+
+// Takes --mpi-osc NAME and --mpi-win allocate|create at argv[i]; false for any other argument.
+inline bool take_osc_option(osc_options& o, const std::string& a, int& i, int argc, char** argv) {
+    if (a == "--mpi-osc" && i + 1 < argc) {
+        o.osc = argv[++i];
+    } else if (a == "--mpi-win" && i + 1 < argc) {
+        const std::string v = argv[++i];
+        if (v == "allocate" || v == "create")
+            o.win_create = v == "create";
+        else if (o.bad.empty())
+            o.bad = a + " " + v;
+    } else {
+        return false;
+    }
+    return true;
+}
 
 // Parsed before MPI_Init (the one-sided component must be chosen before it); errors are reported
 // after it, by rank 0 only.
 inline osc_options parse_osc_options(int argc, char** argv) {
     osc_options o;
-    parse_options(o, argc, argv, [&](const std::string& a, int& i) {
-        if (a != "--mpi-osc" || i + 1 >= argc) return false;
-        o.osc = argv[++i];
-        return true;
-    });
+    parse_options(o, argc, argv, [&](const std::string& a, int& i) { return take_osc_option(o, a, i, argc, argv); });
     return o;
 }
 
-// MPI_THREAD_SINGLE: the benchmarks are single-threaded, and MPI gets its cheapest mode. Sets
-// rank and size in MPI_COMM_WORLD.
+// The MPI peer's window of bytes on every rank of comm (osc_options::win_create says how it is
+// made); returns its base. free_peer_window frees both.
+inline void* make_peer_window(const osc_options& o, size_t bytes, int disp_unit, MPI_Comm comm, MPI_Win* win) {
+    void* base = nullptr;
+    if (o.win_create) {
+        base = aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
+        if (!base) die("out of memory");
+        MPI_Win_create(base, static_cast<MPI_Aint>(bytes), disp_unit, MPI_INFO_NULL, comm, win);
+    } else {
+        MPI_Win_allocate(static_cast<MPI_Aint>(bytes), disp_unit, MPI_INFO_NULL, comm, &base, win);
+    }
+    return base;
+}
+
+inline void free_peer_window(const osc_options& o, void* base, MPI_Win* win) {
+    MPI_Win_free(win);
+    if (o.win_create) free(base);
+}
+
+inline const char* peer_window_kind(const osc_options& o) {
+    return o.win_create ? "MPI_Win_create over aligned_alloc memory" : "MPI_Win_allocate";
+}
+
+// ---- one node or several --------------------------------------------------------------------------
+// On one node ishmem reaches every PE with loads and stores; across nodes (DESIGN.md section 8) it
+// reaches the PEs of other nodes through its MPI transport, which needs MPI_THREAD_MULTIPLE (it has
+// a progress thread) and uses Open MPI's one-sided component on windows over the heap. The thread
+// level and the component are fixed in MPI_Init, so the benchmarks decide before it, from the
+// environment, and check after it (job_layout) that the guess was right.
+
+// The value of an environment variable as a number, or -1 where it is unset or not a number.
+inline long env_long(const char* name) {
+    const char* v = getenv(name);
+    if (!v || !*v) return -1;
+    char* end = nullptr;
+    long n = strtol(v, &end, 10);
+    return *end ? -1 : n;
+}
+
+// Before MPI_Init: whether ishmem will find this job's PEs on several nodes. ISHMEM_NODE_SPLIT=pe
+// makes every PE a node of its own; otherwise the launcher says how many ranks share this node:
+// Open MPI's OMPI_COMM_WORLD_LOCAL_SIZE against OMPI_COMM_WORLD_SIZE (MPICH's Hydra:
+// MPI_LOCALNRANKS against PMI_SIZE).
+inline bool spans_nodes_from_env() {
+    long size = env_long("OMPI_COMM_WORLD_SIZE"), local = env_long("OMPI_COMM_WORLD_LOCAL_SIZE");
+    if (size < 0) size = env_long("PMI_SIZE"), local = env_long("MPI_LOCALNRANKS");
+    const char* split = getenv("ISHMEM_NODE_SPLIT");
+    if (split && strcmp(split, "pe") == 0) return size != 1;  // unknown size: assume several PEs
+    return size > 0 && local > 0 && local < size;
+}
+
+// The nodes of the job as ishmem sees them (by host name, or a node per PE with
+// ISHMEM_NODE_SPLIT=pe), found after MPI_Init. Every rank holds the same.
+struct job_layout {
+    int nodes = 1;
+    bool node_per_pe = false;
+    std::vector<int> node_of;  // by rank: the node's number (nodes in order of their lowest rank)
+    std::string text;          // "2 nodes: ishm-node0 (rank 0), ishm-node1 (rank 1)"
+    bool spans() const { return nodes > 1; }
+};
+
+inline job_layout find_layout(MPI_Comm world) {
+    int rank = 0, size = 0;
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_size(world, &size);
+    constexpr int len = 64;
+    char host[len] = {};
+    gethostname(host, len - 1);
+    std::vector<char> all(static_cast<size_t>(size) * len);
+    MPI_Allgather(host, len, MPI_CHAR, all.data(), len, MPI_CHAR, world);
+    job_layout l;
+    const char* split = getenv("ISHMEM_NODE_SPLIT");
+    l.node_per_pe = split && strcmp(split, "pe") == 0;
+    std::vector<std::string> names;  // by node
+    std::vector<std::string> ranks;  // by node: "0" or "1-2" or "0,3"
+    for (int r = 0; r < size; ++r) {
+        std::string name(&all[static_cast<size_t>(r) * len]);
+        if (l.node_per_pe) name += "/pe" + std::to_string(r);
+        size_t n = std::find(names.begin(), names.end(), name) - names.begin();
+        if (n == names.size()) names.push_back(name), ranks.emplace_back();
+        ranks[n] += (ranks[n].empty() ? "" : ",") + std::to_string(r);
+        l.node_of.push_back(static_cast<int>(n));
+    }
+    l.nodes = static_cast<int>(names.size());
+    l.text = std::to_string(l.nodes) + (l.nodes == 1 ? " node:" : " nodes:");
+    for (size_t n = 0; n < names.size(); ++n)
+        l.text += (n ? ", " : " ") + names[n] + " (rank" + (ranks[n].find(',') == std::string::npos ? " " : "s ") +
+                  ranks[n] + ")";
+    if (l.node_per_pe) l.text += " [ISHMEM_NODE_SPLIT=pe]";
+    return l;
+}
+
+inline job_layout g_layout;  // set by init_mpi
+
+// MPI_THREAD_SINGLE on one node: the benchmarks are single-threaded, and MPI gets its cheapest
+// mode. Across nodes MPI_THREAD_MULTIPLE, which ishmem's MPI transport needs (both libraries then
+// run on the same MPI in the same mode). Sets rank and size in MPI_COMM_WORLD, and g_layout.
 inline void init_mpi(int* argc, char*** argv, int* rank, int* size) {
     int provided = 0;
-    MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided);
+    const int wanted = spans_nodes_from_env() ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE;
+    MPI_Init_thread(argc, argv, wanted, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, rank);
     MPI_Comm_size(MPI_COMM_WORLD, size);
+    g_layout = find_layout(MPI_COMM_WORLD);
+    if (g_layout.spans() && provided < MPI_THREAD_MULTIPLE) {
+        if (*rank == 0)
+            fprintf(stderr,
+                    "%s: the PEs are on %s, but %s: ishmem's MPI transport needs MPI_THREAD_MULTIPLE. "
+                    "Start the job with Open MPI's mpirun (which tells each rank how many ranks share its node) "
+                    "or set ISHMEM_NODE_SPLIT=pe\n",
+                    g_program, g_layout.text.c_str(),
+                    wanted == MPI_THREAD_MULTIPLE ? "MPI did not provide MPI_THREAD_MULTIPLE"
+                                                  : "the environment did not say so before MPI_Init");
+        MPI_Finalize();
+        exit(2);
+    }
 }
 
 // After MPI_Init: -1 when the run goes on; else --help or a bad option was given, rank 0 has
@@ -131,12 +258,16 @@ inline int finish_if_help(const options& o, int rank, void (*usage)(const char*)
     return o.help ? 0 : 2;
 }
 
-// Open MPI picks osc/rdma (over the vader BTL) for MPI_Win_allocate on one node by default;
-// osc/sm, a window in shared memory, is the faster peer there. An osc given to mpirun wins.
-// Call before MPI_Init (the one-sided component is chosen in it).
+// The one-sided component of the MPI peer, "auto" by default. On one node Open MPI picks osc/rdma
+// (over the vader BTL) for MPI_Win_allocate; osc/sm, a window in shared memory, is the faster peer
+// there. Across nodes: osc/ucx, the component that ishmem's transport gets (the only one of Open
+// MPI 4.1 that takes MPI_THREAD_MULTIPLE), so that the peer and ishmem go over the same component
+// (the MCA parameter holds for every window of the process, ishmem's included). An osc given to
+// mpirun (OMPI_MCA_osc in the environment) wins. Call before MPI_Init (the component is chosen in it).
 inline void choose_mpi_osc(const std::string& osc) {
 #ifdef OPEN_MPI
-    if (osc != "default") setenv("OMPI_MCA_osc", osc.c_str(), 0);
+    const std::string name = osc == "auto" ? (spans_nodes_from_env() ? "ucx" : "sm") : osc;
+    if (name != "default") setenv("OMPI_MCA_osc", name.c_str(), 0);
 #else
     (void)osc;
 #endif

@@ -7,8 +7,11 @@
 // one-sided component that needs the target's progress gets it). For each point the variants run
 // in rounds of one batch each, back to back (ours, the peer's, ... in an order that changes every
 // round), so that drift of the machine hits all of them alike. Times are medians over the rounds of
-// the time of one operation; ratios are medians over the rounds of the ratio within a round. See
-// bench/README.md for the columns and the latest numbers.
+// the time of one operation; ratios are medians over the rounds of the ratio within a round. When
+// PE 1 is on another node (a job over several nodes, or ISHMEM_NODE_SPLIT=pe), ishmem reaches it
+// through its MPI transport, the MPI peer uses the same one-sided component (osc/ucx unless told),
+// and the memcpy peer, which needs a mapping of PE 1's heap, is left out. See bench/README.md for
+// the columns and the latest numbers.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -35,19 +38,59 @@ using bench::load_average;
 using bench::median;
 using bench::mpi_version;
 
-// The shared options, with --mpi-osc (bench_common.h).
-using options = bench::osc_options;
+// The shared options, with --mpi-osc (bench_common.h), and where PE 1 waits.
+struct options : bench::osc_options {
+    // Where PE 1 waits while PE 0 measures (only matters across nodes): in MPI_Barrier (default);
+    // in an ishmem wait loop (ishmem_long_wait_until), which serves the requests of ishmem's MPI
+    // transport itself instead of leaving them to its progress thread; or in a loop of plain loads
+    // that calls no library (a PE that computes: only ishmem's progress thread serves anything).
+    enum class target_wait { mpi, ishmem, compute } target = target_wait::mpi;
+    bool latency_only = false;  // leave out the bandwidth sweep
+};
+
+options parse(int argc, char** argv) {
+    options o;
+    bench::parse_options(o, argc, argv, [&](const std::string& a, int& i) {
+        if (bench::take_osc_option(o, a, i, argc, argv)) {
+            // --mpi-osc, --mpi-win
+        } else if (a == "--target-wait" && i + 1 < argc) {
+            const std::string v = argv[++i];
+            if (v == "mpi")
+                o.target = options::target_wait::mpi;
+            else if (v == "ishmem")
+                o.target = options::target_wait::ishmem;
+            else if (v == "compute")
+                o.target = options::target_wait::compute;
+            else if (o.bad.empty())
+                o.bad = a + " " + v;
+        } else if (a == "--latency-only") {
+            o.latency_only = true;
+        } else {
+            return false;
+        }
+        return true;
+    });
+    return o;
+}
 
 void usage(const char* argv0) {
     fprintf(stderr,
             "usage: mpirun -n 2 %s [--quick] [--csv FILE] [--batches N] [--batch-ms MS] [--mpi-osc NAME]\n"
+            "       [--mpi-win allocate|create] [--target-wait mpi|ishmem|compute] [--latency-only]\n"
             "  --quick          few, short batches and fewer sizes (a smoke test; numbers are rough)\n"
             "  --csv FILE       also write the CSV lines to FILE\n"
             "  --batches N      rounds per point, one batch of each variant (default 31, quick 3)\n"
             "  --batch-ms MS    target duration of one batch in ms (default 5, quick 0.2)\n"
-            "  --mpi-osc NAME   Open MPI one-sided component for the peer: sm (default), rdma, ... or\n"
-            "                   'default' for Open MPI's own choice; OMPI_MCA_osc in the environment\n"
-            "                   (mpirun --mca osc NAME) takes precedence\n",
+            "  --mpi-osc NAME   Open MPI one-sided component for the peer: auto (default: sm on one node,\n"
+            "                   ucx when PE 1 is on another node), sm, rdma, ucx, ... or 'default' for Open\n"
+            "                   MPI's own choice; OMPI_MCA_osc in the environment (mpirun --mca osc NAME)\n"
+            "                   takes precedence\n"
+            "  --mpi-win KIND   the peer's window: allocate (MPI_Win_allocate, default) or create\n"
+            "                   (MPI_Win_create over the program's memory, as ishmem's transport does)\n"
+            "  --target-wait W  where PE 1 waits while PE 0 measures: mpi (MPI_Barrier, default), ishmem\n"
+            "                   (ishmem_long_wait_until, whose loop serves the MPI transport's requests) or\n"
+            "                   compute (a loop of plain loads: no library call; only matters across nodes)\n"
+            "  --latency-only   the 8-byte latencies only, no bandwidth sweep\n",
             argv0);
 }
 
@@ -157,6 +200,34 @@ const char* verdict(const row& r, double limit) {
     return bench::verdict({r.ratio, r.ratio_lo, r.ratio_hi}, limit);
 }
 
+// Across nodes there is no memcpy peer: the target is every operation within 10% of Open MPI's
+// over the same one-sided component.
+void summarize_across_nodes(const report& rep) {
+    constexpr double limit = 1.10;
+    const row* worst = nullptr;
+    int n = 0, ok = 0;
+    for (const row& r : rep.rows()) {
+        if (r.peer != "mpi") continue;
+        ++n;
+        ok += r.ratio <= limit;
+        if (!worst || r.ratio > worst->ratio) worst = &r;
+    }
+    if (!worst) return;
+    printf("# target every operation within 10%% of Open MPI over the same component (ratio <= 1.10): %s - %d of %d "
+           "points; worst %s %zu B ratio %.3f\n",
+           ok == n ? "HOLDS" : "MISSED", ok, n, worst->op.c_str(), worst->bytes, worst->ratio);
+    for (const row& r : rep.rows())
+        if (r.op.rfind("long_", 0) == 0)
+            printf("#   %-22s %9.3f us vs %-15s %9.3f us  ratio %6.3f [%.3f-%.3f]  %s\n", r.op.c_str(), r.ours,
+                   r.peer == "mpi" ? "MPI" : r.peer.c_str(), r.theirs, r.ratio, r.ratio_lo, r.ratio_hi,
+                   r.peer == "mpi" ? verdict(r, limit) : "(information)");
+    for (const row& r : rep.rows())
+        if (r.op.rfind("long_", 0) != 0)
+            printf("#   %-13s %9zu B  %8.3f GB/s vs MPI %8.3f GB/s  ratio %6.3f [%.3f-%.3f]  %s\n", r.op.c_str(),
+                   r.bytes, static_cast<double>(r.bytes) / r.ours / 1e3, static_cast<double>(r.bytes) / r.theirs / 1e3,
+                   r.ratio, r.ratio_lo, r.ratio_hi, verdict(r, limit));
+}
+
 void summarize(const report& rep, const options& o, double load_before) {
     constexpr size_t mib = size_t(1) << 20;
     const row* worst_bw = nullptr;
@@ -176,15 +247,28 @@ void summarize(const report& rep, const options& o, double load_before) {
     }
     const char* osc = getenv("OMPI_MCA_osc");
     printf("\n# summary: %s run, %d rounds of ~%.1f ms batches per point (times: medians; ratios: medians of "
-           "ratios within a round); peer %s, osc %s\n",
+           "ratios within a round); peer %s, osc %s, window from %s\n",
            o.quick ? "quick (rough numbers)" : "full", o.batches, o.batch_us / 1000.0, mpi_version().c_str(),
-           osc ? osc : "chosen by the MPI library");
+           osc ? osc : "chosen by the MPI library", bench::peer_window_kind(o));
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     const double load_after = load_average();
     printf("# ratio [a-b]: the quartiles of the ratios within a round; (noisy): they lie on both sides of the "
            "limit. Load average %.2f before, %.2f after, on %ld "
            "CPUs%s\n",
            load_before, load_after, cpus, bench::load_note(load_before, load_after, cpus));
+    if (bench::g_layout.spans()) {
+        printf("# PE 1 is on another node (%s): ishmem reaches it through its MPI transport; ishmem_ptr gives "
+               "no mapping of its heap, so the memcpy peer is left out. PE 1 waits in %s meanwhile; "
+               "ISHMEM_MPI_PROGRESS_SLEEP_US=%s\n",
+               bench::g_layout.text.c_str(),
+               o.target == options::target_wait::mpi      ? "MPI_Barrier"
+               : o.target == options::target_wait::ishmem ? "ishmem_long_wait_until"
+                                                          : "a loop of plain loads (no library call)",
+               getenv("ISHMEM_MPI_PROGRESS_SLEEP_US") ? getenv("ISHMEM_MPI_PROGRESS_SLEEP_US") : "(default)");
+        summarize_across_nodes(rep);
+        fflush(stdout);
+        return;
+    }
     if (worst_bw)
         printf("# target put/get bandwidth >= 1 MiB within 10%% of memcpy (ratio <= 1.10): %s - %d of %d points; "
                "worst %s %zu B ratio %.3f\n",
@@ -210,7 +294,7 @@ void summarize(const report& rep, const options& o, double load_before) {
 
 int main(int argc, char** argv) {
     bench::g_program = "bench_rma";  // messages carry no rank: only PE 0 reports
-    options o = bench::parse_osc_options(argc, argv);
+    options o = parse(argc, argv);
     bench::choose_mpi_osc(o.osc);
     int rank = 0, size = 0;
     bench::init_mpi(&argc, &argv, &rank, &size);
@@ -230,10 +314,11 @@ int main(int argc, char** argv) {
     char* sym_dst = static_cast<char*>(ishmem_malloc(max_bytes));
     char* sym_src = static_cast<char*>(ishmem_malloc(max_bytes));
     long* word = static_cast<long*>(ishmem_malloc(64));
+    long* done = static_cast<long*>(ishmem_calloc(1, 64));  // --target-wait ishmem: PE 0 sets it at the end
     // Private buffers on PE 0: the put source and the get destination.
     char* local_src = static_cast<char*>(aligned_alloc(4096, max_bytes));
     char* local_dst = static_cast<char*>(aligned_alloc(4096, max_bytes));
-    if (!sym_dst || !sym_src || !word || !local_src || !local_dst) die("out of memory");
+    if (!sym_dst || !sym_src || !word || !done || !local_src || !local_dst) die("out of memory");
     // Every PE touches its own memory first, so that no page fault lands in a measurement.
     memset(sym_dst, 1, max_bytes);
     memset(sym_src, 2, max_bytes);
@@ -242,17 +327,21 @@ int main(int argc, char** argv) {
     memset(local_dst, 4, max_bytes);
 
     // Open MPI's peer: a window of the same size, passive target, locked once.
-    char* win_base = nullptr;
     MPI_Win win;
-    MPI_Win_allocate(static_cast<MPI_Aint>(2 * max_bytes), 1, MPI_INFO_NULL, world, &win_base, &win);
+    char* win_base = static_cast<char*>(bench::make_peer_window(o, 2 * max_bytes, 1, world, &win));
     memset(win_base, 5, 2 * max_bytes);
     const MPI_Aint win_put = 0, win_get = static_cast<MPI_Aint>(max_bytes), win_word = 0;
     MPI_Win_lock_all(0, win);
     MPI_Barrier(world);
 
+    // On one node PE 0 maps PE 1's heap (the memcpy peer copies through the mapping); across nodes
+    // there is none, and the memcpy peer is left out.
     char* peer_dst = static_cast<char*>(ishmem_ptr(sym_dst, peer));
     char* peer_src = static_cast<char*>(ishmem_ptr(sym_src, peer));
-    if (me == 0 && (!peer_dst || !peer_src)) die("ishmem_ptr gives no mapping of PE 1's heap");
+    const bool same_node = bench::g_layout.node_of[0] == bench::g_layout.node_of[1];
+    if (me == 0 && same_node && (!peer_dst || !peer_src)) die("ishmem_ptr gives no mapping of PE 1's heap");
+    if (me == 0 && !same_node && (peer_dst || peer_src)) die("ishmem_ptr maps the heap of PE 1, which is on another node");
+    const bool with_memcpy = same_node;
 
     if (me == 0) {
         const double load_before = load_average();
@@ -285,8 +374,20 @@ int main(int argc, char** argv) {
                 ishmem_long_p(word, i, peer);
                 if (i == n - 1) ishmem_quiet();
             };
-            auto r = measure(o, ours, mpi_put_batch);
-            rep.add({"long_p", 8, r.us[0], "mpi", r.us[1], r.ratio[1], r.ratio_lo[1], r.ratio_hi[1]});
+            if (with_memcpy) {
+                auto r = measure(o, ours, mpi_put_batch);
+                rep.add({"long_p", 8, r.us[0], "mpi", r.us[1], r.ratio[1], r.ratio_lo[1], r.ratio_hi[1]});
+            } else {
+                // Across nodes, also against MPI_Put + MPI_Win_flush_local after each put: what a
+                // blocking put through MPI (source reusable on return) costs there. Not a target.
+                auto mpi_put_flush_local = [&](long, long) {
+                    MPI_Put(&one, 1, MPI_LONG, peer, win_word, 1, MPI_LONG, win);
+                    MPI_Win_flush_local(peer, win);
+                };
+                auto r = measure(o, ours, mpi_put_batch, mpi_put_flush_local);
+                rep.add({"long_p", 8, r.us[0], "mpi", r.us[1], r.ratio[1], r.ratio_lo[1], r.ratio_hi[1]});
+                rep.add({"long_p", 8, r.us[0], "mpi_flush_local", r.us[2], r.ratio[2], r.ratio_lo[2], r.ratio_hi[2]});
+            }
         }
         {
             auto ours = [&](long i, long) {
@@ -337,7 +438,7 @@ int main(int argc, char** argv) {
         // ---- bandwidth: put and get, each completed --------------------------------------------
         // Quick runs take every eighth power of two; full runs every power of two.
         const int step = o.quick ? 3 : 1;
-        for (size_t bytes = 8; bytes <= max_bytes; bytes <<= step) {
+        for (size_t bytes = 8; bytes <= max_bytes && !o.latency_only; bytes <<= step) {
             const int count = static_cast<int>(bytes);
             auto put_ours = [&](long, long) {
                 ishmem_putmem(sym_dst, local_src, bytes, peer);
@@ -351,9 +452,14 @@ int main(int argc, char** argv) {
                 memcpy(peer_dst, local_src, bytes);
                 clobber();
             };
-            auto p = measure(o, put_ours, put_mpi, put_memcpy);
-            rep.add({"putmem+quiet", bytes, p.us[0], "mpi", p.us[1], p.ratio[1], p.ratio_lo[1], p.ratio_hi[1]});
-            rep.add({"putmem+quiet", bytes, p.us[0], "memcpy", p.us[2], p.ratio[2], p.ratio_lo[2], p.ratio_hi[2]});
+            if (with_memcpy) {
+                auto p = measure(o, put_ours, put_mpi, put_memcpy);
+                rep.add({"putmem+quiet", bytes, p.us[0], "mpi", p.us[1], p.ratio[1], p.ratio_lo[1], p.ratio_hi[1]});
+                rep.add({"putmem+quiet", bytes, p.us[0], "memcpy", p.us[2], p.ratio[2], p.ratio_lo[2], p.ratio_hi[2]});
+            } else {
+                auto p = measure(o, put_ours, put_mpi);
+                rep.add({"putmem+quiet", bytes, p.us[0], "mpi", p.us[1], p.ratio[1], p.ratio_lo[1], p.ratio_hi[1]});
+            }
 
             auto get_ours = [&](long, long) {
                 ishmem_getmem(local_dst, sym_src, bytes, peer);
@@ -369,17 +475,33 @@ int main(int argc, char** argv) {
                 memcpy(local_dst, peer_src, bytes);
                 clobber();
             };
-            auto g = measure(o, get_ours, get_mpi, get_memcpy);
-            rep.add({"getmem+quiet", bytes, g.us[0], "mpi", g.us[1], g.ratio[1], g.ratio_lo[1], g.ratio_hi[1]});
-            rep.add({"getmem+quiet", bytes, g.us[0], "memcpy", g.us[2], g.ratio[2], g.ratio_lo[2], g.ratio_hi[2]});
+            if (with_memcpy) {
+                auto g = measure(o, get_ours, get_mpi, get_memcpy);
+                rep.add({"getmem+quiet", bytes, g.us[0], "mpi", g.us[1], g.ratio[1], g.ratio_lo[1], g.ratio_hi[1]});
+                rep.add({"getmem+quiet", bytes, g.us[0], "memcpy", g.us[2], g.ratio[2], g.ratio_lo[2], g.ratio_hi[2]});
+            } else {
+                auto g = measure(o, get_ours, get_mpi);
+                rep.add({"getmem+quiet", bytes, g.us[0], "mpi", g.us[1], g.ratio[1], g.ratio_lo[1], g.ratio_hi[1]});
+            }
         }
         summarize(rep, o, load_before);
+        if (o.target != options::target_wait::mpi) ishmem_long_atomic_set(done, 1, peer);
+    } else if (o.target == options::target_wait::ishmem) {
+        // PE 1 waits in ishmem: the wait loop serves the transport's requests and drives MPI's
+        // progress (for the MPI peer's window too).
+        ishmem_long_wait_until(done, ISHMEM_CMP_NE, 0);
+    } else if (o.target == options::target_wait::compute) {
+        // PE 1 "computes": plain loads, no library call. Only ishmem's progress thread (whose
+        // MPI_Test also drives MPI's progress) serves requests, the final atomic_set included.
+        while (__atomic_load_n(done, __ATOMIC_ACQUIRE) == 0)
+            for (int i = 0; i < 64; ++i) asm volatile("" ::: "memory");
     }
     // PE 1 waits here while PE 0 measures; MPI_Barrier also drives MPI's progress for the window.
     MPI_Barrier(world);
 
     MPI_Win_unlock_all(win);
-    MPI_Win_free(&win);
+    bench::free_peer_window(o, win_base, &win);
+    ishmem_free(done);
     ishmem_free(word);
     ishmem_free(sym_src);
     ishmem_free(sym_dst);
