@@ -26,6 +26,9 @@ rc=$?
 if [ $rc -eq 0 ] || [ $rc -eq 124 ]; then
   echo "check_multinode: PE $last exiting with 5 on another node gave status $rc (want a failure, not a hang)"; echo "$out"; exit 1
 fi
-grep -qE "rank $last\b|process rank $last " <<<"$out" || { echo "check_multinode: mpirun did not name rank $last:"; echo "$out"; exit 1; }
+# Open MPI names it as "rank 3", "process rank 3" or, when the rank exited on its own, by its process
+# name "[[JOBID,1],3]" (what mpirun prints depends on which daemon saw the exit first).
+grep -qE "rank $last\b|process rank $last |Process name: \[\[[0-9]+,[0-9]+\],$last\]" <<<"$out" ||
+  { echo "check_multinode: mpirun did not name rank $last:"; echo "$out"; exit 1; }
 [ "$(leftovers)" -eq "$before" ] || { echo "check_multinode: namespaces left behind:"; ip netns list; exit 1; }
 echo "check_multinode: layout $layout: program passed; a failing PE on node $(( $(tr ',' '\n' <<<"$layout" | wc -l) - 1 )) ended the job (status $rc, rank $last named); nothing left behind"

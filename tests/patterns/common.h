@@ -34,8 +34,16 @@
 
 namespace ishmem_testing::patterns {
 
-// How long a PE waits for a word that another PE updates before the test fails.
-inline constexpr int wait_timeout_ms = 5000;
+// How long a PE waits for a word that another PE updates before the test fails: 5 s, or
+// ISHMEM_TEST_WAIT_MS. The multi-node ctests raise it: there every remote update is an MPI message
+// over TCP between fake nodes that share 2 cores with all their PEs, and one update can take seconds.
+inline int read_wait_timeout_ms() {
+    const char* s = std::getenv("ISHMEM_TEST_WAIT_MS");
+    char* end = nullptr;
+    const long v = s && *s ? std::strtol(s, &end, 10) : 0;
+    return s && *s && *end == '\0' && v > 0 && v <= 3600000 ? static_cast<int>(v) : 5000;
+}
+inline const int wait_timeout_ms = read_wait_timeout_ms();
 
 struct world {
     int me = ishmem_my_pe();

@@ -180,21 +180,28 @@ inline T g(const T* source, int pe) {
 // thread returns after the whole transfer is complete.
 
 // Runs part(first, count) on this thread's share of [0, n), then waits for the rest of the group.
+// For a PE of another node the group's first thread moves all of [0, n) in one transport
+// operation: one MPI transfer of the whole, not one per thread, which would only queue the
+// threads on MPI's locks (64 threads sharing a 78 KiB put took 20 s over TCP that way).
 template <typename Group, typename Part>
-inline void share_work(const Group& group, size_t n, Part&& part) {
-    auto [lo, hi] = group_chunk(group, n);
-    part(static_cast<ptrdiff_t>(lo), hi - lo);
+inline void share_work(const Group& group, size_t n, int pe, Part&& part) {
+    if (__builtin_expect(is_remote(pe), 0)) {
+        if (group_rank(group) == 0) part(ptrdiff_t{0}, n);
+    } else {
+        auto [lo, hi] = group_chunk(group, n);
+        part(static_cast<ptrdiff_t>(lo), hi - lo);
+    }
     group_sync(group);
 }
 
 template <typename T, typename Group>
 inline void put_work_group(T* dest, const T* source, size_t nelems, int pe, const Group& group) {
-    share_work(group, nelems, [&](ptrdiff_t lo, size_t n) { put(dest + lo, source + lo, n, pe); });
+    share_work(group, nelems, pe, [&](ptrdiff_t lo, size_t n) { put(dest + lo, source + lo, n, pe); });
 }
 
 template <typename T, typename Group>
 inline void get_work_group(T* dest, const T* source, size_t nelems, int pe, const Group& group) {
-    share_work(group, nelems, [&](ptrdiff_t lo, size_t n) { get(dest + lo, source + lo, n, pe); });
+    share_work(group, nelems, pe, [&](ptrdiff_t lo, size_t n) { get(dest + lo, source + lo, n, pe); });
 }
 
 template <typename T, typename Group>
@@ -210,26 +217,26 @@ inline void get_nbi_work_group(T* dest, const T* source, size_t nelems, int pe, 
 template <typename T, typename Group>
 inline void iput_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe,
                             const Group& group) {
-    share_work(group, nelems, [&](ptrdiff_t lo, size_t n) { iput(dest + lo * dst, source + lo * sst, dst, sst, n, pe); });
+    share_work(group, nelems, pe, [&](ptrdiff_t lo, size_t n) { iput(dest + lo * dst, source + lo * sst, dst, sst, n, pe); });
 }
 
 template <typename T, typename Group>
 inline void iget_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe,
                             const Group& group) {
-    share_work(group, nelems, [&](ptrdiff_t lo, size_t n) { iget(dest + lo * dst, source + lo * sst, dst, sst, n, pe); });
+    share_work(group, nelems, pe, [&](ptrdiff_t lo, size_t n) { iget(dest + lo * dst, source + lo * sst, dst, sst, n, pe); });
 }
 
 template <typename T, typename Group>
 inline void ibput_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,
                              int pe, const Group& group) {
-    share_work(group, nblocks,
+    share_work(group, nblocks, pe,
                [&](ptrdiff_t lo, size_t n) { ibput(dest + lo * dst, source + lo * sst, dst, sst, bsize, n, pe); });
 }
 
 template <typename T, typename Group>
 inline void ibget_work_group(T* dest, const T* source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,
                              int pe, const Group& group) {
-    share_work(group, nblocks,
+    share_work(group, nblocks, pe,
                [&](ptrdiff_t lo, size_t n) { ibget(dest + lo * dst, source + lo * sst, dst, sst, bsize, n, pe); });
 }
 
