@@ -1,5 +1,5 @@
-// Collectives on arrays large enough for the reduce-scatter path (ISHMEM_REDUCE_SCATTER_MIN, 64 KiB
-// by default, on 3 or more PEs) and for the copies to be split across a work-group's threads in many
+// Collectives on arrays large enough for the chunked reductions and scans (ISHMEM_REDUCE_SCATTER_MIN,
+// 64 KiB by default, on 2 or more PEs) and for the copies to be split across a work-group's threads in many
 // pieces; in place and not, on the world team and a strided team.
 #include <gtest/gtest.h>
 #include <ishmem.h>
@@ -23,7 +23,7 @@ int64_t operand(int pe, std::size_t i) { return static_cast<int64_t>((pe + 1) * 
 
 // Sum, max and xor of int64 and sum of double over `team`, with nreduce = big, through the base and
 // the _work_group forms; every element checked.
-TEST(CollLarge, ReductionsOverTheReduceScatterPath) {
+TEST(CollLarge, ReductionsOverTheChunkedPath) {
     sym_array<int64_t> src(big), dst(big);
     sym_array<double> dsrc(big), ddst(big);
     ASSERT_TRUE(src && dst && dsrc && ddst);
@@ -83,6 +83,57 @@ TEST(CollLarge, ReductionsOverTheReduceScatterPath) {
             EXPECT_EQ(bad, 0u);
         }
         ishmem_barrier_all();
+    }
+}
+
+// Inclusive and exclusive scans of `big` int64 (the chunked path: each PE scans one chunk over all
+// PEs and writes it into every PE's dest), out of place, in place and on a queue, over the world
+// and the strided team; every element checked, and PEs outside the team keep their dest.
+TEST(CollLarge, ScansOverTheChunkedPath) {
+    sym_array<int64_t> src(big), dst(big);
+    ASSERT_TRUE(src && dst);
+    const int me_world = ishmem_my_pe();
+    constexpr int64_t untouched = -77;
+    for (ishmem_team_t team : {ISHMEM_TEAM_WORLD, strided_test_team()}) {
+        const int me = ishmem_team_my_pe(team);
+        for (int pass = 0; pass < 6; ++pass) {  // inclusive: pass < 3; 0/3 out of place, 1/4 in place, 2/5 on a queue
+            const bool inclusive = pass < 3, in_place = pass % 3 == 1;
+            for (std::size_t i = 0; i < big; ++i) {
+                src[i] = operand(me_world, i);
+                dst[i] = untouched;
+            }
+            ishmem_barrier_all();
+            int64_t* out = in_place ? src.get() : dst.get();
+            if (me >= 0) {
+                if (pass % 3 == 2) {
+                    int ret = -1;
+                    ishmem::queue& q = ishmem_testing::test_queue();
+                    (inclusive ? ishmemx_int64_sum_inscan_on_queue(team, out, src.get(), big, &ret, q)
+                               : ishmemx_int64_sum_exscan_on_queue(team, out, src.get(), big, &ret, q))
+                        .wait();
+                    EXPECT_EQ(ret, 0);
+                } else {
+                    EXPECT_EQ(inclusive ? ishmem_int64_sum_inscan(team, out, src.get(), big)
+                                        : ishmem_int64_sum_exscan(team, out, src.get(), big),
+                              0);
+                }
+                std::size_t bad = 0;
+                for (std::size_t i = 0; i < big; ++i) {
+                    int64_t want = 0;
+                    for (int j = 0; j < me + (inclusive ? 1 : 0); ++j)
+                        want += operand(ishmem_team_translate_pe(team, j, ISHMEM_TEAM_WORLD), i);
+                    if (out[i] != want && bad++ == 0)
+                        ADD_FAILURE() << (inclusive ? "inscan" : "exscan") << (in_place ? " in place" : "")
+                                      << ", team PE " << me << ", element " << i << ": " << out[i] << " != " << want;
+                }
+                EXPECT_EQ(bad, 0u);
+            } else {
+                std::size_t touched = 0;
+                for (std::size_t i = 0; i < big; ++i) touched += dst[i] != untouched || src[i] != operand(me_world, i);
+                EXPECT_EQ(touched, 0u) << "PE " << me_world << " is outside the team, yet its buffers changed";
+            }
+            ishmem_barrier_all();
+        }
     }
 }
 

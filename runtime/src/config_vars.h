@@ -26,8 +26,8 @@ inline constexpr config_var config_vars[] = {
      "Polls of a collective's wait loop (barriers, flag exchanges) before it starts yielding the "
      "core; auto: 1024 when every PE of the node has a core, 0 (yield at once) when there are more PEs than cores."},
     {"ISHMEM_REDUCE_SCATTER_MIN", "65536",
-     "Bytes (nreduce times the element size) from which a reduction over 3 or more PEs reduce-scatters "
-     "and then gathers, instead of every PE reducing the whole array."},
+     "Bytes (nreduce or nelems times the element size) from which reductions and scans over 2 or more "
+     "PEs are chunked: each PE reduces or scans one chunk over all PEs and writes it into every PE's dest."},
     {"ISHMEM_BACKEND", "auto",
      "Where the symmetric heap lives and device code runs: host (shared host memory, CPU threads), cuda "
      "(GPU memory, CUDA kernels; fails when the library has no CUDA or no GPU is visible), or auto: cuda "

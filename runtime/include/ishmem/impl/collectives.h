@@ -7,15 +7,17 @@
 //     buffers; the member returns (and may reuse its buffers) only when all its readers have.
 // So a member waits only for the members it reads and for those that read it: in a broadcast the
 // non-roots wait for the root alone and the root for its readers; a scan waits for the lower
-// members. Reductions of at least ISHMEM_REDUCE_SCATTER_MIN bytes on 3 or more PEs reduce-scatter
-// (member k reduces the k-th chunk of every source into its dest) and gather the chunks between
-// team barriers, reading 2(n-1)/n of the array per PE instead of n-1 times it. Every member
+// members. Reductions and scans of at least ISHMEM_REDUCE_SCATTER_MIN bytes on 2 or more PEs are
+// chunked (by_chunks): member k reduces or scans the k-th chunk over all sources and writes it into
+// every member's dest, between two team barriers, reading the array about once per PE instead of up
+// to n times. Every member
 // combines the PEs in the same order, so floating-point results agree on all PEs.
 //
 // The _work_group forms split every copy and reduction loop across the group's threads; one thread
 // exchanges the flags and takes the barriers, fenced by group barriers.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <type_traits>
@@ -32,7 +34,7 @@
 
 namespace ishmemi {
 
-// Bytes from which reductions on 3 or more PEs use reduce-scatter + gather (ISHMEM_REDUCE_SCATTER_MIN).
+// Bytes from which reductions and scans on 2 or more PEs are chunked (ISHMEM_REDUCE_SCATTER_MIN).
 extern ISHMEM_API size_t reduce_scatter_min;
 
 namespace coll {
@@ -70,6 +72,26 @@ template <class W> void barrier(const W& w, const team_t& t, ishmem_team_t team,
     if (w.rank() == 0) team_barrier(t, team, routine);
     w.sync();
 }
+
+// The chunked form of large reductions and scans: member k of n works on elements
+// [nelems k / n, nelems (k + 1) / n) of every member's source and dest, calling f(first, count)
+// on blocks of at most `block` elements (the group's threads share the chunk), between two team
+// barriers: before them every source is ready and every dest free, after them every dest written.
+// Only member k touches chunk k, so dest may be source if f reads a block's sources before it
+// writes that block's dests. Each PE reads and writes the array about once.
+template <class W, class F>
+void by_chunks(const W& w, const team_t& t, ishmem_team_t team, const char* routine, size_t nelems, size_t block,
+               F&& f) {
+    barrier(w, t, team, routine);
+    const size_t n = static_cast<size_t>(t.size), k = static_cast<size_t>(t.my_index);
+    const size_t cb = nelems * k / n, ce = nelems * (k + 1) / n;
+    const auto [b, e] = share(w, ce - cb, 64);
+    for (size_t lo = cb + b; lo < cb + e; lo += block) f(lo, std::min(block, cb + e - lo));
+    barrier(w, t, team, routine);
+}
+
+// Elements of T in a block of by_chunks: 8 KiB, so that the running results stay in L1.
+template <class T> inline constexpr size_t chunk_block = 8192 / sizeof(T) ? 8192 / sizeof(T) : 1;
 
 enum op_kind : int { op_and, op_or, op_xor, op_max, op_min, op_sum, op_prod };
 
@@ -368,26 +390,13 @@ int reduce(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nred
     if (teams[team].spans_nodes)
         return by_leader(w, [&] { remote->reduction(Op, 0, elem_kind_of<T>(), team, dest, source, nreduce); });
     const team_t& t = teams[team];
-    if (t.size >= 3 && nreduce * sizeof(T) >= reduce_scatter_min) {
-        // Member k reduces chunk k into its own dest; only member k reads chunk k of the sources,
-        // so writing it in place is safe. Then every member gathers the other chunks.
-        barrier(w, t, team, routine);
-        auto chunk = [&](int k) {
-            const size_t b = nreduce * k / t.size, e = nreduce * (k + 1) / t.size;
-            return std::pair<size_t, size_t>{b, e};
-        };
-        const auto [cb, ce] = chunk(t.my_index);
-        const auto [b, e] = share(w, ce - cb, 64);
-        std::vector<T> out(e - b);
-        reduce_range<Op>(t, source, 0, t.size, cb + b, cb + e, out.data());
-        if (e > b) std::memcpy(dest + cb + b, out.data(), (e - b) * sizeof(T));
-        barrier(w, t, team, routine);
-        for (int k = 0; k < t.size; ++k) {
-            if (k == t.my_index) continue;
-            const auto [kb, ke] = chunk(k);
-            copy(w, dest + kb, translate(dest, t.world_pe(k)) + kb, (ke - kb) * sizeof(T));
-        }
-        barrier(w, t, team, routine);
+    if (t.size >= 2 && nreduce * sizeof(T) >= reduce_scatter_min) {
+        // Member k reduces chunk k over all members, then writes it into every member's dest.
+        T acc[chunk_block<T>];
+        by_chunks(w, t, team, routine, nreduce, chunk_block<T>, [&](size_t lo, size_t m) {
+            reduce_range<Op>(t, source, 0, t.size, lo, lo + m, acc);
+            for (int j = 0; j < t.size; ++j) std::memcpy(translate(dest, t.world_pe(j)) + lo, acc, m * sizeof(T));
+        });
         return 0;
     }
     if (eager::usable(team, nreduce * sizeof(T))) {
@@ -445,6 +454,34 @@ int scan(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems
                 for (size_t i = 0; i < nelems; ++i) out[i] = combine<op_sum>(out[i], source[i]);
             std::memcpy(dest, out, nelems * sizeof(T));
             ea.finish();
+        });
+        return 0;
+    }
+    const team_t& tm = teams[team];
+    if (tm.size >= 2 && nelems * sizeof(T) >= reduce_scatter_min) {
+        // Member k scans chunk k over all members, writing each member's chunk k of dest as it goes.
+        T acc[chunk_block<T>];
+        by_chunks(w, tm, team, routine, nelems, chunk_block<T>, [&](size_t lo, size_t m) {
+            const size_t bytes = m * sizeof(T);
+            for (int j = 0; j < tm.size; ++j) {
+                const T* sj = translate(source, tm.world_pe(j)) + lo;
+                T* dj = translate(dest, tm.world_pe(j)) + lo;
+                if (j == 0) {  // acc = s_0; dest_0 = s_0 (inclusive) or zeros
+                    std::memcpy(acc, sj, bytes);
+                    if (inclusive) std::memmove(dj, sj, bytes);
+                    else std::memset(dj, 0, bytes);
+                } else if (inclusive) {
+                    for (size_t i = 0; i < m; ++i) dj[i] = acc[i] = combine<op_sum>(acc[i], sj[i]);
+                } else if (j + 1 == tm.size) {  // the last member's source is in no exclusive sum
+                    std::memcpy(dj, acc, bytes);
+                } else {
+                    for (size_t i = 0; i < m; ++i) {
+                        const T x = sj[i];  // read before dj[i] is written: in place they are one word
+                        dj[i] = acc[i];
+                        acc[i] = combine<op_sum>(acc[i], x);
+                    }
+                }
+            }
         });
         return 0;
     }
