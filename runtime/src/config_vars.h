@@ -21,6 +21,8 @@ inline constexpr config_var config_vars[] = {
      "them, file, line and function."},
     {"ISHMEM_TEST_TIMEOUT", "60",
      "Read by the test suite only: seconds one test may run before it fails as hung."},
+    {"ISHMEM_TEST_WAIT_MS", "5000",
+     "Read by the test suite only: milliseconds a test waits for another PE's update before it fails."},
     {"ISHMEM_TEAMS_MAX", "64", "Most teams (the predefined ones included) that may exist at once on a PE."},
     {"ISHMEM_BARRIER_SPINS", "auto",
      "Polls of a collective's wait loop (barriers, flag exchanges) before it starts yielding the "
