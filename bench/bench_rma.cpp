@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -187,6 +188,15 @@ class report {
     void add(const row& r) {
         rows_.push_back(r);
         out_.add("%s,%zu,%.4f,%s,%.4f,%.3f\n", r.op.c_str(), r.bytes, r.ours, r.peer.c_str(), r.theirs, r.ratio);
+    }
+    // One row per peer variant of a measure() result: variant k (1, 2, ...) is peers[k - 1].
+    template <size_t N>
+    void add_all(const char* op, size_t bytes, const result<N>& r, std::initializer_list<const char*> peers) {
+        size_t k = 1;
+        for (const char* peer : peers) {
+            add({op, bytes, r.us[0], peer, r.us[k], r.ratio[k], r.ratio_lo[k], r.ratio_hi[k]});
+            ++k;
+        }
     }
     const std::vector<row>& rows() const { return rows_; }
 
@@ -376,7 +386,7 @@ int main(int argc, char** argv) {
             };
             if (with_memcpy) {
                 auto r = measure(o, ours, mpi_put_batch);
-                rep.add({"long_p", 8, r.us[0], "mpi", r.us[1], r.ratio[1], r.ratio_lo[1], r.ratio_hi[1]});
+                rep.add_all("long_p", 8, r, {"mpi"});
             } else {
                 // Across nodes, also against MPI_Put + MPI_Win_flush_local after each put: what a
                 // blocking put through MPI (source reusable on return) costs there. Not a target.
@@ -385,8 +395,7 @@ int main(int argc, char** argv) {
                     MPI_Win_flush_local(peer, win);
                 };
                 auto r = measure(o, ours, mpi_put_batch, mpi_put_flush_local);
-                rep.add({"long_p", 8, r.us[0], "mpi", r.us[1], r.ratio[1], r.ratio_lo[1], r.ratio_hi[1]});
-                rep.add({"long_p", 8, r.us[0], "mpi_flush_local", r.us[2], r.ratio[2], r.ratio_lo[2], r.ratio_hi[2]});
+                rep.add_all("long_p", 8, r, {"mpi", "mpi_flush_local"});
             }
         }
         {
@@ -395,7 +404,7 @@ int main(int argc, char** argv) {
                 ishmem_quiet();
             };
             auto r = measure(o, ours, mpi_put_flush);
-            rep.add({"long_p+quiet", 8, r.us[0], "mpi", r.us[1], r.ratio[1], r.ratio_lo[1], r.ratio_hi[1]});
+            rep.add_all("long_p+quiet", 8, r, {"mpi"});
         }
         {
             auto ours = [&](long, long) { sink = ishmem_long_g(word, peer); };
@@ -405,7 +414,7 @@ int main(int argc, char** argv) {
                 sink = result;
             };
             auto r = measure(o, ours, theirs);
-            rep.add({"long_g", 8, r.us[0], "mpi", r.us[1], r.ratio[1], r.ratio_lo[1], r.ratio_hi[1]});
+            rep.add_all("long_g", 8, r, {"mpi"});
         }
         {
             auto ours = [&](long, long) { sink = ishmem_long_atomic_fetch_add(word, 1, peer); };
@@ -415,7 +424,7 @@ int main(int argc, char** argv) {
                 sink = result;
             };
             auto r = measure(o, ours, theirs);
-            rep.add({"long_atomic_fetch_add", 8, r.us[0], "mpi", r.us[1], r.ratio[1], r.ratio_lo[1], r.ratio_hi[1]});
+            rep.add_all("long_atomic_fetch_add", 8, r, {"mpi"});
         }
         {
             auto ours = [&](long i, long n) {
@@ -423,7 +432,7 @@ int main(int argc, char** argv) {
                 if (i == n - 1) ishmem_quiet();
             };
             auto r = measure(o, ours, mpi_acc_batch);
-            rep.add({"long_atomic_add", 8, r.us[0], "mpi", r.us[1], r.ratio[1], r.ratio_lo[1], r.ratio_hi[1]});
+            rep.add_all("long_atomic_add", 8, r, {"mpi"});
         }
         {
             auto ours = [&](long, long) {
@@ -431,7 +440,7 @@ int main(int argc, char** argv) {
                 ishmem_quiet();
             };
             auto r = measure(o, ours, mpi_acc_flush);
-            rep.add({"long_atomic_add+quiet", 8, r.us[0], "mpi", r.us[1], r.ratio[1], r.ratio_lo[1], r.ratio_hi[1]});
+            rep.add_all("long_atomic_add+quiet", 8, r, {"mpi"});
         }
         (void)sink;
 
@@ -454,11 +463,10 @@ int main(int argc, char** argv) {
             };
             if (with_memcpy) {
                 auto p = measure(o, put_ours, put_mpi, put_memcpy);
-                rep.add({"putmem+quiet", bytes, p.us[0], "mpi", p.us[1], p.ratio[1], p.ratio_lo[1], p.ratio_hi[1]});
-                rep.add({"putmem+quiet", bytes, p.us[0], "memcpy", p.us[2], p.ratio[2], p.ratio_lo[2], p.ratio_hi[2]});
+                rep.add_all("putmem+quiet", bytes, p, {"mpi", "memcpy"});
             } else {
                 auto p = measure(o, put_ours, put_mpi);
-                rep.add({"putmem+quiet", bytes, p.us[0], "mpi", p.us[1], p.ratio[1], p.ratio_lo[1], p.ratio_hi[1]});
+                rep.add_all("putmem+quiet", bytes, p, {"mpi"});
             }
 
             auto get_ours = [&](long, long) {
@@ -477,11 +485,10 @@ int main(int argc, char** argv) {
             };
             if (with_memcpy) {
                 auto g = measure(o, get_ours, get_mpi, get_memcpy);
-                rep.add({"getmem+quiet", bytes, g.us[0], "mpi", g.us[1], g.ratio[1], g.ratio_lo[1], g.ratio_hi[1]});
-                rep.add({"getmem+quiet", bytes, g.us[0], "memcpy", g.us[2], g.ratio[2], g.ratio_lo[2], g.ratio_hi[2]});
+                rep.add_all("getmem+quiet", bytes, g, {"mpi", "memcpy"});
             } else {
                 auto g = measure(o, get_ours, get_mpi);
-                rep.add({"getmem+quiet", bytes, g.us[0], "mpi", g.us[1], g.ratio[1], g.ratio_lo[1], g.ratio_hi[1]});
+                rep.add_all("getmem+quiet", bytes, g, {"mpi"});
             }
         }
         summarize(rep, o, load_before);

@@ -16,14 +16,11 @@ one colour per file; the barriers are then bars, ishmem's next to MPI's, one gro
 --title adds a line to every plot's title.
 """
 import argparse
-import csv
 import os
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402 (after the backend is chosen)
+from plot_common import COLOURS, human, read_csv, save  # selects matplotlib's backend first
+import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator  # noqa: E402
 
 # The peer of each op, for the legend.
@@ -40,8 +37,8 @@ MPI_NAME = {
     "int64_sum_inscan": "MPI_Scan",
     "int64_sum_exscan": "MPI_Exscan",
 }
-COLOURS = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown"]
-FIELDS = ["op", "bytes", "npes", "ishmem_us", "mpi_us", "ratio", "q1", "q3"]
+COLUMNS = {"op": str, "bytes": int, "npes": int, "ishmem_us": float, "mpi_us": float, "ratio": float, "q1": str,
+           "q3": str}
 
 
 def read_rows(paths, labels=None):
@@ -50,35 +47,10 @@ def read_rows(paths, labels=None):
     rows = {}
     for i, path in enumerate(paths):
         label = labels[i] if labels else None
-        with open(path, newline="") as f:
-            lines = [l for l in f if l.strip() and not l.startswith("#")]
-        reader = csv.DictReader(lines)
-        missing = [c for c in FIELDS if c not in (reader.fieldnames or [])]
-        if missing:
-            sys.exit(f"plot_coll: {path}: not a bench_coll CSV (missing columns {', '.join(missing)})")
-        for r in reader:
-            try:
-                row = {
-                    "op": r["op"],
-                    "bytes": int(r["bytes"]),
-                    "npes": int(r["npes"]),
-                    "ishmem_us": float(r["ishmem_us"]),
-                    "mpi_us": float(r["mpi_us"]),
-                    "ratio": float(r["ratio"]),
-                    "label": label,
-                }
-            except (TypeError, ValueError):
-                sys.exit(f"plot_coll: {path}: bad line {r}")
+        for row in read_csv(path, COLUMNS, "plot_coll", "a bench_coll CSV"):
+            row["label"] = label
             rows[(label, row["op"], row["bytes"], row["npes"])] = row
     return list(rows.values())
-
-
-def human(nbytes, _pos=None):
-    for unit, shift in (("MiB", 20), ("KiB", 10)):
-        if nbytes >= (1 << shift):
-            v = nbytes / (1 << shift)
-            return f"{v:g} {unit}"
-    return f"{nbytes:g} B"
 
 
 def series_of(rows, labels):
@@ -136,11 +108,7 @@ def plot_op(op, rows, out_dir, labels=None, title=None):
     ax.grid(True, which="major", alpha=0.4)
     ax.grid(True, which="minor", alpha=0.15)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = os.path.join(out_dir, f"coll_{op}.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out_dir, f"coll_{op}.png")
 
 
 def main():

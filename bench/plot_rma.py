@@ -14,44 +14,20 @@ starting with '#' are skipped, so bench_rma's stdout works too). One series per 
 - rma_ratio.png: ishmem / Open MPI against the size, with the 1.10 line (the target across nodes).
 """
 import argparse
-import csv
 import os
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402 (after the backend is chosen)
+from plot_common import COLOURS, human, read_csv, save  # selects matplotlib's backend first
+import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
-COLOURS = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown"]
-FIELDS = ["op", "bytes", "ishmem_us", "peer", "peer_us", "ratio"]
+COLUMNS = {"op": str, "bytes": int, "ishmem_us": float, "peer": str, "peer_us": float, "ratio": float}
 LAT_OPS = ["long_p", "long_p+quiet", "long_g", "long_atomic_fetch_add", "long_atomic_add", "long_atomic_add+quiet"]
 BW_OPS = ["putmem+quiet", "getmem+quiet"]
 
 
 def read_rows(path):
-    with open(path, newline="") as f:
-        lines = [l for l in f if l.strip() and not l.startswith("#")]
-    reader = csv.DictReader(lines)
-    missing = [c for c in FIELDS if c not in (reader.fieldnames or [])]
-    if missing:
-        sys.exit(f"plot_rma: {path}: not a bench_rma CSV (missing columns {', '.join(missing)})")
-    rows = []
-    for r in reader:
-        try:
-            rows.append({"op": r["op"], "bytes": int(r["bytes"]), "ishmem_us": float(r["ishmem_us"]),
-                         "peer": r["peer"], "peer_us": float(r["peer_us"]), "ratio": float(r["ratio"])})
-        except (TypeError, ValueError):
-            sys.exit(f"plot_rma: {path}: bad line {r}")
-    return rows
-
-
-def human(nbytes, _pos=None):
-    for unit, shift in (("MiB", 20), ("KiB", 10)):
-        if nbytes >= (1 << shift):
-            return f"{nbytes / (1 << shift):g} {unit}"
-    return f"{nbytes:g} B"
+    return read_csv(path, COLUMNS, "plot_rma", "a bench_rma CSV")
 
 
 def titled(ax, text, title):
@@ -86,11 +62,7 @@ def plot_latency(series, out, title):
     titled(ax, "8-byte operations, PE 0 to PE 1", title)
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = os.path.join(out, "rma_latency.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out, "rma_latency.png")
 
 
 def plot_bandwidth(series, out, title):
@@ -119,11 +91,7 @@ def plot_bandwidth(series, out, title):
         ax.grid(True, which="major", alpha=0.4)
         ax.legend(fontsize=7)
     axes[0].set_ylabel("GB/s (median)")
-    fig.tight_layout()
-    path = os.path.join(out, "rma_bandwidth.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out, "rma_bandwidth.png")
 
 
 def plot_ratio(series, out, title):
@@ -146,11 +114,7 @@ def plot_ratio(series, out, title):
     titled(ax, "put and get: ratio to Open MPI", title)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    path = os.path.join(out, "rma_ratio.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out, "rma_ratio.png")
 
 
 def main():

@@ -13,19 +13,15 @@ The CSV has the columns name,bytes,metric,ours,nvshmem,ratio ('#' lines skipped)
 A run without NVSHMEM (empty nvshmem column) plots ishmem alone.
 """
 import argparse
-import csv
 import os
 import re
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402 (after the backend is chosen)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from plot_common import COLOURS, human, read_csv, save as save_figure  # noqa: E402 (selects the backend)
+import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
-COLOURS = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink"]
-FIELDS = ["name", "bytes", "metric", "ours", "nvshmem", "ratio"]
 GRID_PUT = re.compile(r"^putmem/\d+blocks$")
 TARGET_GBPS = 383.0
 NVLINK_GBPS = 450.0  # NVLink 4 between two H100/H200s, one direction
@@ -36,27 +32,8 @@ def number(text):
 
 
 def read_rows(path):
-    with open(path, newline="") as f:
-        lines = [l for l in f if l.strip() and not l.startswith("#")]
-    reader = csv.DictReader(lines)
-    missing = [c for c in FIELDS if c not in (reader.fieldnames or [])]
-    if missing:
-        sys.exit(f"plot_gpu: {path}: not a merged bench_gpu CSV (missing columns {', '.join(missing)})")
-    rows = []
-    for r in reader:
-        try:
-            rows.append({"name": r["name"], "bytes": int(r["bytes"]), "metric": r["metric"],
-                         "ours": number(r["ours"]), "nvshmem": number(r["nvshmem"]), "ratio": number(r["ratio"])})
-        except ValueError:
-            sys.exit(f"plot_gpu: {path}: bad line {r}")
-    return rows
-
-
-def human(nbytes, _pos=None):
-    for unit, shift in (("MiB", 20), ("KiB", 10)):
-        if nbytes >= (1 << shift):
-            return f"{nbytes / (1 << shift):g} {unit}"
-    return f"{nbytes:g} B"
+    columns = {"name": str, "bytes": int, "metric": str, "ours": number, "nvshmem": number, "ratio": number}
+    return read_csv(path, columns, "plot_gpu", "a merged bench_gpu CSV")
 
 
 def ordered_names(rows):
@@ -68,11 +45,7 @@ def ordered_names(rows):
 
 
 def save(fig, out_dir, name):
-    fig.tight_layout()
-    path = os.path.join(out_dir, name)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    print(path)
+    print(save_figure(fig, out_dir, name))
 
 
 def plot_latency(rows, out_dir):
