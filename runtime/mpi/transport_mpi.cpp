@@ -15,6 +15,12 @@
 //   (a collective, a communicator split). Its polls also drive MPI's own progress, which the
 //   one-sided components that emulate RMA over TCP need at the target. The thread polls for a while
 //   after each request and then sleeps, doubling up to ISHMEM_MPI_PROGRESS_SLEEP_US.
+// - One thread at a time in MPI (mpi_lock_, held for one call or one short sequence, never across
+//   a wait loop): Open MPI's osc/ucx drives its UCX worker in single-thread mode whatever the
+//   thread level (open-mpi/ompi#13347), so a put on one thread while the progress thread polls
+//   MPI corrupted transfers (wrong data seen by Rma tests on 4 PEs, one node each). The progress
+//   thread only tries the lock. Blocking collectives (MPI_Comm_split) run outside it: a PE blocked
+//   there must not keep its node from serving the atomics that others need before they join.
 // - Teams with members on several nodes: one MPI communicator per team (split from the parent's at
 //   team creation), and the collectives are MPI's on it, in their non-blocking forms, completed by
 //   a wait that serves requests like every other.
@@ -170,6 +176,7 @@ class mpi_transport final : public transport {
 
     void put(void* dest, const void* source, size_t bytes, int pe, bool nbi) override {
         const target t = locate(dest);
+        std::lock_guard<std::mutex> in_mpi(mpi_lock_);
         for (size_t off = 0; off < bytes; off += slice_bytes) {
             const int n = static_cast<int>(std::min(slice_bytes, bytes - off));
             check(MPI_Put(static_cast<const char*>(source) + off, n, MPI_BYTE, pe, t.disp + MPI_Aint(off), n, MPI_BYTE,
@@ -182,6 +189,7 @@ class mpi_transport final : public transport {
 
     void get(void* dest, const void* source, size_t bytes, int pe, bool nbi) override {
         const target t = locate(source);
+        std::lock_guard<std::mutex> in_mpi(mpi_lock_);
         for (size_t off = 0; off < bytes; off += slice_bytes) {
             const int n = static_cast<int>(std::min(slice_bytes, bytes - off));
             check(MPI_Get(static_cast<char*>(dest) + off, n, MPI_BYTE, pe, t.disp + MPI_Aint(off), n, MPI_BYTE, t.win),
@@ -212,13 +220,19 @@ class mpi_transport final : public transport {
                      static_cast<uint64_t>(t.disp), value, cond};
         uint64_t old = 0;
         MPI_Request rq[2];
-        check(MPI_Irecv(&old, 1, MPI_UINT64_T, pe, r.reply_tag, am_comm_, &rq[0]), "MPI_Irecv", pe);
-        check(MPI_Isend(&r, sizeof r, MPI_BYTE, pe, tag_request, am_comm_, &rq[1]), "MPI_Isend", pe);
+        {
+            std::lock_guard<std::mutex> in_mpi(mpi_lock_);
+            check(MPI_Irecv(&old, 1, MPI_UINT64_T, pe, r.reply_tag, am_comm_, &rq[0]), "MPI_Irecv", pe);
+            check(MPI_Isend(&r, sizeof r, MPI_BYTE, pe, tag_request, am_comm_, &rq[1]), "MPI_Isend", pe);
+        }
         // Serve others meanwhile (backoff::pause calls progress()): two PEs may be waiting for each
         // other's answer. It yields the core like every wait, for PEs and threads that outnumber cores.
         for (backoff b{wait_spin_limit, 0};; b.pause()) {
             int done = 0;
-            check(MPI_Testall(2, rq, &done, MPI_STATUSES_IGNORE), "MPI_Testall", pe);
+            {
+                std::lock_guard<std::mutex> in_mpi(mpi_lock_);
+                check(MPI_Testall(2, rq, &done, MPI_STATUSES_IGNORE), "MPI_Testall", pe);
+            }
             if (done) return old;
         }
     }
@@ -226,6 +240,7 @@ class mpi_transport final : public transport {
     // ---- ordering and progress ----------------------------------------------------------------
 
     void flush(int pe) override {
+        std::lock_guard<std::mutex> in_mpi(mpi_lock_);
         check(MPI_Win_flush(pe, heap_win_), "MPI_Win_flush", pe);
         check(MPI_Win_flush(pe, globals_win_), "MPI_Win_flush", pe);
     }
@@ -235,6 +250,7 @@ class mpi_transport final : public transport {
 
     void quiet() override {
         if (!dirty_.exchange(false, std::memory_order_relaxed)) return;
+        std::lock_guard<std::mutex> in_mpi(mpi_lock_);
         check(MPI_Win_flush_all(heap_win_), "MPI_Win_flush_all");
         check(MPI_Win_flush_all(globals_win_), "MPI_Win_flush_all");
     }
@@ -274,18 +290,21 @@ class mpi_transport final : public transport {
         MPI_Request r = MPI_REQUEST_NULL;
         switch (kind) {
             case coll_alltoall:
-                check(MPI_Ialltoall(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, &r), "MPI_Ialltoall");
+                check(locked([&] { return MPI_Ialltoall(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, &r); }),
+                      "MPI_Ialltoall");
                 break;
             case coll_fcollect:
-                check(MPI_Iallgather(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, &r), "MPI_Iallgather");
+                check(locked([&] { return MPI_Iallgather(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, &r); }),
+                      "MPI_Iallgather");
                 break;
             case coll_broadcast:
                 if (rank == root && dest != source) memmove(dest, source, bytes);
-                check(MPI_Ibcast(dest, count, MPI_BYTE, root, c, &r), "MPI_Ibcast");
+                check(locked([&] { return MPI_Ibcast(dest, count, MPI_BYTE, root, c, &r); }), "MPI_Ibcast");
                 break;
             case coll_collect: {
                 std::vector<int> counts(static_cast<size_t>(n)), displs(static_cast<size_t>(n));
-                check(MPI_Iallgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, c, &r), "MPI_Iallgather");
+                check(locked([&] { return MPI_Iallgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, c, &r); }),
+                      "MPI_Iallgather");
                 complete(r, "MPI_Iallgather");
                 size_t at = 0;
                 for (int i = 0; i < n; ++i) {
@@ -296,7 +315,10 @@ class mpi_transport final : public transport {
                     copy.assign(static_cast<const char*>(source), static_cast<const char*>(source) + bytes);
                     source = copy.data();
                 }
-                check(MPI_Iallgatherv(source, count, MPI_BYTE, dest, counts.data(), displs.data(), MPI_BYTE, c, &r),
+                check(locked([&] {
+                          return MPI_Iallgatherv(source, count, MPI_BYTE, dest, counts.data(), displs.data(), MPI_BYTE,
+                                                 c, &r);
+                      }),
                       "MPI_Iallgatherv");
                 break;
             }
@@ -310,13 +332,14 @@ class mpi_transport final : public transport {
         const void* in = source == dest ? MPI_IN_PLACE : source;
         MPI_Request r = MPI_REQUEST_NULL;
         if (scan == 0) {
-            check(MPI_Iallreduce(in, dest, count, mpi_type(type), mpi_op(op), c, &r), "MPI_Iallreduce");
+            check(locked([&] { return MPI_Iallreduce(in, dest, count, mpi_type(type), mpi_op(op), c, &r); }),
+                  "MPI_Iallreduce");
             complete(r, "MPI_Iallreduce");
         } else if (scan == 1) {
-            check(MPI_Iscan(in, dest, count, mpi_type(type), MPI_SUM, c, &r), "MPI_Iscan");
+            check(locked([&] { return MPI_Iscan(in, dest, count, mpi_type(type), MPI_SUM, c, &r); }), "MPI_Iscan");
             complete(r, "MPI_Iscan");
         } else {
-            check(MPI_Iexscan(in, dest, count, mpi_type(type), MPI_SUM, c, &r), "MPI_Iexscan");
+            check(locked([&] { return MPI_Iexscan(in, dest, count, mpi_type(type), MPI_SUM, c, &r); }), "MPI_Iexscan");
             complete(r, "MPI_Iexscan");
             int rank = 0;
             MPI_Comm_rank(c, &rank);
@@ -327,7 +350,7 @@ class mpi_transport final : public transport {
     void barrier(int team, bool completing) override {
         if (completing) quiet();
         MPI_Request r = MPI_REQUEST_NULL;
-        check(MPI_Ibarrier(comm(team), &r), "MPI_Ibarrier");
+        check(locked([&] { return MPI_Ibarrier(comm(team), &r); }), "MPI_Ibarrier");
         complete(r, "MPI_Ibarrier");
     }
 
@@ -375,9 +398,15 @@ class mpi_transport final : public transport {
     void complete(MPI_Request& r, const char* what) {
         for (backoff b;; b.pause()) {
             int done = 0;
-            check(MPI_Test(&r, &done, MPI_STATUS_IGNORE), what);
+            check(locked([&] { return MPI_Test(&r, &done, MPI_STATUS_IGNORE); }), what);
             if (done) return;
         }
+    }
+
+    // f() (one MPI call) with the MPI lock held.
+    template <class F> int locked(F&& f) {
+        std::lock_guard<std::mutex> in_mpi(mpi_lock_);
+        return f();
     }
 
     char* region_base(uint8_t region) { return region == 0 ? heap_lo_ : state.globals_base; }
@@ -399,6 +428,7 @@ class mpi_transport final : public transport {
         const target t = locate(remote_addr);
         const ptrdiff_t local_stride = is_put ? sstride : dstride, remote_stride = is_put ? dstride : sstride;
         const size_t chunk = static_cast<size_t>(INT_MAX);
+        std::lock_guard<std::mutex> in_mpi(mpi_lock_);
         for (size_t first = 0; first < count; first += chunk) {
             const int n = static_cast<int>(std::min(chunk, count - first));
             MPI_Datatype local_type, remote_type;
@@ -429,7 +459,7 @@ class mpi_transport final : public transport {
 
     // Answers the requests that have come in; false when there were none (or another thread serves).
     bool serve() {
-        std::unique_lock<std::mutex> lock(serve_lock_, std::try_to_lock);
+        std::unique_lock<std::mutex> lock(mpi_lock_, std::try_to_lock);
         if (!lock.owns_lock()) return false;
         bool any = false;
         for (int k = 0; k < 64; ++k) {
@@ -478,7 +508,7 @@ class mpi_transport final : public transport {
     MPI_Win heap_win_ = MPI_WIN_NULL, globals_win_ = MPI_WIN_NULL;
     std::atomic<bool> dirty_{false};  // puts or nbi gets that a quiet has yet to complete
 
-    std::mutex serve_lock_;
+    std::mutex mpi_lock_;  // one thread at a time in MPI (see the top of this file)
     am_request inbox_{};
     MPI_Request inbox_req_ = MPI_REQUEST_NULL;
     std::atomic<uint32_t> next_tag_{0};
