@@ -156,21 +156,42 @@ void expect_message(const std::string& err, const std::string& routine) {
 
 // ---------------------------------------------------------------------------------------------
 
+// Whether PEs a and b (with these host names) are one node, as ISHMEM_NODE_SPLIT says: the same host
+// name, every PE a node (pe), blocks of k PEs (k), or PE p on node p mod N (cyclic:N).
+bool same_test_node(int a, int b, const char* name_a, const char* name_b) {
+    const char* split = getenv("ISHMEM_NODE_SPLIT");
+    if (!split || !*split || strcmp(split, "hostname") == 0) return strcmp(name_a, name_b) == 0;
+    if (strcmp(split, "pe") == 0) return a == b;
+    if (strncmp(split, "cyclic:", 7) == 0) return a % atoi(split + 7) == b % atoi(split + 7);
+    return a / atoi(split) == b / atoi(split);
+}
+
 // The world PEs of this PE's node as TEAM_SHARED and TEAM_NODE must hold them, found without the
 // library's teams: the PEs with this host name (this PE alone under ISHMEM_NODE_SPLIT=pe), when they
 // are a strided set of the world; else this PE alone. Collective.
-std::vector<int> expected_node_pes() {
-    const int n = ishmem_n_pes(), me = ishmem_my_pe();
+// node_of[pe]: the lowest PE of pe's node, as same_test_node finds them. Collective.
+std::vector<int> test_nodes() {
+    const int n = ishmem_n_pes();
     constexpr size_t len = 256;
     char* names = static_cast<char*>(ishmem_calloc(static_cast<size_t>(n) + 1, len));
     gethostname(names + n * len, len - 1);
     ishmem_fcollectmem(ISHMEM_TEAM_WORLD, names, names + n * len, len);
-    const char* split = getenv("ISHMEM_NODE_SPLIT");
-    const bool per_pe = split && strcmp(split, "pe") == 0;
+    std::vector<int> node_of(static_cast<size_t>(n));
+    for (int pe = 0; pe < n; ++pe) {
+        int first = 0;
+        while (!same_test_node(first, pe, names + first * len, names + pe * len)) ++first;
+        node_of[static_cast<size_t>(pe)] = first;
+    }
+    ishmem_free(names);
+    return node_of;
+}
+
+std::vector<int> expected_node_pes() {
+    const int n = ishmem_n_pes(), me = ishmem_my_pe();
+    const std::vector<int> node_of = test_nodes();
     std::vector<int> pes;
     for (int pe = 0; pe < n; ++pe)
-        if (per_pe ? pe == me : strcmp(names + pe * len, names + me * len) == 0) pes.push_back(pe);
-    ishmem_free(names);
+        if (node_of[static_cast<size_t>(pe)] == node_of[static_cast<size_t>(me)]) pes.push_back(pe);
     for (size_t i = 2; i < pes.size(); ++i)
         if (pes[i] - pes[i - 1] != pes[1] - pes[0]) return {me};
     return pes;
@@ -736,6 +757,73 @@ TEST(Teams, DisjointTeamsSplitFromDisjointParents) {
     expect_team(all_team.get(), all, "world-wide team after per-half teams");
     for (ishmem_team_t s : subs)
         if (s != ISHMEM_TEAM_INVALID) ishmem_team_destroy(s);
+}
+
+
+// Where a team has members on several nodes and two or more on some node, its barriers and
+// collectives run in two levels (multinode.rst). The library's node groups of the world and of
+// split teams must be those the placement gives (ISHMEM_NODE_SPLIT, host names), found here
+// without the library: otherwise the suite's collectives under such a placement would silently
+// test the one-level form. (Their values are the collective tests' job.)
+TEST(Teams, NodeGroupsOfTeamsThatSpanNodes) {
+    const world w;
+    const std::vector<int> node_of = test_nodes();
+    const char* hier = getenv("ISHMEM_HIERARCHICAL");
+    const bool on = !hier || (strcmp(hier, "0") != 0 && strcmp(hier, "no") != 0);
+    auto check = [&](ishmem_team_t team, const std::vector<int>& pes, const char* what) {
+        SCOPED_TRACE(what);
+        // Groups by node in order of their lowest member, as member indices.
+        std::vector<std::vector<int>> groups;
+        std::vector<int> group_node;
+        for (int i = 0; i < static_cast<int>(pes.size()); ++i) {
+            const int node = node_of[static_cast<size_t>(pes[static_cast<size_t>(i)])];
+            const auto at = std::find(group_node.begin(), group_node.end(), node);
+            if (at == group_node.end()) {
+                group_node.push_back(node);
+                groups.push_back({i});
+            } else {
+                groups[static_cast<size_t>(at - group_node.begin())].push_back(i);
+            }
+        }
+        bool runs = true;
+        size_t largest = 0;
+        for (const auto& g : groups) {
+            largest = std::max(largest, g.size());
+            for (size_t k = 2; k < g.size(); ++k) runs = runs && g[k] - g[k - 1] == g[1] - g[0];
+        }
+        const bool two_level = on && groups.size() > 1 && largest > 1 && runs;
+        const ishmemi::node_groups& got = ishmemi::team_nodes[static_cast<size_t>(team)];
+        ASSERT_EQ(got.part >= 0, two_level) << groups.size() << " nodes, largest group " << largest
+                                            << (runs ? "" : ", a group not evenly spaced");
+        if (!two_level) return;
+        ASSERT_EQ(got.first.size(), groups.size());
+        const int mine = ishmem_team_my_pe(team);
+        for (size_t g = 0; g < groups.size(); ++g) {
+            EXPECT_EQ(got.first[g], groups[g][0]) << "group " << g;
+            EXPECT_EQ(got.count[g], static_cast<int>(groups[g].size())) << "group " << g;
+            for (int i : groups[g]) EXPECT_EQ(got.group_of[static_cast<size_t>(i)], static_cast<int>(g)) << "member " << i;
+            if (std::find(groups[g].begin(), groups[g].end(), mine) == groups[g].end()) continue;
+            // This PE's part: the team of its group, in member order.
+            const ishmemi::team_t& part = ishmemi::teams[got.part];
+            EXPECT_EQ(part.size, static_cast<int>(groups[g].size()));
+            for (int k = 0; k < part.size; ++k)
+                EXPECT_EQ(part.world_pe(k), pes[static_cast<size_t>(groups[g][static_cast<size_t>(k)])]) << "member " << k;
+        }
+    };
+    check(ISHMEM_TEAM_WORLD, world_pes(), "world");
+    const std::vector<int> all = world_pes();
+    struct shape {
+        int start, stride, size;
+    };
+    for (shape sh : {shape{0, 1, w.n}, shape{1, 1, w.n - 1}, shape{0, 2, (w.n + 1) / 2}, shape{0, 1, w.n - 1}}) {
+        if (sh.size < 1) continue;
+        owned_team t;
+        ASSERT_EQ(ishmem_team_split_strided(ISHMEM_TEAM_WORLD, sh.start, sh.stride, sh.size, nullptr, 0, t.out()), 0);
+        const std::vector<int> pes = strided(all, sh.start, sh.stride, sh.size);
+        const std::string what = "split " + show_pes(pes);
+        if (t.get() != ISHMEM_TEAM_INVALID) check(t.get(), pes, what.c_str());
+        ishmem_barrier_all();
+    }
 }
 
 }  // namespace

@@ -2,8 +2,9 @@
 # Cross-node benchmarks: bench_rma, bench_p2p and bench_coll with their PEs on several nodes, ishmem
 # (through its MPI transport) next to the same operations written in MPI, in the same jobs.
 #
-#   bench/multinode/run.sh [BUILD_DIR] [--quick] [--sets netns,split] [--only rma,p2p,coll]
-#                          [--with-nb] [--out DIR] [--timeout SEC] [--no-plots] [-- BENCH_ARGS...]
+#   bench/multinode/run.sh [BUILD_DIR] [--quick] [--sets netns,split,blocks] [--only rma,p2p,coll]
+#                          [--with-nb] [--blocks NP:K] [--out DIR] [--timeout SEC] [--no-plots]
+#                          [-- BENCH_ARGS...]
 #
 # BUILD_DIR (default build) must hold bench/bench_rma, bench_p2p and bench_coll: nothing is built.
 # Two data sets:
@@ -16,6 +17,12 @@
 #          bench_p2p runs on 2 PEs, with the MPI peer's window from MPI_Win_create like the
 #          transport's (--mpi-win create: MPI_Win_allocate would get a shared-memory window there),
 #          bench_coll on 2 and 4 PEs (2 x 2 and 1,2,1 are both 4 nodes of one PE here).
+#   blocks one machine, ISHMEM_NODE_SPLIT=K: nodes of K consecutive PEs (default 8 PEs, 4 a node:
+#          --blocks 8:4). bench_coll twice, with the two-level collectives (ISHMEM_HIERARCHICAL=1)
+#          and without (0), and the ratio of ishmem's times (compare_levels.py). Only with
+#          --sets blocks (not a default set: it needs NP cores to mean anything).
+# The netns set's bench_coll on 2 x 2 runs again with ISHMEM_HIERARCHICAL=0 (…-coll-2x2-flat), and
+# compare_levels.py prints the two-level form's time over the one-level form's.
 # Every run uses osc/ucx (the one-sided component of ishmem's transport, and of the MPI peer).
 # --with-nb: bench_coll also runs again with --mpi-nb (MPI's non-blocking collectives + MPI_Wait as
 # the peer: the form the transport calls), into ...-coll-<layout>-nb.csv. BENCH_ARGS (after --) go
@@ -28,7 +35,7 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build=build sets=netns,split only=rma,p2p,coll out=$root/bench/results timeout=1800 plots=1 nb=0
+build=build sets=netns,split only=rma,p2p,coll out=$root/bench/results timeout=1800 plots=1 nb=0 blocks=8:4
 extra=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -39,6 +46,7 @@ while [ $# -gt 0 ]; do
         --timeout) timeout=$2; shift 2 ;;
         --no-plots) plots=0; shift ;;
         --with-nb) nb=1; shift ;;
+        --blocks) blocks=$2; shift 2 ;;
         --) shift; extra+=("$@"); break ;;
         -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
@@ -74,6 +82,23 @@ netns() {  # netns LAYOUT PROGRAM ARGS
     "$root/tests/multinode/netns_mpirun.sh" --layout "$layout" --timeout "$timeout" -- "$@"
 }
 
+flat() {  # flat LAUNCHER...: the same run with one-level collectives over several nodes
+    ISHMEM_HIERARCHICAL=0 "$@"
+}
+
+levels() {  # levels NAME: two-level over one-level times of bench_coll, from NAME.csv and NAME-flat.csv
+    /usr/bin/python3 "$here/compare_levels.py" "$out/multinode-$1.csv" "$out/multinode-$1-flat.csv" \
+        >"$out/multinode-$1-levels.txt" 2>&1 || failed+=("compare_levels $1")
+}
+
+blocks_of() {  # blocks_of NP K PROGRAM ARGS
+    local np=$1 k=$2; shift 2
+    local asroot=()
+    [ "$(id -u)" = 0 ] && asroot=(--allow-run-as-root)
+    timeout -k 10 "$timeout" mpirun "${asroot[@]}" --oversubscribe --bind-to none -np "$np" \
+        -x ISHMEM_NODE_SPLIT="$k" -x ISHMEM_HIERARCHICAL="${ISHMEM_HIERARCHICAL:-1}" --mca osc ucx "$@"
+}
+
 split() {  # split NP PROGRAM ARGS
     local np=$1; shift
     local asroot=()
@@ -94,6 +119,8 @@ if has "$sets" netns; then
         if has "$only" coll; then
             run netns-coll-2x1 netns 1,1 "$bin/bench_coll"
             run netns-coll-2x2 netns 2,2 "$bin/bench_coll"
+            run netns-coll-2x2-flat flat netns 2,2 "$bin/bench_coll"
+            levels netns-coll-2x2
             run netns-coll-1-2-1 netns 1,2,1 "$bin/bench_coll"
             if [ $nb = 1 ]; then
                 run netns-coll-2x1-nb netns 1,1 "$bin/bench_coll" --mpi-nb
@@ -120,6 +147,13 @@ if has "$sets" split; then
             run split-coll-4-nb split 4 "$bin/bench_coll" --mpi-nb
         fi
     fi
+fi
+
+if has "$sets" blocks && has "$only" coll; then
+    np=${blocks%%:*} k=${blocks##*:}
+    run "blocks-coll-$np-$k" blocks_of "$np" "$k" "$bin/bench_coll"
+    run "blocks-coll-$np-$k-flat" flat blocks_of "$np" "$k" "$bin/bench_coll"
+    levels "blocks-coll-$np-$k"
 fi
 
 if [ $plots = 1 ]; then

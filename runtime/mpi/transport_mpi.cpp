@@ -19,8 +19,11 @@
 //   a wait loop): Open MPI's osc/ucx drives its UCX worker in single-thread mode whatever the
 //   thread level (open-mpi/ompi#13347), so a put on one thread while the progress thread polls
 //   MPI corrupted transfers (wrong data seen by Rma tests on 4 PEs, one node each). The progress
-//   thread only tries the lock. Blocking collectives (MPI_Comm_split) run outside it: a PE blocked
-//   there must not keep its node from serving the atomics that others need before they join.
+//   thread only tries the lock, and starts once ishmem_init has passed its last barrier (the
+//   bootstrap's, which calls MPI outside this lock). The one blocking collective, MPI_Comm_split,
+//   runs under the lock too, after a barrier that serves requests: once every member of the
+//   parent is past it, none needs another's answer before it joins the split. (With the split
+//   outside the lock, the progress thread polled MPI during it, and puts were lost afterwards.)
 // - Teams with members on several nodes: one MPI communicator per team (split from the parent's at
 //   team creation), and the collectives are MPI's on it, in their non-blocking forms, completed by
 //   a wait that serves requests like every other.
@@ -155,12 +158,11 @@ class mpi_transport final : public transport {
 
         check(MPI_Irecv(&inbox_, sizeof inbox_, MPI_BYTE, MPI_ANY_SOURCE, tag_request, am_comm_, &inbox_req_),
               "MPI_Irecv");
-        thread_ = std::thread([this] { progress_loop(); });
     }
 
     ~mpi_transport() override {
         stop_.store(true, std::memory_order_release);
-        thread_.join();
+        if (thread_.joinable()) thread_.join();
         MPI_Cancel(&inbox_req_);
         MPI_Wait(&inbox_req_, MPI_STATUS_IGNORE);
         for (MPI_Win* w : {&heap_win_, &globals_win_}) {
@@ -257,11 +259,17 @@ class mpi_transport final : public transport {
 
     void progress() override { serve(); }
 
+    void start_progress_thread() override {
+        if (!thread_.joinable()) thread_ = std::thread([this] { progress_loop(); });
+    }
+
     // ---- teams and collectives ----------------------------------------------------------------
 
     void team_split(int parent_slot, int slot, int color, int key) override {
+        barrier(parent_slot, false);  // (see the top of this file: then the split may hold the lock)
         MPI_Comm c = MPI_COMM_NULL;
-        check(MPI_Comm_split(comm(parent_slot), color < 0 ? MPI_UNDEFINED : color, key, &c), "MPI_Comm_split");
+        check(locked([&] { return MPI_Comm_split(comm(parent_slot), color < 0 ? MPI_UNDEFINED : color, key, &c); }),
+              "MPI_Comm_split");
         if (c == MPI_COMM_NULL) return;
         MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
         team_destroy(slot);  // a slot left by a team of a parent that did not span nodes
@@ -269,7 +277,7 @@ class mpi_transport final : public transport {
     }
 
     void team_destroy(int slot) override {
-        if (comms_[slot] != MPI_COMM_NULL && slot != ISHMEM_TEAM_WORLD) MPI_Comm_free(&comms_[slot]);
+        if (comms_[slot] != MPI_COMM_NULL && slot != ISHMEM_TEAM_WORLD) locked([&] { return MPI_Comm_free(&comms_[slot]); });
     }
 
     void collective(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root) override {

@@ -17,7 +17,7 @@ extern char** environ;
 
 namespace ishmemi {
 
-config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{256} << 10, "auto", -1, false, 0, "0", true, false, 1000};
+config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{256} << 10, "auto", -1, false, 0, "0", true, 0, 0, "hostname", true, 1000};
 size_t reduce_scatter_min = 65536;
 unsigned spin_limit = 4;
 unsigned wait_spin_limit = 4096;
@@ -166,9 +166,19 @@ void load_config(bool warn_unknown) {
     if (!parse_bool(globals_text, &config.symmetric_globals))
         fatal(routine, "ISHMEM_SYMMETRIC_GLOBALS=%s is not 0 or 1", globals_text);
     const char* split_text = value_of("ISHMEM_NODE_SPLIT");
-    if (strcmp(split_text, "hostname") != 0 && strcmp(split_text, "pe") != 0)
-        fatal(routine, "ISHMEM_NODE_SPLIT=%s is not hostname or pe", split_text);
-    config.node_per_pe = strcmp(split_text, "pe") == 0;
+    config.node_split_text = split_text;
+    config.node_split = config.node_cyclic = 0;
+    if (strcmp(split_text, "pe") == 0)
+        config.node_split = 1;
+    else if (strncmp(split_text, "cyclic:", 7) == 0 && parse_long(split_text + 7, 1, 1 << 20, &v))
+        config.node_cyclic = static_cast<int>(v);
+    else if (parse_long(split_text, 1, 1 << 20, &v))
+        config.node_split = static_cast<int>(v);
+    else if (strcmp(split_text, "hostname") != 0)
+        fatal(routine, "ISHMEM_NODE_SPLIT=%s is not hostname, pe, a positive number of PEs per node or cyclic:N",
+              split_text);
+    const char* hier_text = value_of("ISHMEM_HIERARCHICAL");
+    if (!parse_bool(hier_text, &config.hierarchical)) fatal(routine, "ISHMEM_HIERARCHICAL=%s is not 0 or 1", hier_text);
     const char* sleep_text = value_of("ISHMEM_MPI_PROGRESS_SLEEP_US");
     if (!parse_long(sleep_text, 0, 1000000, &config.progress_sleep_us))
         fatal(routine, "ISHMEM_MPI_PROGRESS_SLEEP_US=%s is not an integer in [0, 1000000]", sleep_text);

@@ -21,7 +21,10 @@ struct config_t {
     uint64_t hang_timeout_ns;    // ISHMEM_HANG_TIMEOUT in ns; 0: off
     const char* hang_timeout_text;
     bool symmetric_globals;      // ISHMEM_SYMMETRIC_GLOBALS
-    bool node_per_pe;            // ISHMEM_NODE_SPLIT=pe
+    int node_split;              // ISHMEM_NODE_SPLIT: 0 by host name, k: every k consecutive PEs a node (pe: 1)
+    int node_cyclic;             // ISHMEM_NODE_SPLIT=cyclic:N: N nodes, PE p on node p mod N; else 0
+    const char* node_split_text;
+    bool hierarchical;           // ISHMEM_HIERARCHICAL
     long progress_sleep_us;      // ISHMEM_MPI_PROGRESS_SLEEP_US
 };
 extern config_t config;

@@ -55,9 +55,14 @@ inline constexpr config_var config_vars[] = {
      "several ranks, loading libishmem_mpi if the program did not link it; else a job of one PE) or mpi "
      "(always through MPI)."},
     {"ISHMEM_NODE_SPLIT", "hostname",
-     "What makes two PEs one node, whose PEs map each other's heaps: hostname (the same host name), or pe "
-     "(every PE a node of its own, reaching every other through the MPI transport: tests the multi-node "
-     "paths on one machine; needs the MPI runtime)."},
+     "What makes two PEs one node, whose PEs map each other's heaps: hostname (the same host name), pe "
+     "(every PE a node of its own, reaching every other through the MPI transport), a number k (every k "
+     "consecutive PEs a node) or cyclic:N (N nodes, PE p on node p mod N). All but hostname test the "
+     "multi-node paths on one machine; they need the MPI runtime."},
+    {"ISHMEM_HIERARCHICAL", "1",
+     "Multi-node jobs: 1 runs barriers, reductions, broadcasts and fcollects of a team with several PEs on "
+     "some node in two levels (shared memory within each node, the transport between one PE of each node); "
+     "0 runs them over the transport among all members."},
     {"ISHMEM_MPI_PROGRESS_SLEEP_US", "1000",
      "Multi-node jobs: the longest sleep, in microseconds, of the progress thread that serves other nodes' "
      "AMOs while this PE computes; it sleeps only after some polls without work. 0: never sleeps (a core "

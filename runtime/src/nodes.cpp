@@ -20,8 +20,11 @@ std::vector<int> nodes;
 void nodes_find(bootstrap& boot) {
     const int n = boot.n_pes();
     nodes.assign(n, 0);
-    if (config.node_per_pe) {
-        for (int pe = 0; pe < n; ++pe) nodes[pe] = pe;
+    // Tests of the multi-node paths on one machine: blocks of node_split PEs, or PEs dealt out to
+    // node_cyclic nodes in turn (as mpirun --map-by node places them).
+    if (config.node_split > 0 || config.node_cyclic > 0) {
+        for (int pe = 0; pe < n; ++pe)
+            nodes[pe] = config.node_split > 0 ? pe - pe % config.node_split : pe % config.node_cyclic;
         return;
     }
     struct host_name {

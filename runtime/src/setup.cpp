@@ -85,7 +85,7 @@ void initialize(ishmemx_attr_t* attr, const char* routine) {
     if (state.backend == backend_kind::cuda && !job_on_one_node())
         fatal(routine, "the CUDA backend runs on one node only, and this job's PEs are on several "
               "(ISHMEM_NODE_SPLIT=%s); use ISHMEM_BACKEND=host for jobs over several nodes",
-              config.node_per_pe ? "pe" : "hostname");
+              config.node_split_text);
     if (state.backend == backend_kind::cuda) gpu_backend_bind(*boot);
     heap_create(*boot, config.symmetric_size);
     if (state.backend == backend_kind::cuda) gpu_backend_start();
@@ -95,13 +95,14 @@ void initialize(ishmemx_attr_t* attr, const char* routine) {
         if (!remote_owner)
             fatal(routine, "the PEs are on several nodes (ISHMEM_NODE_SPLIT=%s), but the %s bootstrap reaches one "
                   "node only: start the job with mpirun and link ishmem::mpi (or set ISHMEM_RUNTIME=mpi)",
-                  config.node_per_pe ? "pe" : "hostname", kind);
+                  config.node_split_text, kind);
         remote = remote_owner.get();
     }
     allocator_reset(state.heap_size);
     teams_init();  // zeroes this PE's team slots: before the barrier, after which peers may signal
     // Every PE has mapped every heap before anyone may touch a peer.
     boot->barrier();
+    if (remote) remote->start_progress_thread();  // after the bootstrap's MPI calls (transport_mpi.cpp)
 
     init_pid = getpid();
     static bool exit_hook = (atexit(mark_exited), true);

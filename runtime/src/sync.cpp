@@ -1,4 +1,5 @@
-// barrier_all / sync_all: a dissemination barrier over counters in the PEs' internal regions.
+// barrier_all / sync_all: a dissemination barrier over counters in the PEs' internal regions; over
+// nodes, the same within each node around the transport's barrier among one PE per node.
 #include <unistd.h>
 
 #include <atomic>
@@ -50,12 +51,24 @@ void barrier_pes(int start, int stride, int size, int my_index, size_t slot_offs
     }
 }
 
+void barrier_over_nodes(ishmem_team_t team, bool completing, const char* routine) {
+    const node_groups& g = team_nodes[static_cast<size_t>(team)];
+    if (g.part < 0) return remote->barrier(team, completing);
+    if (completing) remote->quiet();  // every PE completes its own; the barriers below order the rest
+    // The leader enters the transport's barrier once every member of its node has arrived, and its
+    // node leaves once it is out: so every member has arrived before any leaves.
+    const team_t& node = teams[g.part];
+    barrier_pes(node.start, node.stride, node.size, node.my_index, team_slot_offset(g.part), routine);
+    if (node.my_index == 0) remote->barrier(g.part, false);
+    barrier_pes(node.start, node.stride, node.size, node.my_index, team_slot_offset(g.part), routine);
+}
+
 namespace impl {
 
 void barrier_all(const char* routine) {
     coll::watched_call wc(coll::alone{}, ISHMEM_TEAM_WORLD, routine, -1, UINT64_MAX, 0, nullptr);
     std::atomic_thread_fence(std::memory_order_seq_cst);  // quiet: every put/AMO is complete on return
-    if (teams[ISHMEM_TEAM_WORLD].spans_nodes) return remote->barrier(ISHMEM_TEAM_WORLD, true);
+    if (teams[ISHMEM_TEAM_WORLD].spans_nodes) return barrier_over_nodes(ISHMEM_TEAM_WORLD, true, routine);
     barrier_pes(0, 1, state.n_pes, state.my_pe, world_barrier_offset, routine);
 }
 
@@ -65,7 +78,7 @@ void barrier_all() {
 
 void sync_all() {
     coll::watched_call wc(coll::alone{}, ISHMEM_TEAM_WORLD, "ishmem_sync_all", -1, UINT64_MAX, 0, nullptr);
-    if (teams[ISHMEM_TEAM_WORLD].spans_nodes) return remote->barrier(ISHMEM_TEAM_WORLD, false);
+    if (teams[ISHMEM_TEAM_WORLD].spans_nodes) return barrier_over_nodes(ISHMEM_TEAM_WORLD, false, "ishmem_sync_all");
     barrier_pes(0, 1, state.n_pes, state.my_pe, world_barrier_offset, "ishmem_sync_all");
 }
 

@@ -1,6 +1,7 @@
 // The team table, team splits (slot agreement over the parent) and team destruction.
 #include "ishmem/impl/teams.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -15,6 +16,7 @@ namespace ishmemi {
 
 team_t* teams = nullptr;
 int teams_max = 0;
+std::vector<node_groups> team_nodes;
 
 namespace {
 
@@ -53,6 +55,36 @@ team_t node_team() {
     return make_team(pes[0], stride, size, my_index, nullptr, 0);
 }
 
+// The node groups of team t (teams.h), the same on every PE that computes them, member of t or
+// not; part stays -1 and group_of empty where the collectives stay flat: one node, hierarchy off
+// (ISHMEM_HIERARCHICAL=0), a group that is not an arithmetic run, or no group of two members.
+node_groups plan_node_groups(const team_t& t) {
+    node_groups g;
+    if (!remote || !config.hierarchical) return g;  // (not t.spans_nodes: it depends on the PE that asks)
+    std::vector<int> group_by_node(static_cast<size_t>(state.n_pes), -1);
+    g.group_of.resize(static_cast<size_t>(t.size));
+    bool runs = true;
+    int largest = 0;
+    for (int i = 0; i < t.size; ++i) {
+        int& group = group_by_node[static_cast<size_t>(node_of(t.world_pe(i)))];
+        if (group < 0) {
+            group = static_cast<int>(g.first.size());
+            g.first.push_back(i);
+            g.step.push_back(1);
+            g.count.push_back(0);
+        }
+        const size_t k = static_cast<size_t>(group);
+        if (g.count[k] == 1) g.step[k] = i - g.first[k];
+        runs = runs && i == g.first[k] + g.count[k] * g.step[k];
+        largest = std::max(largest, ++g.count[k]);
+        g.group_of[static_cast<size_t>(i)] = group;
+    }
+    if (!runs || largest < 2 || g.first.size() < 2) return node_groups{};
+    g.contiguous = std::all_of(g.step.begin(), g.step.end(), [](int s) { return s == 1; });
+    g.uniform = std::all_of(g.count.begin(), g.count.end(), [&](int c) { return c == g.count[0]; });
+    return g;
+}
+
 // Collective over parent: agrees on `count` slots free on every member of the parent (the lowest
 // ones, in order), so that each new team can take one. Returns false on every PE when there are
 // not enough. Uses the parent's barrier and the scratch area (a barrier before anyone rewrites it).
@@ -88,6 +120,21 @@ void install(int slot, const team_t& t) {
             for (int s = 0; s < eager_members; ++s) eager_inbox(state.my_pe, slot, op, s)->seq = 0;
 }
 
+// Gives a team of this PE's with node groups g the team of its group in slot `part`, and
+// the transport the leaders' communicator there. Collective over parent (which spans nodes): a PE
+// outside the team passes g == nullptr. Before the barrier that ends the split (install).
+void install_node_part(ishmem_team_t parent, int part, ishmem_team_t team, node_groups* g) {
+    if (!g) return remote->team_split(parent, part, -1, 0);
+    const team_t& t = teams[team];
+    const size_t k = static_cast<size_t>(g->my_group = g->group_of[static_cast<size_t>(t.my_index)]);
+    remote->team_split(parent, part, t.my_index == g->first[k] ? 0 : -1, t.my_index);
+    team_t node = make_team(t.world_pe(g->first[k]), g->step[k] * t.stride, g->count[k], g->index_in_group(t.my_index),
+                            nullptr, 0);
+    install(part, node);
+    g->part = part;
+    team_nodes[static_cast<size_t>(team)] = std::move(*g);
+}
+
 }  // namespace
 
 void teams_init() {
@@ -95,14 +142,20 @@ void teams_init() {
     if (config.teams_max > team_slots_max && state.my_pe == 0)
         warn("ishmem_init", "ISHMEM_TEAMS_MAX=%d is more than the %d team slots the internal region holds; using %d",
              config.teams_max, team_slots_max, team_slots_max);
-    teams = new team_t[teams_max]();
+    // Slots teams_max and up hold the node parts of the teams (node_part_slot), where there is room.
+    teams = new team_t[static_cast<size_t>(team_slots_max)]();
     // SHARED and NODE: the PEs whose heaps this PE maps, which reach each other with loads and stores.
     install(ISHMEM_TEAM_WORLD, make_team(0, 1, state.n_pes, state.my_pe, nullptr, 0));
     install(ISHMEM_TEAM_SHARED, node_team());
     install(ISHMEMX_TEAM_NODE, node_team());
+    team_nodes.assign(static_cast<size_t>(teams_max), node_groups{});
+    node_groups world = plan_node_groups(teams[ISHMEM_TEAM_WORLD]);
+    if (!world.group_of.empty() && node_part_slot(ISHMEM_TEAM_WORLD) >= 0)
+        install_node_part(ISHMEM_TEAM_WORLD, node_part_slot(ISHMEM_TEAM_WORLD), ISHMEM_TEAM_WORLD, &world);
 }
 
 void teams_fini() {
+    team_nodes.clear();
     delete[] teams;
     teams = nullptr;
     teams_max = 0;
@@ -163,9 +216,14 @@ int team_split_strided(ishmem_team_t parent_team, int start, int stride, int siz
     const int offset = parent.my_index - start;
     const bool member = offset >= 0 && (size == 1 ? offset == 0 : offset % stride == 0 && offset / stride < size);
     if (parent.spans_nodes) remote->team_split(parent_team, slot, member ? 0 : -1, offset);
-    if (member)
-        install(slot, make_team(parent.world_pe(start), size == 1 ? 1 : stride * parent.stride, size,
-                                size == 1 ? 0 : offset / stride, config, config_mask));
+    // Every member of the parent plans the new team's node groups alike (members or not), since
+    // the leaders' communicator is split over the parent.
+    const team_t made = make_team(parent.world_pe(start), size == 1 ? 1 : stride * parent.stride, size,
+                                  member && size > 1 ? offset / stride : 0, config, config_mask);
+    if (member) install(slot, made);
+    node_groups groups = plan_node_groups(made);
+    if (!groups.group_of.empty() && node_part_slot(slot) >= 0)
+        install_node_part(parent_team, node_part_slot(slot), slot, member ? &groups : nullptr);
     team_barrier(parent, parent_team, routine);
     if (member) *new_team = slot;
     return 0;
@@ -220,6 +278,12 @@ void team_destroy(ishmem_team_t team) {
     contexts_team_destroyed(team);
     if (remote) remote->team_destroy(team);
     teams[team].valid = false;
+    node_groups& g = team_nodes[static_cast<size_t>(team)];
+    if (g.part >= 0) {
+        remote->team_destroy(g.part);
+        teams[g.part].valid = false;
+    }
+    g = node_groups{};
     if (heap_on_gpu()) gpu_team_set(team, nullptr);
 }
 

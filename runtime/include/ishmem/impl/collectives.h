@@ -221,6 +221,13 @@ class watched_call {
     call_info ci_;
 };
 
+// Teams with members on several nodes (end of this file): in two levels where the team has node
+// groups, else over the transport.
+template <int Op, class T>
+void reduce_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nreduce, const char* routine);
+template <class T> void broadcast_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems, int root);
+template <class T> void fcollect_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems);
+
 // Where another agent runs the whole collective, the group's leader asks it: on a heap in GPU memory
 // a GPU kernel (gpu::collective, gpu::reduction, which use the same flags as calls from device
 // code); on a team with members on other nodes, the transport.
@@ -303,7 +310,7 @@ int broadcast(const W& w, ishmem_team_t team, T* dest, const T* source, size_t n
     if (heap_on_gpu())
         return by_leader(w, [&] { gpu::collective(gpu::coll_broadcast, team, dest, source, nelems * sizeof(T), root, nullptr); });
     if (teams[team].spans_nodes)
-        return by_leader(w, [&] { remote->collective(coll_broadcast, team, dest, source, nelems * sizeof(T), root); });
+        return by_leader(w, [&] { broadcast_over_nodes(team, dest, source, nelems, root); });
     if (eager::usable(team, nelems * sizeof(T))) {
         leader(w, [&] {
             eager ea(team, "ishmem_broadcast");
@@ -339,7 +346,7 @@ template <class T, class W> int fcollect(const W& w, ishmem_team_t team, T* dest
     if (heap_on_gpu())
         return by_leader(w, [&] { gpu::collective(gpu::coll_fcollect, team, dest, source, nelems * sizeof(T), -1, nullptr); });
     if (teams[team].spans_nodes)
-        return by_leader(w, [&] { remote->collective(coll_fcollect, team, dest, source, nelems * sizeof(T), -1); });
+        return by_leader(w, [&] { fcollect_over_nodes(team, dest, source, nelems); });
     if (eager::usable(team, nelems * sizeof(T))) {
         leader(w, [&] {
             eager ea(team, "ishmem_fcollect");
@@ -388,7 +395,7 @@ int reduce(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nred
     if (heap_on_gpu())
         return by_leader(w, [&] { gpu::reduction(Op, 0, gpu::elem_kind_of<T>(), team, dest, source, nreduce, nullptr); });
     if (teams[team].spans_nodes)
-        return by_leader(w, [&] { remote->reduction(Op, 0, elem_kind_of<T>(), team, dest, source, nreduce); });
+        return by_leader(w, [&] { reduce_over_nodes<Op>(team, dest, source, nreduce, routine); });
     const team_t& t = teams[team];
     if (t.size >= 2 && nreduce * sizeof(T) >= reduce_scatter_min) {
         // Member k reduces chunk k over all members, then writes it into every member's dest.
@@ -502,6 +509,48 @@ int scan(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems
     if (e > b) std::memcpy(dest + b, out.data(), (e - b) * sizeof(T));
     w.sync();
     return 0;
+}
+
+// ---- Teams with members on several nodes ------------------------------------------------------
+// With node groups (teams.h), in two levels: the members of each node combine through shared memory
+// on their group's team (the shared-memory collectives above), the groups' leaders through the
+// transport, and each leader hands the result on in its node. So the transport carries one
+// operation among one PE per node instead of one among all members, and each node's share once.
+// Every PE gets its leader's copy of the result, so floating-point reductions agree on all PEs.
+
+template <int Op, class T>
+void reduce_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nreduce, const char* routine) {
+    const node_groups& g = team_nodes[static_cast<size_t>(team)];
+    if (g.part < 0) return remote->reduction(Op, 0, elem_kind_of<T>(), team, dest, source, nreduce);
+    reduce<Op>(alone{}, g.part, dest, source, nreduce, routine);
+    if (teams[g.part].my_index == 0) remote->reduction(Op, 0, elem_kind_of<T>(), g.part, dest, dest, nreduce);
+    broadcast(alone{}, g.part, dest, dest, nreduce, 0);
+}
+
+// The root's node first, then the leaders from the root's leader, then the other nodes.
+template <class T> void broadcast_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems, int root) {
+    const node_groups& g = team_nodes[static_cast<size_t>(team)];
+    if (g.part < 0) return remote->collective(coll_broadcast, team, dest, source, nelems * sizeof(T), root);
+    const int root_group = g.group_of[static_cast<size_t>(root)];
+    if (g.my_group == root_group) broadcast(alone{}, g.part, dest, source, nelems, g.index_in_group(root));
+    if (teams[g.part].my_index == 0)
+        remote->collective(coll_broadcast, g.part, dest, dest, nelems * sizeof(T), root_group);
+    if (g.my_group != root_group) broadcast(alone{}, g.part, dest, dest, nelems, 0);
+}
+
+// Where every group is a run of consecutive members, whose blocks are then one run of dest: each
+// node gathers its run, the leaders exchange the runs, each leader hands the whole dest on.
+template <class T> void fcollect_over_nodes(ishmem_team_t team, T* dest, const T* source, size_t nelems) {
+    const node_groups& g = team_nodes[static_cast<size_t>(team)];
+    if (g.part < 0 || !g.contiguous)
+        return remote->collective(coll_fcollect, team, dest, source, nelems * sizeof(T), -1);
+    const size_t k = static_cast<size_t>(g.my_group);
+    T* run = dest + static_cast<size_t>(g.first[k]) * nelems;
+    fcollect(alone{}, g.part, run, source, nelems);
+    const size_t run_bytes = static_cast<size_t>(g.count[k]) * nelems * sizeof(T);
+    if (teams[g.part].my_index == 0)
+        remote->collective(g.uniform ? coll_fcollect : coll_collect, g.part, dest, run, run_bytes, -1);
+    broadcast(alone{}, g.part, dest, dest, nelems * static_cast<size_t>(teams[team].size), 0);
 }
 
 }  // namespace coll

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "ishmem/generated/constants.h"
 #include "ishmem/impl/runtime.h"
@@ -80,7 +81,8 @@ inline team_slot* team_slot_of(int pe, int slot) {
     return reinterpret_cast<team_slot*>(internal_base(pe) + team_slot_offset(slot));
 }
 
-// The calling PE's teams: teams_max entries (ISHMEM_TEAMS_MAX), indexed by handle.
+// The calling PE's teams, by slot: the handles below teams_max (ISHMEM_TEAMS_MAX), the node parts
+// (node_part_slot) above, up to team_slots_max.
 extern ISHMEM_API team_t* teams;
 extern ISHMEM_API int teams_max;
 
@@ -92,6 +94,39 @@ inline int team_size_or_zero(ishmem_team_t team) {
     const team_t* t = find_team(team);
     return t ? t->size : 0;
 }
+
+// The members of a team that spans nodes, by node, for its hierarchical collectives (collectives.h,
+// barrier_over_nodes). Group g holds the team's members on one node; the groups are numbered in the
+// order of their lowest members, their leaders. When every group is an arithmetic run of member
+// indices (so a strided team of its own) and some group has two members or more, slot `part`
+// (node_part_slot) holds the team of this PE's group, and the transport's communicator of that
+// slot holds the leaders, ordered by member index. part -1: the team's collectives run over the
+// transport among all members.
+struct node_groups {
+    int part = -1;
+    int my_group = 0;
+    bool contiguous = false;             // every group a run of consecutive member indices
+    bool uniform = false;                // every group of the same size
+    std::vector<int> group_of;           // by member index
+    std::vector<int> first, step, count; // by group: its lowest member, the step between members, their number
+    int index_in_group(int member) const {
+        const int g = group_of[static_cast<size_t>(member)];
+        return (member - first[static_cast<size_t>(g)]) / step[static_cast<size_t>(g)];
+    }
+};
+extern ISHMEM_API std::vector<node_groups> team_nodes;  // by team slot
+
+// The slot of the node part of the team in slot `team`: above the handles (teams_max), so that the
+// parts take no handle of the user's and need no agreement; -1 where the internal region has no
+// room (then the team's collectives stay flat).
+inline int node_part_slot(int team) {
+    return team + teams_max < team_slots_max ? team + teams_max : -1;
+}
+
+// A barrier over a team that spans nodes: in two levels where it has node groups (first the members
+// of each node, then the leaders through the transport, then each node again), else the transport's.
+// completing: this PE's remote operations complete first (barrier_all).
+ISHMEM_API void barrier_over_nodes(ishmem_team_t team, bool completing, const char* routine);
 
 // Status checks of the generated entry points: a message and false (the routine returns nonzero).
 ISHMEM_API bool report_bad_team(const char* routine, ishmem_team_t team);
@@ -120,7 +155,7 @@ inline bool check_no_partial_overlap(const char* routine, const char* a, const v
 // Dissemination barrier over the team's members, one thread per PE. No memory ordering beyond the
 // flags' release/acquire (callers that need completion of remote operations quiet first).
 inline void team_barrier(const team_t& t, ishmem_team_t handle, const char* routine) {
-    if (t.spans_nodes) return remote->barrier(handle, false);
+    if (t.spans_nodes) return barrier_over_nodes(handle, false, routine);
     barrier_pes(t.start, t.stride, t.size, t.my_index, team_slot_offset(handle), routine);
 }
 

@@ -39,10 +39,14 @@ struct transport {
     // Serves what other PEs asked of this one (their AMOs) and drives the communication library; called
     // from every waiting loop, cheap when there is nothing to do.
     virtual void progress() = 0;
+    // Starts whatever serves other PEs while this one computes (a progress thread), once
+    // ishmem_init is done with its bootstrap; until then the waiting loops serve.
+    virtual void start_progress_thread() = 0;
 
     // Teams: a split is collective over the parent's members; this PE's new team (in slot) holds the
     // members that pass the same color, ordered by key; color -1: this PE is in none. destroy is
-    // local.
+    // local. The slot of a team's node part (node_part_slot, teams.h) holds the team's node
+    // leaders: the middle level of its hierarchical collectives.
     virtual void team_split(int parent_slot, int slot, int color, int key) = 0;
     virtual void team_destroy(int slot) = 0;
     // Collectives over a team with members on several nodes (same arguments as gpu::collective,
