@@ -25,8 +25,15 @@ for layout in 2,2 1,2,1; do
   echo "== $layout nodes (network namespaces)"
   run tests/multinode/netns_mpirun.sh --layout "$layout" --timeout 3000 -- "$build/tests/ishmem_tests"
 done
+# On one machine over TCP, as tests/multinode/CMakeLists.txt says why (UCX's shared-memory
+# transports lost the order of puts and later atomics).
+export UCX_TLS=tcp,self
 for np in 2 3 4; do
   echo "== $np PEs, every PE a node (ISHMEM_NODE_SPLIT=pe)"
-  run mpirun --oversubscribe -n "$np" --mca osc ucx -x ISHMEM_NODE_SPLIT=pe -x ISHMEM_TEST_WAIT_MS "$build/tests/ishmem_tests"
+  run mpirun --oversubscribe -n "$np" --mca osc ucx -x ISHMEM_NODE_SPLIT=pe -x ISHMEM_TEST_WAIT_MS -x UCX_TLS "$build/tests/ishmem_tests"
+done
+for split in 2 cyclic:2; do
+  echo "== 4 PEs, nodes by ISHMEM_NODE_SPLIT=$split"
+  run mpirun --oversubscribe -n 4 --mca osc ucx -x ISHMEM_NODE_SPLIT=$split -x ISHMEM_TEST_WAIT_MS -x UCX_TLS "$build/tests/ishmem_tests"
 done
 exit $fails

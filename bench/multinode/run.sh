@@ -23,7 +23,9 @@
 #          --sets blocks (not a default set: it needs NP cores to mean anything).
 # The netns set's bench_coll on 2 x 2 runs again with ISHMEM_HIERARCHICAL=0 (…-coll-2x2-flat), and
 # compare_levels.py prints the two-level form's time over the one-level form's.
-# Every run uses osc/ucx (the one-sided component of ishmem's transport, and of the MPI peer).
+# Every run uses osc/ucx (the one-sided component of ishmem's transport, and of the MPI peer); the
+# one-machine sets (split, blocks) make UCX use TCP: over its shared-memory transports (Open MPI
+# 4.1.4, UCX 1.13) a flush returned before large puts had landed (tests/multinode/CMakeLists.txt).
 # --with-nb: bench_coll also runs again with --mpi-nb (MPI's non-blocking collectives + MPI_Wait as
 # the peer: the form the transport calls), into ...-coll-<layout>-nb.csv. BENCH_ARGS (after --) go
 # to every benchmark (e.g. -- --batches 11).
@@ -96,7 +98,8 @@ blocks_of() {  # blocks_of NP K PROGRAM ARGS
     local asroot=()
     [ "$(id -u)" = 0 ] && asroot=(--allow-run-as-root)
     timeout -k 10 "$timeout" mpirun "${asroot[@]}" --oversubscribe --bind-to none -np "$np" \
-        -x ISHMEM_NODE_SPLIT="$k" -x ISHMEM_HIERARCHICAL="${ISHMEM_HIERARCHICAL:-1}" --mca osc ucx "$@"
+        -x ISHMEM_NODE_SPLIT="$k" -x ISHMEM_HIERARCHICAL="${ISHMEM_HIERARCHICAL:-1}" -x UCX_TLS=tcp,self \
+        --mca osc ucx "$@"
 }
 
 split() {  # split NP PROGRAM ARGS
@@ -104,7 +107,7 @@ split() {  # split NP PROGRAM ARGS
     local asroot=()
     [ "$(id -u)" = 0 ] && asroot=(--allow-run-as-root)
     timeout -k 10 "$timeout" mpirun "${asroot[@]}" --oversubscribe --bind-to none -np "$np" \
-        -x ISHMEM_NODE_SPLIT=pe --mca osc ucx "$@"
+        -x ISHMEM_NODE_SPLIT=pe -x UCX_TLS=tcp,self --mca osc ucx "$@"
 }
 
 if has "$sets" netns; then
