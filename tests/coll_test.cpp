@@ -672,6 +672,48 @@ TEST(Coll, InclusiveAndExclusiveScans) {
     }
 }
 
+// Small broadcasts and scans called in a row, with no barrier between them: on the eager path they
+// are chains, and a member may run up to 8 calls ahead of the next one along the chain. Each call
+// has its own source and dest, so every result can be checked at the end.
+TEST(Coll, SmallBroadcastsAndScansInARow) {
+    const world w;
+    constexpr int calls = 40;
+    constexpr std::size_t n = 3;
+    auto* src = static_cast<long*>(ishmem_malloc(calls * n * sizeof(long)));
+    auto* bcast = static_cast<long*>(ishmem_malloc(calls * n * sizeof(long)));
+    auto* in = static_cast<long*>(ishmem_malloc(calls * n * sizeof(long)));
+    auto* ex = static_cast<long*>(ishmem_malloc(calls * n * sizeof(long)));
+    ASSERT_TRUE(src && bcast && in && ex);
+    auto value = [](int call, int pe, std::size_t i) { return 1000L * call + 10L * pe + static_cast<long>(i); };
+    for (int c = 0; c < calls; ++c)
+        for (std::size_t i = 0; i < n; ++i) {
+            src[c * n + i] = value(c, w.me, i);
+            bcast[c * n + i] = in[c * n + i] = ex[c * n + i] = -1;
+        }
+    ishmem_barrier_all();
+    for (int c = 0; c < calls; ++c) {
+        const int root = (c * 5) % w.n;
+        ASSERT_EQ(ishmem_long_broadcast(ISHMEM_TEAM_WORLD, bcast + c * n, src + c * n, n, root), 0);
+        ASSERT_EQ(ishmem_long_sum_inscan(ISHMEM_TEAM_WORLD, in + c * n, src + c * n, n), 0);
+        ASSERT_EQ(ishmem_long_sum_exscan(ISHMEM_TEAM_WORLD, ex + c * n, src + c * n, n), 0);
+    }
+    for (int c = 0; c < calls; ++c) {
+        const int root = (c * 5) % w.n;
+        for (std::size_t i = 0; i < n; ++i) {
+            long below = 0;
+            for (int pe = 0; pe < w.me; ++pe) below += value(c, pe, i);
+            EXPECT_EQ(bcast[c * n + i], value(c, root, i)) << "broadcast " << c << " from " << root << ", element " << i;
+            EXPECT_EQ(in[c * n + i], below + value(c, w.me, i)) << "inscan " << c << ", element " << i;
+            EXPECT_EQ(ex[c * n + i], below) << "exscan " << c << ", element " << i;
+        }
+    }
+    ishmem_barrier_all();
+    ishmem_free(ex);
+    ishmem_free(in);
+    ishmem_free(bcast);
+    ishmem_free(src);
+}
+
 // Every collective on a team of 3 PEs (an odd size; with 4 PEs it starts at world PE 1). With fewer
 // than 3 PEs such a team cannot be made: the split must fail, and the collectives run on the world.
 TEST(Coll, OddTeamOfThree) {

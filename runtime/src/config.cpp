@@ -19,6 +19,7 @@ namespace ishmemi {
 
 config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{256} << 10, "auto", -1, false, 0, "0", true, 0, 0, "hostname", true, 1000};
 size_t reduce_scatter_min = 65536;
+int chain_min = 2;
 unsigned spin_limit = 4;
 unsigned wait_spin_limit = 4096;
 
@@ -129,6 +130,10 @@ void load_config(bool warn_unknown) {
     if (!parse_size(rs_text, &config.reduce_scatter_min))
         fatal(routine, "ISHMEM_REDUCE_SCATTER_MIN=%s is not a byte count (a number, optionally with K, M or G)", rs_text);
     reduce_scatter_min = config.reduce_scatter_min;
+    const char* chain_text = value_of("ISHMEM_CHAIN_MIN");
+    if (!parse_long(chain_text, 2, 1 << 20, &v))
+        fatal(routine, "ISHMEM_CHAIN_MIN=%s is not an integer of 2 or more", chain_text);
+    chain_min = static_cast<int>(v);
     const char* cb_text = value_of("ISHMEM_GPU_COLL_BLOCK_BYTES");
     if (!parse_size(cb_text, &config.gpu_coll_block_bytes))
         fatal(routine, "ISHMEM_GPU_COLL_BLOCK_BYTES=%s is not a positive byte count (a number, optionally with K, M or G)",

@@ -34,6 +34,10 @@ inline constexpr config_var config_vars[] = {
      "Where the symmetric heap lives and device code runs: host (shared host memory, CPU threads), cuda "
      "(GPU memory, CUDA kernels; fails when the library has no CUDA or no GPU is visible), or auto: cuda "
      "when the library has CUDA, a GPU is visible and ishmemx_attr_t::gpu is true, else host."},
+    {"ISHMEM_CHAIN_MIN", "2",
+     "Host backend: team size from which scans and broadcasts of at most 512 bytes (on teams of at most 8 "
+     "PEs) pass along a chain of the members, one message in and one out per PE, so that calls in a row "
+     "overlap; smaller teams send each message straight to every member that needs it (one step)."},
     {"ISHMEM_GPU_COLL_BLOCK_BYTES", "256K",
      "CUDA backend: bytes each PE moves per block of the library's collective kernels (the host-called "
      "and _on_queue collectives on the GPU heap): a larger call gets more blocks, up to one per SM."},

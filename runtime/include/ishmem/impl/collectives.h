@@ -36,6 +36,8 @@ namespace ishmemi {
 
 // Bytes from which reductions and scans on 2 or more PEs are chunked (ISHMEM_REDUCE_SCATTER_MIN).
 extern ISHMEM_API size_t reduce_scatter_min;
+// Team size from which small scans and broadcasts pass along a chain of the members (ISHMEM_CHAIN_MIN).
+extern ISHMEM_API int chain_min;
 
 namespace coll {
 
@@ -311,6 +313,20 @@ int broadcast(const W& w, ishmem_team_t team, T* dest, const T* source, size_t n
         return by_leader(w, [&] { gpu::collective(gpu::coll_broadcast, team, dest, source, nelems * sizeof(T), root, nullptr); });
     if (teams[team].spans_nodes)
         return by_leader(w, [&] { broadcast_over_nodes(team, dest, source, nelems, root); });
+    if (eager::usable(team, nelems * sizeof(T)) && teams[team].size >= chain_min) {
+        // A chain from the root: each member takes the message from the one before it and passes
+        // it on, so that no member sends more than one message and calls in a row overlap.
+        leader(w, [&] {
+            eager ea(team, "ishmem_broadcast");
+            const team_t& t = ea.team();
+            const int n = t.size, at = (t.my_index - root + n) % n;  // my place along the chain
+            const void* data = at == 0 ? source : ea.receive((t.my_index + n - 1) % n);
+            if (at + 1 < n) ea.send((t.my_index + 1) % n, data, nelems * sizeof(T));
+            if (dest != data) std::memmove(dest, data, nelems * sizeof(T));
+            ea.finish();
+        });
+        return 0;
+    }
     if (eager::usable(team, nelems * sizeof(T))) {
         leader(w, [&] {
             eager ea(team, "ishmem_broadcast");
@@ -446,6 +462,23 @@ int scan(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems
         });
     if (teams[team].spans_nodes)
         return by_leader(w, [&] { remote->reduction(op_sum, inclusive ? 1 : 2, elem_kind_of<T>(), team, dest, source, nelems); });
+    if (eager::usable(team, nelems * sizeof(T)) && teams[team].size >= chain_min) {
+        // A chain: member i adds its source to the partial sum of the members below it (from i - 1)
+        // and passes the result on to i + 1. One message in and one out per member, so that calls
+        // in a row overlap along the chain, as MPI's scans do.
+        leader(w, [&] {
+            eager ea(team, routine);
+            const team_t& t = ea.team();
+            const size_t bytes = nelems * sizeof(T);
+            T below[eager_bytes / sizeof(T) + 1] = {}, upto[eager_bytes / sizeof(T) + 1];
+            if (t.my_index > 0) std::memcpy(below, ea.receive(t.my_index - 1), bytes);
+            for (size_t i = 0; i < nelems; ++i) upto[i] = t.my_index > 0 ? combine<op_sum>(below[i], source[i]) : source[i];
+            if (t.my_index + 1 < t.size) ea.send(t.my_index + 1, upto, bytes);
+            std::memcpy(dest, inclusive ? upto : below, bytes);
+            ea.finish();
+        });
+        return 0;
+    }
     if (eager::usable(team, nelems * sizeof(T))) {
         // Member i sends its source to the members above it and adds up what those below sent.
         leader(w, [&] {
