@@ -10,8 +10,10 @@
 // members. Reductions and scans of at least ISHMEM_REDUCE_SCATTER_MIN bytes on 2 or more PEs are
 // chunked (by_chunks): member k reduces or scans the k-th chunk over all sources and writes it into
 // every member's dest, between two team barriers, reading the array about once per PE instead of up
-// to n times. Every member
-// combines the PEs in the same order, so floating-point results agree on all PEs.
+// to n times. Every member combines the PEs in the same order, so floating-point results agree on
+// all PEs. Messages of at most eager_bytes go through inboxes instead (class eager); small scans and
+// broadcasts then pass along a chain of the members (ISHMEM_CHAIN_MIN). A team with members on
+// several nodes runs through the transport, in two levels where it has node groups (end of file).
 //
 // The _work_group forms split every copy and reduction loop across the group's threads; one thread
 // exchanges the flags and takes the barriers, fenced by group barriers.
