@@ -17,13 +17,13 @@
 //   after each request and then sleeps, doubling up to ISHMEM_MPI_PROGRESS_SLEEP_US.
 // - One thread at a time in MPI (mpi_lock_, held for one call or one short sequence, never across
 //   a wait loop): Open MPI's osc/ucx drives its UCX worker in single-thread mode whatever the
-//   thread level (open-mpi/ompi#13347), so a put on one thread while the progress thread polls
-//   MPI corrupted transfers (wrong data seen by Rma tests on 4 PEs, one node each). The progress
-//   thread only tries the lock, and starts once ishmem_init has passed its last barrier (the
-//   bootstrap's, which calls MPI outside this lock). The one blocking collective, MPI_Comm_split,
-//   runs under the lock too, after a barrier that serves requests: once every member of the
-//   parent is past it, none needs another's answer before it joins the split. (With the split
-//   outside the lock, the progress thread polled MPI during it, and puts were lost afterwards.)
+//   thread level (open-mpi/ompi#13347), so our threads must not be inside MPI together. The
+//   progress thread only tries the lock, and starts once ishmem_init has passed its last barrier
+//   (the bootstrap's, which calls MPI outside this lock). The one blocking collective,
+//   MPI_Comm_split, runs under the lock too, after a barrier that serves requests: once every
+//   member of the parent is past it, none needs another's answer before it joins the split.
+//   (The lost puts once blamed on threads were UCX's shared-memory transports on one machine:
+//   tests/multinode/CMakeLists.txt.)
 // - Teams with members on several nodes: one MPI communicator per team (split from the parent's at
 //   team creation), and the collectives are MPI's on it, in their non-blocking forms, completed by
 //   a wait that serves requests like every other.
@@ -295,25 +295,23 @@ class mpi_transport final : public transport {
             copy.assign(static_cast<const char*>(source), static_cast<const char*>(source) + source_bytes);
             source = copy.data();
         }
-        MPI_Request r = MPI_REQUEST_NULL;
         switch (kind) {
             case coll_alltoall:
-                check(locked([&] { return MPI_Ialltoall(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, &r); }),
-                      "MPI_Ialltoall");
-                break;
+                return run_collective("MPI_Ialltoall", [&](MPI_Request* r) {
+                    return MPI_Ialltoall(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, r);
+                });
             case coll_fcollect:
-                check(locked([&] { return MPI_Iallgather(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, &r); }),
-                      "MPI_Iallgather");
-                break;
+                return run_collective("MPI_Iallgather", [&](MPI_Request* r) {
+                    return MPI_Iallgather(source, count, MPI_BYTE, dest, count, MPI_BYTE, c, r);
+                });
             case coll_broadcast:
                 if (rank == root && dest != source) memmove(dest, source, bytes);
-                check(locked([&] { return MPI_Ibcast(dest, count, MPI_BYTE, root, c, &r); }), "MPI_Ibcast");
-                break;
+                return run_collective("MPI_Ibcast", [&](MPI_Request* r) { return MPI_Ibcast(dest, count, MPI_BYTE, root, c, r); });
             case coll_collect: {
                 std::vector<int> counts(static_cast<size_t>(n)), displs(static_cast<size_t>(n));
-                check(locked([&] { return MPI_Iallgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, c, &r); }),
-                      "MPI_Iallgather");
-                complete(r, "MPI_Iallgather");
+                run_collective("MPI_Iallgather", [&](MPI_Request* r) {
+                    return MPI_Iallgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, c, r);
+                });
                 size_t at = 0;
                 for (int i = 0; i < n; ++i) {
                     displs[static_cast<size_t>(i)] = as_count(at, "a collect");
@@ -323,43 +321,36 @@ class mpi_transport final : public transport {
                     copy.assign(static_cast<const char*>(source), static_cast<const char*>(source) + bytes);
                     source = copy.data();
                 }
-                check(locked([&] {
-                          return MPI_Iallgatherv(source, count, MPI_BYTE, dest, counts.data(), displs.data(), MPI_BYTE,
-                                                 c, &r);
-                      }),
-                      "MPI_Iallgatherv");
-                break;
+                return run_collective("MPI_Iallgatherv", [&](MPI_Request* r) {
+                    return MPI_Iallgatherv(source, count, MPI_BYTE, dest, counts.data(), displs.data(), MPI_BYTE, c, r);
+                });
             }
         }
-        complete(r, "a collective");
     }
 
     void reduction(int op, int scan, elem_kind type, int team, void* dest, const void* source, size_t nelems) override {
         MPI_Comm c = comm(team);
         const int count = as_count(nelems, "a reduction");
         const void* in = source == dest ? MPI_IN_PLACE : source;
-        MPI_Request r = MPI_REQUEST_NULL;
-        if (scan == 0) {
-            check(locked([&] { return MPI_Iallreduce(in, dest, count, mpi_type(type), mpi_op(op), c, &r); }),
-                  "MPI_Iallreduce");
-            complete(r, "MPI_Iallreduce");
-        } else if (scan == 1) {
-            check(locked([&] { return MPI_Iscan(in, dest, count, mpi_type(type), MPI_SUM, c, &r); }), "MPI_Iscan");
-            complete(r, "MPI_Iscan");
-        } else {
-            check(locked([&] { return MPI_Iexscan(in, dest, count, mpi_type(type), MPI_SUM, c, &r); }), "MPI_Iexscan");
-            complete(r, "MPI_Iexscan");
-            int rank = 0;
-            MPI_Comm_rank(c, &rank);
-            if (rank == 0) memset(dest, 0, nelems * elem_size(type));  // MPI leaves it undefined
-        }
+        if (scan == 0)
+            return run_collective("MPI_Iallreduce", [&](MPI_Request* r) {
+                return MPI_Iallreduce(in, dest, count, mpi_type(type), mpi_op(op), c, r);
+            });
+        if (scan == 1)
+            return run_collective("MPI_Iscan", [&](MPI_Request* r) {
+                return MPI_Iscan(in, dest, count, mpi_type(type), MPI_SUM, c, r);
+            });
+        run_collective("MPI_Iexscan", [&](MPI_Request* r) {
+            return MPI_Iexscan(in, dest, count, mpi_type(type), MPI_SUM, c, r);
+        });
+        int rank = 0;
+        MPI_Comm_rank(c, &rank);
+        if (rank == 0) memset(dest, 0, nelems * elem_size(type));  // MPI leaves it undefined
     }
 
     void barrier(int team, bool completing) override {
         if (completing) quiet();
-        MPI_Request r = MPI_REQUEST_NULL;
-        check(locked([&] { return MPI_Ibarrier(comm(team), &r); }), "MPI_Ibarrier");
-        complete(r, "MPI_Ibarrier");
+        run_collective("MPI_Ibarrier", [&](MPI_Request* r) { return MPI_Ibarrier(comm(team), r); });
     }
 
   private:
@@ -409,6 +400,14 @@ class mpi_transport final : public transport {
             check(locked([&] { return MPI_Test(&r, &done, MPI_STATUS_IGNORE); }), what);
             if (done) return;
         }
+    }
+
+    // Starts a non-blocking collective (start(&request), one MPI call) under the lock and waits
+    // for it like every wait of the library.
+    template <class F> void run_collective(const char* what, F&& start) {
+        MPI_Request r = MPI_REQUEST_NULL;
+        check(locked([&] { return start(&r); }), what);
+        complete(r, what);
     }
 
     // f() (one MPI call) with the MPI lock held.

@@ -58,9 +58,9 @@ void barrier_over_nodes(ishmem_team_t team, bool completing, const char* routine
     // The leader enters the transport's barrier once every member of its node has arrived, and its
     // node leaves once it is out: so every member has arrived before any leaves.
     const team_t& node = teams[g.part];
-    barrier_pes(node.start, node.stride, node.size, node.my_index, team_slot_offset(g.part), routine);
+    team_barrier(node, g.part, routine);
     if (node.my_index == 0) remote->barrier(g.part, false);
-    barrier_pes(node.start, node.stride, node.size, node.my_index, team_slot_offset(g.part), routine);
+    team_barrier(node, g.part, routine);
 }
 
 namespace impl {

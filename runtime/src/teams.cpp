@@ -120,19 +120,21 @@ void install(int slot, const team_t& t) {
             for (int s = 0; s < eager_members; ++s) eager_inbox(state.my_pe, slot, op, s)->seq = 0;
 }
 
-// Gives a team of this PE's with node groups g the team of its group in slot `part`, and
-// the transport the leaders' communicator there. Collective over parent (which spans nodes): a PE
-// outside the team passes g == nullptr. Before the barrier that ends the split (install).
-void install_node_part(ishmem_team_t parent, int part, ishmem_team_t team, node_groups* g) {
-    if (!g) return remote->team_split(parent, part, -1, 0);
+// Gives team (in slot `team`) its node part when it has node groups g (plan_node_groups) and its
+// part slot exists: the team of this PE's group in node_part_slot(team), and the transport the
+// leaders' communicator there. Collective over parent (which spans nodes), members of the team or
+// not (member false); every PE decides alike. Before the barrier that ends the split (install).
+void install_node_part(ishmem_team_t parent, ishmem_team_t team, node_groups& g, bool member) {
+    const int part = node_part_slot(team);
+    if (g.group_of.empty() || part < 0) return;
+    if (!member) return remote->team_split(parent, part, -1, 0);
     const team_t& t = teams[team];
-    const size_t k = static_cast<size_t>(g->my_group = g->group_of[static_cast<size_t>(t.my_index)]);
-    remote->team_split(parent, part, t.my_index == g->first[k] ? 0 : -1, t.my_index);
-    team_t node = make_team(t.world_pe(g->first[k]), g->step[k] * t.stride, g->count[k], g->index_in_group(t.my_index),
-                            nullptr, 0);
-    install(part, node);
-    g->part = part;
-    team_nodes[static_cast<size_t>(team)] = std::move(*g);
+    const size_t k = static_cast<size_t>(g.my_group = g.group_of[static_cast<size_t>(t.my_index)]);
+    remote->team_split(parent, part, t.my_index == g.first[k] ? 0 : -1, t.my_index);
+    install(part, make_team(t.world_pe(g.first[k]), g.step[k] * t.stride, g.count[k], g.index_in_group(t.my_index),
+                            nullptr, 0));
+    g.part = part;
+    team_nodes[static_cast<size_t>(team)] = std::move(g);
 }
 
 }  // namespace
@@ -150,8 +152,7 @@ void teams_init() {
     install(ISHMEMX_TEAM_NODE, node_team());
     team_nodes.assign(static_cast<size_t>(teams_max), node_groups{});
     node_groups world = plan_node_groups(teams[ISHMEM_TEAM_WORLD]);
-    if (!world.group_of.empty() && node_part_slot(ISHMEM_TEAM_WORLD) >= 0)
-        install_node_part(ISHMEM_TEAM_WORLD, node_part_slot(ISHMEM_TEAM_WORLD), ISHMEM_TEAM_WORLD, &world);
+    install_node_part(ISHMEM_TEAM_WORLD, ISHMEM_TEAM_WORLD, world, true);
 }
 
 void teams_fini() {
@@ -222,8 +223,7 @@ int team_split_strided(ishmem_team_t parent_team, int start, int stride, int siz
                                   member && size > 1 ? offset / stride : 0, config, config_mask);
     if (member) install(slot, made);
     node_groups groups = plan_node_groups(made);
-    if (!groups.group_of.empty() && node_part_slot(slot) >= 0)
-        install_node_part(parent_team, node_part_slot(slot), slot, member ? &groups : nullptr);
+    install_node_part(parent_team, slot, groups, member);
     team_barrier(parent, parent_team, routine);
     if (member) *new_team = slot;
     return 0;
