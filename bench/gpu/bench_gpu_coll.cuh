@@ -2,7 +2,8 @@
 // and bench_gpu_nccl (NCCL, stream forms only), on every PE of the job over the world team:
 //
 //   coll_stream/<op>   the stream forms (ishmemx_*_on_queue, nvshmemx_*_on_stream, nccl*), back to back
-//                      on one stream, timed with CUDA events around `iters` calls
+//                      on one stream, timed with CUDA events around `iters` calls; also issue_us, the
+//                      host's time to queue one call
 //   coll_block/<op>    one block of 512 threads per PE calling the _work_group / _block form `iters`
 //                      times in one kernel (NVSHMEM's is a collective launch), up to 1 MiB
 //
@@ -47,8 +48,11 @@ inline double bus_factor(coll_op op, int n) {
 constexpr int coll_block_threads = 512;
 constexpr size_t coll_block_max_bytes = size_t(1) << 20;
 
+// The launch bound keeps the registers per thread low enough for a block of 512 to fit on an SM:
+// NVSHMEM's collective launch refuses a kernel of which no block fits ("One or more PEs cannot
+// launch"), which its block reduction, inlined here, caused without it.
 template <class Api>
-__global__ void k_coll_block(coll_op op, char* dst, const char* src, size_t bytes, int n, long iters) {
+__global__ void __launch_bounds__(coll_block_threads) k_coll_block(coll_op op, char* dst, const char* src, size_t bytes, int n, long iters) {
     auto b = cg::this_thread_block();
     for (long i = 0; i < iters; ++i) {
         switch (op) {
@@ -139,9 +143,26 @@ template <class Api> void coll_stream_call(coll_run& r, coll_op op, size_t bytes
     }
 }
 
+// Whether one block of the in-kernel loop fits on an SM (the GPUs of a run are alike, so every PE
+// finds the same); if not, a line with the kernel's resources says why the point is left out.
+template <class Api> bool coll_block_fits(const coll_run& r, const std::string& name) {
+    const void* kernel = reinterpret_cast<const void*>(&k_coll_block<Api>);
+    int per_sm = 0;
+    GB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, coll_block_threads, 0));
+    if (per_sm > 0) return true;
+    cudaFuncAttributes a{};
+    GB_CUDA(cudaFuncGetAttributes(&a, kernel));
+    if (r.me == 0)
+        r.out.note("%s left out: no block of %d threads fits on an SM (%d registers per thread, %zu bytes of "
+                   "static shared memory, %zu of local memory)",
+                   name.c_str(), coll_block_threads, a.numRegs, a.sharedSizeBytes, a.localSizeBytes);
+    return false;
+}
+
 // One point: reps repetitions of iters calls, each repetition after a barrier; PE 0 writes the rows.
 template <class Api> void coll_point(coll_run& r, coll_op op, bool block, size_t bytes) {
     const std::string name = std::string(block ? "coll_block/" : "coll_stream/") + coll_name(op);
+    if (block && !coll_block_fits<Api>(r, name)) return;
     set_doing("%s, %zu bytes", name.c_str(), bytes);
     r.prepare(op, bytes);
     // About 64 MiB of data per repetition (less with --quick), at most 200 calls, at least 1.
@@ -150,7 +171,7 @@ template <class Api> void coll_point(coll_run& r, coll_op op, bool block, size_t
     cudaEvent_t e0, e1;
     GB_CUDA(cudaEventCreate(&e0));
     GB_CUDA(cudaEventCreate(&e1));
-    std::vector<double> us;
+    std::vector<double> us, issue_us;
     for (int rep = 0; rep <= r.opt.reps; ++rep) {  // rep 0 warms up
         GB_CUDA(cudaStreamSynchronize(r.stream));
         Api::barrier_all();
@@ -170,8 +191,11 @@ template <class Api> void coll_point(coll_run& r, coll_op op, bool block, size_t
                 in_kernel = true;
             }
         }
+        const auto issue0 = std::chrono::steady_clock::now();
         if (!in_kernel)
             for (long i = 0; i < iters; ++i) coll_stream_call<Api>(r, op, bytes);
+        const std::chrono::duration<double, std::micro> issued = std::chrono::steady_clock::now() - issue0;
+        if (rep > 0 && !in_kernel) issue_us.push_back(issued.count() / double(iters));
         GB_CUDA(cudaEventRecord(e1, r.stream));
         GB_CUDA(cudaEventSynchronize(e1));
         float ms = 0;
@@ -185,6 +209,8 @@ template <class Api> void coll_point(coll_run& r, coll_op op, bool block, size_t
     r.check(op, name, bytes);
     const double t = median(us);
     r.out.add(name, bytes, "us", t);
+    // The host's time to queue one call: when it is close to us, the stream waited for the host.
+    if (!issue_us.empty()) r.out.add(name, bytes, "issue_us", median(issue_us));
     if (op != c_barrier) r.out.add(name, bytes, "GBps", double(bytes) / (t * 1e3) * bus_factor(op, r.n));
     ++r.points;
 }

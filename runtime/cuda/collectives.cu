@@ -1,8 +1,9 @@
 // Host-called and _on_queue collectives on a heap in GPU memory (gpu::collective, gpu::reduction,
-// and gpu::barrier for the _on_queue barriers):
-// a cooperative kernel runs the device collectives of ishmem/cuda/collectives.cuh with the whole
-// grid as the group, so the flags are the ones device calls use and large messages are spread over
-// many blocks (every block copies or combines its share; the grid syncs between the phases).
+// and gpu::barrier for the _on_queue barriers): a kernel of the library runs the device collectives
+// of ishmem/cuda/collectives.cuh, so the flags are the ones device calls use. A small call is one
+// block (an ordinary launch); a large one is a cooperative grid of up to one block per SM, with the
+// whole grid as the group: every block copies or combines its share, and the grid syncs between the
+// phases.
 #include <atomic>
 #include <type_traits>
 
@@ -20,22 +21,31 @@ namespace dc = ishmemi::dev::coll;
 const char* const routine = "ishmem (collective on GPU memory)";
 constexpr unsigned block_threads = 256;       // one such block per SM is always co-resident
 
-__global__ void bytes_kernel(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root) {
-    const cg::grid_group grid = cg::this_grid();
+// The group of a library kernel: the whole grid of a cooperative launch, or the one block of an
+// ordinary launch (small calls: no cooperative launch, and block syncs instead of grid syncs).
+template <bool Grid> __device__ inline auto kernel_group() {
+    if constexpr (Grid)
+        return dc::kernel_grid{cg::this_grid()};
+    else
+        return cg::this_thread_block();
+}
+
+template <bool Grid>
+__global__ void __launch_bounds__(block_threads) bytes_kernel(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root) {
+    const auto group = kernel_group<Grid>();
     switch (kind) {
-        case coll_alltoall: dc::alltoall(grid, team, dest, source, bytes); break;
-        case coll_broadcast: dc::broadcast(grid, team, dest, source, bytes, root); break;
-        case coll_collect: dc::collect(grid, team, dest, source, bytes); break;
-        default: dc::fcollect(grid, team, dest, source, bytes); break;
+        case coll_alltoall: dc::alltoall(group, team, dest, source, bytes); break;
+        case coll_broadcast: dc::broadcast(group, team, dest, source, bytes, root); break;
+        case coll_collect: dc::collect(group, team, dest, source, bytes); break;
+        default: dc::fcollect(group, team, dest, source, bytes); break;
     }
 }
 
 __global__ void barrier_kernel(int team) { ishmemi::dev::team_barrier(*ishmemi::dev::find_team(team), team); }
 
-template <int Op, int Scan, class T>
-__global__ void combine_kernel(int team, T* dest, const T* source, size_t nelems) {
-    const cg::grid_group grid = cg::this_grid();
-    dc::combine_chunks<Op, Scan>(grid, team, dest, source, nelems,
+template <int Op, int Scan, class T, bool Grid>
+__global__ void __launch_bounds__(block_threads) combine_kernel(int team, T* dest, const T* source, size_t nelems) {
+    dc::combine_chunks<Op, Scan>(kernel_group<Grid>(), team, dest, source, nelems,
                                  Scan == dc::no_scan ? "ishmem_reduce" : Scan == dc::inclusive ? "ishmem_sum_inscan"
                                                                                                : "ishmem_sum_exscan");
 }
@@ -52,36 +62,55 @@ cudaStream_t my_stream() {
     return mine;
 }
 
-// One block per ISHMEM_GPU_COLL_BLOCK_BYTES that a PE moves, up to one per SM.
-unsigned blocks_for(size_t bytes) {
-    const size_t per_block = config.gpu_coll_block_bytes;
+// One block per `per_block` bytes that a PE moves (ISHMEM_GPU_COLL_BLOCK_BYTES, or
+// ISHMEM_GPU_REDUCE_BLOCK_BYTES for reductions and scans: they load from peers, and a load waits
+// for its answer, so they need more threads in flight than stores), up to one per SM.
+unsigned blocks_for(size_t bytes, size_t per_block) {
     const size_t b = (bytes + per_block - 1) / per_block;
     return static_cast<unsigned>(b < 1 ? 1 : b > static_cast<size_t>(sm_count) ? sm_count : b);
 }
 
-void launch(const void* kernel, unsigned blocks, void** args, CUstream_st* s) {
+// A library kernel in its two forms: the whole grid of a cooperative launch, or one block.
+struct kernel_pair {
+    const void* grid;
+    const void* block;
+};
+
+void launch(kernel_pair k, unsigned blocks, void** args, CUstream_st* s) {
     cuda::ensure_device();
     cudaStream_t stream = s ? s : my_stream();
-    cuda::check(cudaLaunchCooperativeKernel(kernel, dim3(blocks), dim3(block_threads), args, 0, stream), routine,
-                "launching a collective kernel (cudaLaunchCooperativeKernel)");
+    if (blocks > 1)
+        cuda::check(cudaLaunchCooperativeKernel(k.grid, dim3(blocks), dim3(block_threads), args, 0, stream), routine,
+                    "launching a collective kernel (cudaLaunchCooperativeKernel)");
+    else
+        cuda::check(cudaLaunchKernel(k.block, dim3(1), dim3(block_threads), args, 0, stream), routine,
+                    "launching a collective kernel");
     if (!s) cuda::check(cudaStreamSynchronize(stream), routine, "a collective kernel");
 }
 
-template <class T> const void* combine_kernel_for(int op, int scan) {
-    if (scan == dc::inclusive) return reinterpret_cast<const void*>(&combine_kernel<dc::op_sum, dc::inclusive, T>);
-    if (scan == dc::exclusive) return reinterpret_cast<const void*>(&combine_kernel<dc::op_sum, dc::exclusive, T>);
+const kernel_pair bytes_kernels{reinterpret_cast<const void*>(&bytes_kernel<true>),
+                                reinterpret_cast<const void*>(&bytes_kernel<false>)};
+
+template <int Op, int Scan, class T> kernel_pair combine_pair() {
+    return {reinterpret_cast<const void*>(&combine_kernel<Op, Scan, T, true>),
+            reinterpret_cast<const void*>(&combine_kernel<Op, Scan, T, false>)};
+}
+
+template <class T> kernel_pair combine_kernel_for(int op, int scan) {
+    if (scan == dc::inclusive) return combine_pair<dc::op_sum, dc::inclusive, T>();
+    if (scan == dc::exclusive) return combine_pair<dc::op_sum, dc::exclusive, T>();
     switch (op) {
-        case dc::op_max: return reinterpret_cast<const void*>(&combine_kernel<dc::op_max, dc::no_scan, T>);
-        case dc::op_min: return reinterpret_cast<const void*>(&combine_kernel<dc::op_min, dc::no_scan, T>);
-        case dc::op_sum: return reinterpret_cast<const void*>(&combine_kernel<dc::op_sum, dc::no_scan, T>);
-        case dc::op_prod: return reinterpret_cast<const void*>(&combine_kernel<dc::op_prod, dc::no_scan, T>);
+        case dc::op_max: return combine_pair<dc::op_max, dc::no_scan, T>();
+        case dc::op_min: return combine_pair<dc::op_min, dc::no_scan, T>();
+        case dc::op_sum: return combine_pair<dc::op_sum, dc::no_scan, T>();
+        case dc::op_prod: return combine_pair<dc::op_prod, dc::no_scan, T>();
         default: break;
     }
     if constexpr (std::is_integral_v<T>) {
         switch (op) {
-            case dc::op_and: return reinterpret_cast<const void*>(&combine_kernel<dc::op_and, dc::no_scan, T>);
-            case dc::op_or: return reinterpret_cast<const void*>(&combine_kernel<dc::op_or, dc::no_scan, T>);
-            case dc::op_xor: return reinterpret_cast<const void*>(&combine_kernel<dc::op_xor, dc::no_scan, T>);
+            case dc::op_and: return combine_pair<dc::op_and, dc::no_scan, T>();
+            case dc::op_or: return combine_pair<dc::op_or, dc::no_scan, T>();
+            case dc::op_xor: return combine_pair<dc::op_xor, dc::no_scan, T>();
             default: break;
         }
     }
@@ -93,7 +122,7 @@ void combine(int op, int scan, int team, void* dest, const void* source, size_t 
     T* d = static_cast<T*>(dest);
     const T* src = static_cast<const T*>(source);
     void* args[] = {&team, &d, &src, &nelems};
-    launch(combine_kernel_for<T>(op, scan), blocks_for(nelems * sizeof(T)), args, s);
+    launch(combine_kernel_for<T>(op, scan), blocks_for(nelems * sizeof(T), config.gpu_reduce_block_bytes), args, s);
 }
 
 }  // namespace
@@ -101,7 +130,7 @@ void combine(int op, int scan, int team, void* dest, const void* source, size_t 
 void collective(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root, CUstream_st* s) {
     const int n = team_size_or_zero(team);
     void* args[] = {&kind, &team, &dest, &source, &bytes, &root};
-    launch(reinterpret_cast<const void*>(&bytes_kernel), blocks_for(bytes * static_cast<size_t>(n)), args, s);
+    launch(bytes_kernels, blocks_for(bytes * static_cast<size_t>(n), config.gpu_coll_block_bytes), args, s);
 }
 
 void barrier(int team, CUstream_st* s) {
@@ -142,15 +171,18 @@ void collectives_init() {
           "cudaDeviceGetAttribute");
     // Load the kernels now, not first inside a queue task (see host_ops_init).
     cudaFuncAttributes a;
-    check(cudaFuncGetAttributes(&a, gpu::bytes_kernel), gpu::routine, "loading the library's kernels");
+    auto load_pair = [&](gpu::kernel_pair k) {
+        check(cudaFuncGetAttributes(&a, k.grid), gpu::routine, "loading the library's kernels");
+        check(cudaFuncGetAttributes(&a, k.block), gpu::routine, "loading the library's kernels");
+    };
+    load_pair(gpu::bytes_kernels);
     check(cudaFuncGetAttributes(&a, gpu::barrier_kernel), gpu::routine, "loading the library's kernels");
     auto load = [&](auto elem) {
         using T = decltype(elem);
         for (int scan = 0; scan <= 2; ++scan)
             for (int op = gpu::dc::op_and; op <= gpu::dc::op_prod; ++op) {
                 if (!std::is_integral_v<T> && op <= gpu::dc::op_xor && scan == 0) continue;
-                check(cudaFuncGetAttributes(&a, gpu::combine_kernel_for<T>(op, scan)), gpu::routine,
-                      "loading the library's kernels");
+                load_pair(gpu::combine_kernel_for<T>(op, scan));
             }
     };
     load(int8_t{}), load(int16_t{}), load(int32_t{}), load(int64_t{}), load(uint8_t{}), load(uint16_t{});

@@ -5,6 +5,8 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
+#include <utility>
 
 #include <unistd.h>
 
@@ -17,7 +19,7 @@ extern char** environ;
 
 namespace ishmemi {
 
-config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{256} << 10, "auto", -1, false, 0, "0", true, 0, 0, "hostname", true, 1000};
+config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{256} << 10, size_t{32} << 10, "auto", -1, false, 0, "0", true, 0, 0, "hostname", true, 1000};
 size_t reduce_scatter_min = 65536;
 int chain_min = 2;
 unsigned spin_limit = 4;
@@ -134,10 +136,12 @@ void load_config(bool warn_unknown) {
     if (!parse_long(chain_text, 2, 1 << 20, &v))
         fatal(routine, "ISHMEM_CHAIN_MIN=%s is not an integer of 2 or more", chain_text);
     chain_min = static_cast<int>(v);
-    const char* cb_text = value_of("ISHMEM_GPU_COLL_BLOCK_BYTES");
-    if (!parse_size(cb_text, &config.gpu_coll_block_bytes))
-        fatal(routine, "ISHMEM_GPU_COLL_BLOCK_BYTES=%s is not a positive byte count (a number, optionally with K, M or G)",
-              cb_text);
+    for (auto [name, bytes] : {std::pair{"ISHMEM_GPU_COLL_BLOCK_BYTES", &config.gpu_coll_block_bytes},
+                               std::pair{"ISHMEM_GPU_REDUCE_BLOCK_BYTES", &config.gpu_reduce_block_bytes}}) {
+        const char* text = value_of(name);
+        if (!parse_size(text, bytes))
+            fatal(routine, "%s=%s is not a positive byte count (a number, optionally with K, M or G)", name, text);
+    }
 
     config.backend = value_of("ISHMEM_BACKEND");
     if (strcmp(config.backend, "auto") != 0 && strcmp(config.backend, "host") != 0 &&

@@ -41,6 +41,9 @@ inline constexpr config_var config_vars[] = {
     {"ISHMEM_GPU_COLL_BLOCK_BYTES", "256K",
      "CUDA backend: bytes each PE moves per block of the library's collective kernels (the host-called "
      "and _on_queue collectives on the GPU heap): a larger call gets more blocks, up to one per SM."},
+    {"ISHMEM_GPU_REDUCE_BLOCK_BYTES", "32K",
+     "CUDA backend: as ISHMEM_GPU_COLL_BLOCK_BYTES, for the reductions and scans, which load from the "
+     "peers (a load waits for its answer, so they need more blocks than stores for the same bytes)."},
     {"ISHMEM_DEVICE", "local",
      "CUDA backend: the GPU of this PE, an ordinal among the visible devices, or local: the PE's rank "
      "on its node modulo the visible GPUs (CUDA_VISIBLE_DEVICES still applies)."},

@@ -34,13 +34,25 @@ using ishmemi::coll::op_sum;
 using ishmemi::coll::op_prod;
 using ishmemi::coll::combine;
 
+// The whole grid of one of the library's collective kernels (runtime/cuda/collectives.cu). It starts
+// and ends with its kernel, whose stream orders it after earlier work and before later work, so a
+// call on it skips the group syncs at entry and exit (each a grid-wide barrier of some microseconds).
+struct kernel_grid {
+    cg::grid_group g;
+    __device__ unsigned long long thread_rank() const { return g.thread_rank(); }
+    __device__ unsigned long long num_threads() const { return g.num_threads(); }
+    __device__ void sync() const { g.sync(); }
+};
+
 // One call of a data collective on a team, as this PE's group sees it; every thread constructs it
 // and only the leader (rank 0) touches the flags.
 template <class G> class call {
+    static constexpr bool whole_kernel = ::cuda::std::is_same_v<G, kernel_grid>;
+
   public:
     __device__ call(const G& g, int team, const char* routine)
         : g_(g), t_(*find_team(team)), slot_(team), mine_(sync_slot(dstate.my_pe, team)) {
-        sync_group(g_);  // the group's earlier reads of dest and writes of source come first
+        if constexpr (!whole_kernel) sync_group(g_);  // the group's earlier reads of dest and writes of source come first
         if (leader()) {
 #if ISHMEM_DEVICE_CHECKS
             if (__builtin_expect(t_.size > ishmemi::cuda::gpu_sync_slot::max_members, 0))
@@ -63,11 +75,12 @@ template <class G> class call {
 
     // Leader only: sets my entry of flag f at member m to this call (release: what this PE did
     // before, and what its group did before the last sync, comes with it).
-    __device__ void tell(flag f, int m) const {
-        sys_ref(entry(sync_slot(t_.start + m * t_.stride, slot_), f, t_.my_index)).store(c_, ::cuda::std::memory_order_release);
-    }
+    __device__ void tell(flag f, int m) const { set(f, m, ::cuda::std::memory_order_release); }
+    // The same at every other member, behind one system fence (each release store would be a fence
+    // of its own, and a system fence costs about as much as a hop over NVLink).
     __device__ void tell_others(flag f) const {
-        for (int i = 1; i < t_.size; ++i) tell(f, (t_.my_index + i) % t_.size);
+        __threadfence_system();
+        for (int i = 1; i < t_.size; ++i) set(f, (t_.my_index + i) % t_.size, ::cuda::std::memory_order_relaxed);
     }
     // Leader only: waits until member m has set flag f at this PE for this call.
     __device__ void await(flag f, int m) const {
@@ -87,13 +100,11 @@ template <class G> class call {
     __device__ unsigned long long count_of(int m) const {
         return sys_ref(&mine_->counts[m]).load(::cuda::std::memory_order_relaxed);
     }
-    // The group's stores are complete and visible everywhere; then done goes to the others.
+    // The group's stores are complete and visible everywhere (tell_others' fence); then done goes
+    // to the others.
     __device__ void signal_done() const {
         sync();
-        if (leader()) {
-            __threadfence_system();
-            tell_others(done);
-        }
+        if (leader()) tell_others(done);
     }
     __device__ void finish() const {
         if (leader()) {
@@ -101,10 +112,13 @@ template <class G> class call {
             sys_ref(&mine_->busy.value).store(0ull, ::cuda::std::memory_order_relaxed);
 #endif
         }
-        sync();
+        if constexpr (!whole_kernel) sync();  // no thread returns before the leader saw every done
     }
 
   private:
+    __device__ void set(flag f, int m, ::cuda::std::memory_order order) const {
+        sys_ref(entry(sync_slot(t_.start + m * t_.stride, slot_), f, t_.my_index)).store(c_, order);
+    }
     __device__ static unsigned long long* entry(ishmemi::cuda::gpu_sync_slot* s, flag f, int m) {
         return (f == ready ? s->ready : s->done) + m;
     }
@@ -210,6 +224,81 @@ template <class T> __device__ inline T load_fresh(const T* p) {
 // Reductions (Scan 0) and scans (1 inclusive, 2 exclusive) over chunk me() of the array: the
 // elements are read from every member before any of their results is stored.
 enum scan_kind : int { no_scan, inclusive, exclusive };
+
+// N elements of T that move as one load or store: 16 bytes (int4) when the arrays allow it.
+template <class T, int N> struct alignas(N * sizeof(T)) lanes {
+    T e[N];
+};
+template <class T, int N> __device__ inline lanes<T, N> load_lanes(const T* p) {
+    if constexpr (N == 1) {
+        return {load_fresh(p)};
+    } else {
+        static_assert(N * sizeof(T) == 16, "vector lanes are 16 bytes");
+        return ::cuda::std::bit_cast<lanes<T, N>>(__ldcg(reinterpret_cast<const int4*>(p)));
+    }
+}
+template <class T, int N> __device__ inline void store_lanes(T* p, const lanes<T, N>& v) {
+    if constexpr (N == 1)
+        *p = v.e[0];
+    else
+        *reinterpret_cast<int4*>(p) = ::cuda::std::bit_cast<int4>(v);
+}
+template <int Op, class T, int N> __device__ inline lanes<T, N> combine_lanes(lanes<T, N> a, const lanes<T, N>& b) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) a.e[i] = combine<Op>(a.e[i], b.e[i]);
+    return a;
+}
+
+// U units of N elements per thread, at units j, j + stride, ...: the U loads of one member are in
+// flight together (a load from a peer takes about a microsecond; one at a time, a block would move
+// a few GB/s).
+template <int Op, int Scan, int N, int U, class T, class G>
+__device__ inline void combine_units(const call<G>& k, T* dest, const T* source, size_t j, size_t stride) {
+    using L = lanes<T, N>;
+    L acc[U], v[U];
+    if constexpr (Scan == no_scan) {
+#pragma unroll
+        for (int u = 0; u < U; ++u) acc[u] = load_lanes<T, N>(k.at(source, 0) + (j + u * stride) * N);
+        for (int m = 1; m < k.size(); ++m) {
+            const T* s = k.at(source, m);
+#pragma unroll
+            for (int u = 0; u < U; ++u) v[u] = load_lanes<T, N>(s + (j + u * stride) * N);
+#pragma unroll
+            for (int u = 0; u < U; ++u) acc[u] = combine_lanes<Op>(acc[u], v[u]);
+        }
+        for (int m = 0; m < k.size(); ++m) {
+            T* d = k.at(dest, m);
+#pragma unroll
+            for (int u = 0; u < U; ++u) store_lanes(d + (j + u * stride) * N, acc[u]);
+        }
+    } else {
+#pragma unroll
+        for (int u = 0; u < U; ++u) acc[u] = L{};
+        for (int m = 0; m < k.size(); ++m) {
+            const T* s = k.at(source, m);
+            T* d = k.at(dest, m);
+#pragma unroll
+            for (int u = 0; u < U; ++u) v[u] = load_lanes<T, N>(s + (j + u * stride) * N);
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                if constexpr (Scan == exclusive) store_lanes(d + (j + u * stride) * N, acc[u]);
+                acc[u] = combine_lanes<Op>(acc[u], v[u]);
+                if constexpr (Scan == inclusive) store_lanes(d + (j + u * stride) * N, acc[u]);
+            }
+        }
+    }
+}
+
+// Units [b, e) of N elements, shared by the group's threads.
+template <int Op, int Scan, int N, class T, class G>
+__device__ inline void combine_range(const call<G>& k, T* dest, const T* source, size_t b, size_t e) {
+    constexpr int U = 4;
+    const size_t stride = k.threads();
+    size_t j = b + k.rank();
+    for (; j + (U - 1) * stride < e; j += U * stride) combine_units<Op, Scan, N, U>(k, dest, source, j, stride);
+    for (; j < e; j += stride) combine_units<Op, Scan, N, 1>(k, dest, source, j, stride);
+}
+
 template <int Op, int Scan, class T, class G>
 __device__ inline int combine_chunks(const G& g, int team, T* dest, const T* source, size_t n, const char* routine) {
     if (n == 0) return 0;
@@ -219,21 +308,17 @@ __device__ inline int combine_chunks(const G& g, int team, T* dest, const T* sou
         k.await_others(ready);
     }
     k.sync();
-    const size_t b = n * k.me() / k.size(), e = n * (k.me() + 1) / k.size();
-    for (size_t i = b + k.rank(); i < e; i += k.threads()) {
-        if constexpr (Scan == no_scan) {
-            T v = load_fresh(k.at(source, 0) + i);
-            for (int m = 1; m < k.size(); ++m) v = combine<Op>(v, load_fresh(k.at(source, m) + i));
-            for (int m = 0; m < k.size(); ++m) k.at(dest, m)[i] = v;
-        } else {
-            T acc{};
-            for (int m = 0; m < k.size(); ++m) {
-                const T v = load_fresh(k.at(source, m) + i);
-                if constexpr (Scan == exclusive) k.at(dest, m)[i] = acc;
-                acc = combine<Op>(acc, v);
-                if constexpr (Scan == inclusive) k.at(dest, m)[i] = acc;
-            }
-        }
+    // Chunks of whole 16-byte units when both arrays are 16-byte aligned (the same on every PE:
+    // the heap is symmetric); the elements past the last whole unit go to the last member.
+    constexpr int V = 16 / sizeof(T);
+    const bool vec = ((reinterpret_cast<uintptr_t>(dest) | reinterpret_cast<uintptr_t>(source)) & 15) == 0;
+    const size_t unit = vec ? V : 1, units = n / unit;
+    const size_t b = units * k.me() / k.size(), e = units * (k.me() + 1) / k.size();
+    if (vec) {
+        combine_range<Op, Scan, V>(k, dest, source, b, e);
+        if (k.me() == k.size() - 1) combine_range<Op, Scan, 1>(k, dest, source, units * V, n);
+    } else {
+        combine_range<Op, Scan, 1>(k, dest, source, b, e);
     }
     k.signal_done();
     if (k.leader()) k.await_others(done);

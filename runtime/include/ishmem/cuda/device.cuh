@@ -19,6 +19,7 @@
 #include <cooperative_groups.h>
 #include <cuda/atomic>
 #include <cuda/std/bit>
+#include <cuda/std/type_traits>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -733,7 +734,10 @@ __device__ inline void team_barrier(const ishmemi::cuda::device_team& t, int slo
     const unsigned long long epoch = ++mine->epoch.value;  // only this PE's caller touches it
     for (int r = 0, dist = 1; dist < t.size; ++r, dist <<= 1) {
         const int to = t.start + ((t.my_index + dist) % t.size) * t.stride;
-        sys_ref(&sync_slot(to, slot)->arrived[r].value).fetch_add(1ull, ::cuda::std::memory_order_release);
+        // Round 0 follows the entry fence, which orders what came before; later rounds pass on what
+        // the last round acquired (release). A release is a system fence of its own.
+        sys_ref(&sync_slot(to, slot)->arrived[r].value)
+            .fetch_add(1ull, r == 0 ? ::cuda::std::memory_order_relaxed : ::cuda::std::memory_order_release);
         auto in = sys_ref(&mine->arrived[r].value);
         while (in.load(::cuda::std::memory_order_acquire) < epoch) {
         }
