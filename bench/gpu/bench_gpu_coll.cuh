@@ -162,7 +162,8 @@ template <class Api> bool coll_block_fits(const coll_run& r, const std::string& 
 // One point: reps repetitions of iters calls, each repetition after a barrier; PE 0 writes the rows.
 template <class Api> void coll_point(coll_run& r, coll_op op, bool block, size_t bytes) {
     const std::string name = std::string(block ? "coll_block/" : "coll_stream/") + coll_name(op);
-    if (block && !coll_block_fits<Api>(r, name)) return;
+    if constexpr (Api::has_device_coll)
+        if (block && !coll_block_fits<Api>(r, name)) return;
     set_doing("%s, %zu bytes", name.c_str(), bytes);
     r.prepare(op, bytes);
     // About 64 MiB of data per repetition (less with --quick), at most 200 calls, at least 1.
