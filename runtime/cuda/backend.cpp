@@ -230,6 +230,7 @@ void gpu_backend_start() {
     s.sync_base = state.heap_base + sync_offset;
     s.teams = device_teams;
     s.teams_max = team_slots_max;
+    s.stage_limit = static_cast<unsigned>(config.gpu_stage_bytes);
     stop_watcher = false;
     watcher = new std::thread(watch);
     std::lock_guard<std::mutex> lock(setters_mutex);

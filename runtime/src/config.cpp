@@ -19,7 +19,7 @@ extern char** environ;
 
 namespace ishmemi {
 
-config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{256} << 10, size_t{32} << 10, "auto", -1, false, 0, "0", true, 0, 0, "hostname", true, 1000};
+config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{64} << 10, size_t{32} << 10, size_t{16} << 10, "auto", -1, false, 0, "0", true, 0, 0, "hostname", true, 1000};
 size_t reduce_scatter_min = 65536;
 int chain_min = 2;
 unsigned spin_limit = 4;
@@ -142,6 +142,12 @@ void load_config(bool warn_unknown) {
         if (!parse_size(text, bytes))
             fatal(routine, "%s=%s is not a positive byte count (a number, optionally with K, M or G)", name, text);
     }
+    const char* stage_text = value_of("ISHMEM_GPU_STAGE_BYTES");
+    if (strcmp(stage_text, "0") == 0)
+        config.gpu_stage_bytes = 0;
+    else if (!parse_size(stage_text, &config.gpu_stage_bytes) || config.gpu_stage_bytes > 16384)
+        fatal(routine, "ISHMEM_GPU_STAGE_BYTES=%s is not 0 or a byte count of at most 16K (the size of a stage)",
+              stage_text);
 
     config.backend = value_of("ISHMEM_BACKEND");
     if (strcmp(config.backend, "auto") != 0 && strcmp(config.backend, "host") != 0 &&

@@ -16,6 +16,7 @@ struct config_t {
     size_t reduce_scatter_min;   // ISHMEM_REDUCE_SCATTER_MIN
     size_t gpu_coll_block_bytes; // ISHMEM_GPU_COLL_BLOCK_BYTES
     size_t gpu_reduce_block_bytes; // ISHMEM_GPU_REDUCE_BLOCK_BYTES
+    size_t gpu_stage_bytes;      // ISHMEM_GPU_STAGE_BYTES (0: off)
     const char* backend;         // ISHMEM_BACKEND: host, cuda or auto
     int device;                  // ISHMEM_DEVICE: an ordinal, or -1 for local
     bool check_full;             // ISHMEM_CHECK=full

@@ -38,12 +38,17 @@ inline constexpr config_var config_vars[] = {
      "Host backend: team size from which scans and broadcasts of at most 512 bytes (on teams of at most 8 "
      "PEs) pass along a chain of the members, one message in and one out per PE, so that calls in a row "
      "overlap; smaller teams send each message straight to every member that needs it (one step)."},
-    {"ISHMEM_GPU_COLL_BLOCK_BYTES", "256K",
+    {"ISHMEM_GPU_COLL_BLOCK_BYTES", "64K",
      "CUDA backend: bytes each PE moves per block of the library's collective kernels (the host-called "
      "and _on_queue collectives on the GPU heap): a larger call gets more blocks, up to one per SM."},
     {"ISHMEM_GPU_REDUCE_BLOCK_BYTES", "32K",
      "CUDA backend: as ISHMEM_GPU_COLL_BLOCK_BYTES, for the reductions and scans, which load from the "
      "peers (a load waits for its answer, so they need more blocks than stores for the same bytes)."},
+    {"ISHMEM_GPU_STAGE_BYTES", "16K",
+     "CUDA backend: data collectives that leave at most this much in one PE's stage (broadcast: the "
+     "array; fcollect, alltoall, reductions and scans: the team size times what one PE sends to another) "
+     "go through the stages, in one hop: each PE leaves its data in the others' stages and moves what "
+     "it got into its own dest. Larger ones write into the dests directly. At most 16K; 0: never."},
     {"ISHMEM_DEVICE", "local",
      "CUDA backend: the GPU of this PE, an ordinal among the visible devices, or local: the PE's rank "
      "on its node modulo the visible GPUs (CUDA_VISIBLE_DEVICES still applies)."},

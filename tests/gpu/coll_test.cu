@@ -228,6 +228,63 @@ TEST_F(GpuColl, BackToBackAndOnRepeatedlyMadeTeams) {
     }
 }
 
+// Broadcasts from every root in turn between fcollect, sum_reduce and alltoall, back to back in one
+// kernel: a broadcast's root waits for nobody, so it may run calls ahead of the others, and a small
+// call's data waits in the receiver's stage (one of two, by call parity) until the receiver takes
+// it. Every result is checked before the next call.
+__global__ void mixed_in_a_row(ishmem_team_t team, int* src, int* dst, int* all, int rounds, int me_t, int n_t,
+                               report_data* rep, int* ret) {
+    auto blk = cg::this_thread_block();
+    int bad = 0;
+    for (int r = 1; r <= rounds; ++r) {
+        const int v = r * 1000 + me_t;
+        for (int i = blk.thread_rank(); i < 64; i += blk.num_threads()) src[i] = v + i * 100000;
+        for (int k = 0; k < 2; ++k) {
+            const int root = (r + k) % n_t;
+            bad |= ishmemx_int_broadcast_work_group(team, dst, src, 64, root, blk);
+            for (int i = blk.thread_rank(); i < 64; i += blk.num_threads())
+                DEV_EXPECT_EQ(rep, dst[i], r * 1000 + root + i * 100000, r * 10 + k);
+        }
+        bad |= ishmemx_int_fcollect_work_group(team, all, src, 16, blk);
+        for (int i = blk.thread_rank(); i < 16 * n_t; i += blk.num_threads())
+            DEV_EXPECT_EQ(rep, all[i], r * 1000 + i / 16 + (i % 16) * 100000, r * 10 + 2);
+        bad |= ishmemx_int_sum_reduce_work_group(team, dst, src, 64, blk);
+        for (int i = blk.thread_rank(); i < 64; i += blk.num_threads())
+            DEV_EXPECT_EQ(rep, dst[i], n_t * (r * 1000 + i * 100000) + n_t * (n_t - 1) / 2, r * 10 + 3);
+        bad |= ishmemx_int_alltoall_work_group(team, all, src, 8, blk);  // block m of src: src[8m, 8m + 8)
+        for (int i = blk.thread_rank(); i < 8 * n_t; i += blk.num_threads())
+            DEV_EXPECT_EQ(rep, all[i], r * 1000 + i / 8 + (me_t * 8 + i % 8) * 100000, r * 10 + 4);
+        blk.sync();
+    }
+    if (blk.thread_rank() == 0) *ret = bad;
+}
+
+TEST_F(GpuColl, BroadcastsFromEveryRootAmongOtherCallsInARow) {
+    gpu_sym<int> src(64), dst(64), all(64 * 4);
+    ASSERT_TRUE(src && dst && all);
+    dev_report rep;
+    managed<int> ret(1);
+    const int others_start = n > 1 ? 1 : 0;
+    ishmem_team_t others = ISHMEM_TEAM_INVALID;
+    ASSERT_EQ(ishmem_team_split_strided(ISHMEM_TEAM_WORLD, others_start, 1, n - others_start, nullptr, 0, &others), 0);
+    for (ishmem_team_t team : {ISHMEM_TEAM_WORLD, others}) {
+        const int tme = ishmem_team_my_pe(team), tn = ishmem_team_n_pes(team);
+        ishmem_barrier_all();
+        if (tme >= 0) {
+            stream st;
+            ret[0] = -1;
+            mixed_in_a_row<<<1, 128, 0, st>>>(team, src.get(), dst.get(), all.get(), 200, tme, tn, rep, ret.get());
+            GPU_LAUNCHED("mixed_in_a_row");
+            sync(st, "broadcasts among other collectives in a row");
+            rep.expect_clean(std::string("200 rounds of broadcast x2, fcollect, sum_reduce, alltoall on ") +
+                             (team == ISHMEM_TEAM_WORLD ? "the world" : "every PE but the first"));
+            EXPECT_EQ(ret[0], 0);
+        }
+        ishmem_barrier_all();
+    }
+    ishmem_team_destroy(others);
+}
+
 // Host-called and stream forms on arrays big enough for many blocks, and nelems 0 there.
 TEST_F(GpuColl, LargeArraysFromTheHostAndOnAStream) {
     constexpr size_t big = size_t{3} << 20;  // 12 MiB of int per PE

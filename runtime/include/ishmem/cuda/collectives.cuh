@@ -22,7 +22,8 @@
 namespace ishmemi::dev {
 namespace coll {
 
-enum flag : int { ready, done };
+// ready and done: the direct form (large calls); staged and acked: the stages (small calls).
+enum flag : int { ready, done, staged, acked };
 // The operations and how they combine are the host's (impl/collectives.h).
 using ishmemi::coll::op_kind;
 using ishmemi::coll::op_and;
@@ -106,6 +107,28 @@ template <class G> class call {
         sync();
         if (leader()) tell_others(done);
     }
+    // ---- the stages -----------------------------------------------------------------------------
+    // This call's number, for every thread of the group (the stage in use is its parity).
+    __device__ unsigned long long number() const {
+        if constexpr (whole_kernel)
+            return c_;  // not reached: a grid never takes the stages (through_stages)
+        else
+            return from_leader(g_, c_);
+    }
+    // Stage p of member m, in m's sync region.
+    __device__ unsigned char* stage_of(int m, int p) const {
+        return sync_slot(t_.start + m * t_.stride, slot_)->stage[p];
+    }
+    // Leader only: waits until member m has read what this PE last left in its stage p (acquire:
+    // its reads come before the writes that follow), then notes this call as the last one there.
+    __device__ void await_room(int m, int p) const {
+        auto r = sys_ref(entry(mine_, acked, m));
+        const unsigned long long last = mine_->wrote[p][m];
+        while (r.load(::cuda::std::memory_order_acquire) < last) {
+        }
+        mine_->wrote[p][m] = c_;
+    }
+
     __device__ void finish() const {
         if (leader()) {
 #if ISHMEM_DEVICE_CHECKS
@@ -120,7 +143,12 @@ template <class G> class call {
         sys_ref(entry(sync_slot(t_.start + m * t_.stride, slot_), f, t_.my_index)).store(c_, order);
     }
     __device__ static unsigned long long* entry(ishmemi::cuda::gpu_sync_slot* s, flag f, int m) {
-        return (f == ready ? s->ready : s->done) + m;
+        switch (f) {
+            case ready: return s->ready + m;
+            case done: return s->done + m;
+            case staged: return s->staged + m;
+            default: return s->acks + m;
+        }
     }
     const G& g_;
     const ishmemi::cuda::device_team& t_;
@@ -142,10 +170,74 @@ __device__ inline void push_to_all(const call<G>& k, char* dest, size_t at_offse
     }
 }
 
+// Whether a call that leaves `bytes` in one PE's stage goes through the stages. The same on every
+// member whatever its group: the library's kernels run such calls as one block
+// (runtime/cuda/collectives.cu), never as a grid.
+template <class G> __device__ inline bool through_stages(size_t bytes) {
+    if constexpr (::cuda::std::is_same_v<G, kernel_grid>)
+        return false;
+    else
+        return bytes <= dstate.stage_limit;
+}
+
+// The gather-type calls through the stages (fcollect, alltoall, reductions, scans): every member
+// leaves block(m), `bytes` long, at offset me * bytes of member m's stage, says so, and waits for
+// the others to say so; then take(stage) builds its dest from its own stage, where member j's
+// block is at j * bytes; then it tells the others it has read their blocks. One hop: no member
+// writes another's dest, so none needs to wait for the others to enter first.
+template <class G, class Block, class Take>
+__device__ inline void exchange_staged(call<G>& k, size_t bytes, Block block, Take take) {
+    const int p = static_cast<int>(k.number() & 1);
+    if (k.leader())
+        for (int i = 1; i < k.size(); ++i) k.await_room((k.me() + i) % k.size(), p);
+    k.sync();
+    for (int i = 1; i < k.size(); ++i) {
+        const int m = (k.me() + i) % k.size();
+        copy_bytes(k.stage_of(m, p) + k.me() * bytes, block(m), bytes, k.rank(), k.threads());
+    }
+    k.sync();
+    if (k.leader()) {
+        k.tell_others(staged);  // its fence completes the group's stores first
+        k.await_others(staged);
+    }
+    k.sync();
+    take(static_cast<const unsigned char*>(k.stage_of(k.me(), p)));
+    k.sync();
+    if (k.leader()) k.tell_others(acked);
+    k.finish();
+}
+
+// Broadcast through the stages: the root leaves the array in every other member's stage; each
+// takes it from there and tells the root.
+template <class G> __device__ inline void broadcast_staged(call<G>& k, void* dest, const void* source, size_t bytes, int root) {
+    const int p = static_cast<int>(k.number() & 1);
+    if (k.me() == root) {
+        if (k.leader())
+            for (int i = 1; i < k.size(); ++i) k.await_room((k.me() + i) % k.size(), p);
+        k.sync();
+        for (int i = 1; i < k.size(); ++i)
+            copy_bytes(k.stage_of((k.me() + i) % k.size(), p), source, bytes, k.rank(), k.threads());
+        if (dest != source) copy_bytes(dest, source, bytes, k.rank(), k.threads());
+        k.sync();
+        if (k.leader()) k.tell_others(staged);
+    } else {
+        if (k.leader()) k.await(staged, root);
+        k.sync();
+        copy_bytes(dest, k.stage_of(k.me(), p), bytes, k.rank(), k.threads());
+        k.sync();
+        if (k.leader()) k.tell(acked, root);
+    }
+    k.finish();
+}
+
 template <class G>
 __device__ inline int broadcast(const G& g, int team, void* dest, const void* source, size_t bytes, int root) {
     if (bytes == 0) return 0;
     call<G> k(g, team, "ishmem_broadcast");
+    if (through_stages<G>(bytes)) {
+        broadcast_staged(k, dest, source, bytes, root);
+        return 0;
+    }
     if (k.me() == root) {
         if (k.leader()) k.await_others(ready);
         k.sync();
@@ -172,9 +264,22 @@ template <class G, class Push> __device__ inline void exchange_all(call<G>& k, P
     k.finish();
 }
 
+// Member j's block of a gather through the stages: this PE's own from `mine`, the others' from the stage.
+__device__ inline const void* staged_block(int j, int me, const unsigned char* stage, size_t bytes, const void* mine) {
+    return j == me ? mine : stage + j * bytes;
+}
+
 template <class G> __device__ inline int fcollect(const G& g, int team, void* dest, const void* source, size_t bytes) {
     if (bytes == 0) return 0;
     call<G> k(g, team, "ishmem_fcollect");
+    if (through_stages<G>(bytes * k.size())) {
+        exchange_staged(k, bytes, [&](int) { return source; }, [&](const unsigned char* stage) {
+            for (int j = 0; j < k.size(); ++j)
+                copy_bytes(static_cast<char*>(dest) + j * bytes, staged_block(j, k.me(), stage, bytes, source), bytes,
+                           k.rank(), k.threads());
+        });
+        return 0;
+    }
     exchange_all(k, [&] {
         push_to_all(k, static_cast<char*>(dest), k.me() * bytes, bytes, [&](int) { return static_cast<const char*>(source); });
     });
@@ -184,6 +289,15 @@ template <class G> __device__ inline int fcollect(const G& g, int team, void* de
 template <class G> __device__ inline int alltoall(const G& g, int team, void* dest, const void* source, size_t bytes) {
     if (bytes == 0) return 0;
     call<G> k(g, team, "ishmem_alltoall");
+    if (through_stages<G>(bytes * k.size())) {
+        const char* src = static_cast<const char*>(source);
+        exchange_staged(k, bytes, [&](int m) { return src + m * bytes; }, [&](const unsigned char* stage) {
+            for (int j = 0; j < k.size(); ++j)
+                copy_bytes(static_cast<char*>(dest) + j * bytes, staged_block(j, k.me(), stage, bytes, src + k.me() * bytes),
+                           bytes, k.rank(), k.threads());
+        });
+        return 0;
+    }
     exchange_all(k, [&] {
         push_to_all(k, static_cast<char*>(dest), k.me() * bytes, bytes,
                     [&](int m) { return static_cast<const char*>(source) + m * bytes; });
@@ -303,6 +417,27 @@ template <int Op, int Scan, class T, class G>
 __device__ inline int combine_chunks(const G& g, int team, T* dest, const T* source, size_t n, const char* routine) {
     if (n == 0) return 0;
     call<G> k(g, team, routine);
+    if (through_stages<G>(n * sizeof(T) * k.size())) {
+        // Every member's whole source comes to every member, which combines in team order (so the
+        // results are bit-identical everywhere); in place, each element is read before it is written.
+        exchange_staged(k, n * sizeof(T), [&](int) { return source; }, [&](const unsigned char* stage) {
+            const T* from = reinterpret_cast<const T*>(stage);
+            auto at = [&](int j, size_t i) { return j == k.me() ? source[i] : load_fresh(from + j * n + i); };
+            for (size_t i = k.rank(); i < n; i += k.threads()) {
+                if constexpr (Scan == no_scan) {
+                    T v = at(0, i);
+                    for (int j = 1; j < k.size(); ++j) v = combine<Op>(v, at(j, i));
+                    dest[i] = v;
+                } else {
+                    T acc{};
+                    const int last = Scan == inclusive ? k.me() : k.me() - 1;
+                    for (int j = 0; j <= last; ++j) acc = combine<Op>(acc, at(j, i));
+                    dest[i] = acc;
+                }
+            }
+        });
+        return 0;
+    }
     if (k.leader()) {
         k.tell_others(ready);
         k.await_others(ready);
