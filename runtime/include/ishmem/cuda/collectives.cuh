@@ -159,7 +159,7 @@ template <class G> class call {
 
 // Every member stores `bytes` of its data into every member's dest (itself included), starting
 // with the member after it so that the links are loaded evenly; block(m) is what member m gets,
-// at offset `at_offset` of its dest.
+// at offset `at_offset` of its dest (alltoall: a different block for each).
 template <class G, class Block>
 __device__ inline void push_to_all(const call<G>& k, char* dest, size_t at_offset, size_t bytes, Block block) {
     for (int i = 1; i <= k.size(); ++i) {
@@ -168,6 +168,52 @@ __device__ inline void push_to_all(const call<G>& k, char* dest, size_t at_offse
         const char* s = block(m);
         if (d != s) copy_bytes(d, s, bytes, k.rank(), k.threads());
     }
+}
+
+// The same `bytes` from src into every member's dest at at_offset (broadcast, fcollect, collect):
+// each word is loaded once and stored to every member in turn, from the member after this one, so
+// that the copy into this PE's own dest runs alongside the stores over the links rather than after
+// them, and the source is read once instead of once per member.
+template <class W, class G>
+__device__ inline void push_words_to_all(const call<G>& k, char* dest, size_t at_offset, const char* src, size_t n) {
+    const W* s = reinterpret_cast<const W*>(src);
+    const size_t nw = n / sizeof(W), size = k.threads();
+    auto to = [&](int j) { return reinterpret_cast<W*>(k.at(dest, (k.me() + j) % k.size()) + at_offset); };
+    size_t i = k.rank();
+    for (; i + 3 * size < nw; i += 4 * size) {  // four loads in flight per thread
+        const W a = s[i], b = s[i + size], c = s[i + 2 * size], e = s[i + 3 * size];
+        for (int j = 1; j <= k.size(); ++j) {
+            W* d = to(j);
+            if (d == s) continue;  // the root's own dest, in place
+            d[i] = a;
+            d[i + size] = b;
+            d[i + 2 * size] = c;
+            d[i + 3 * size] = e;
+        }
+    }
+    for (; i < nw; i += size) {
+        const W a = s[i];
+        for (int j = 1; j <= k.size(); ++j)
+            if (W* d = to(j); d != s) d[i] = a;
+    }
+    for (size_t b = nw * sizeof(W) + k.rank(); b < n; b += size) {
+        const char v = src[b];
+        for (int j = 1; j <= k.size(); ++j)
+            if (char* d = k.at(dest, (k.me() + j) % k.size()) + at_offset; d != src) d[b] = v;
+    }
+}
+template <class G>
+__device__ inline void push_same_to_all(const call<G>& k, char* dest, size_t at_offset, const void* source, size_t bytes) {
+    const char* src = static_cast<const char*>(source);
+    const uintptr_t a = reinterpret_cast<uintptr_t>(dest + at_offset) | reinterpret_cast<uintptr_t>(src);
+    if ((a & 15) == 0)
+        push_words_to_all<int4>(k, dest, at_offset, src, bytes);
+    else if ((a & 7) == 0)
+        push_words_to_all<unsigned long long>(k, dest, at_offset, src, bytes);
+    else if ((a & 3) == 0)
+        push_words_to_all<unsigned int>(k, dest, at_offset, src, bytes);
+    else
+        push_words_to_all<char>(k, dest, at_offset, src, bytes);
 }
 
 // Whether a call that leaves `bytes` in one PE's stage goes through the stages. The same on every
@@ -241,7 +287,7 @@ __device__ inline int broadcast(const G& g, int team, void* dest, const void* so
     if (k.me() == root) {
         if (k.leader()) k.await_others(ready);
         k.sync();
-        push_to_all(k, static_cast<char*>(dest), 0, bytes, [&](int) { return static_cast<const char*>(source); });
+        push_same_to_all(k, static_cast<char*>(dest), 0, source, bytes);
         k.signal_done();
     } else if (k.leader()) {
         k.tell(ready, root);
@@ -281,7 +327,7 @@ template <class G> __device__ inline int fcollect(const G& g, int team, void* de
         return 0;
     }
     exchange_all(k, [&] {
-        push_to_all(k, static_cast<char*>(dest), k.me() * bytes, bytes, [&](int) { return static_cast<const char*>(source); });
+        push_same_to_all(k, static_cast<char*>(dest), k.me() * bytes, source, bytes);
     });
     return 0;
 }
@@ -312,7 +358,7 @@ template <class G> __device__ inline int collect(const G& g, int team, void* des
     exchange_all(k, [&] {
         size_t offset = 0;
         for (int m = 0; m < k.me(); ++m) offset += k.count_of(m);
-        push_to_all(k, static_cast<char*>(dest), offset, bytes, [&](int) { return static_cast<const char*>(source); });
+        push_same_to_all(k, static_cast<char*>(dest), offset, source, bytes);
     });
     return 0;
 }
