@@ -121,6 +121,10 @@ template <class G> class call {
     }
     // Leader only: waits until member m has read what this PE last left in its stage p (acquire:
     // its reads come before the writes that follow), then notes this call as the last one there.
+    // Members acknowledge right after reading, which depends only on flags of that same call, so
+    // these waits form no cycle. (Acknowledging later, on entering the next call, would save a
+    // fence, but with three or more members a gather, a broadcast from a third member and another
+    // gather would then wait on each other.)
     __device__ void await_room(int m, int p) const {
         auto r = sys_ref(entry(mine_, acked, m));
         const unsigned long long last = mine_->wrote[p][m];
