@@ -2,14 +2,18 @@
 """Plot bench/gpu/run.sh's merged CSV: ishmem against NVSHMEM on two GPUs.
 
     python3 bench/gpu/plot_gpu.py bench/results/gpu-2gpu.csv --out plots/
+    python3 bench/gpu/plot_gpu.py coll.csv --nccl coll-nccl.csv --out plots/   # with NCCL's curves
 
-The CSV has the columns name,bytes,metric,ours,nvshmem,ratio ('#' lines skipped). PNGs written to OUT:
+The CSV has the columns name,bytes,metric,ours,nvshmem,ratio ('#' lines skipped); --nccl adds run.sh's
+CSV against NCCL (column nccl instead of nvshmem) for the collectives. PNGs written to OUT:
   gpu_latency.png          the latencies (us rows without a GBps twin): bars, ishmem next to NVSHMEM,
                            the ratio above each pair;
   gpu_bw_putmem.png,       bandwidth against size for every device mode (thread, warp, block, the
   gpu_bw_getmem.png        grids), one colour per mode, ishmem solid, NVSHMEM dashed;
   gpu_bw_host.png          the host-issued puts (putmem_on_queue, putmem_host) the same way;
-  gpu_bw_<name>.png        one per bandwidth row name, with the 383 GB/s target on the grid puts.
+  gpu_bw_<name>.png        one per bandwidth row name, with the 383 GB/s target on the grid puts;
+  gpu_coll_<form>_<op>.png one per collective (coll_stream/..., coll_block/...): time per call and
+                           bus bandwidth against size, ishmem solid, NVSHMEM dashed, NCCL dotted.
 A run without NVSHMEM (empty nvshmem column) plots ishmem alone.
 """
 import argparse
@@ -31,8 +35,8 @@ def number(text):
     return float(text) if text not in (None, "") else None
 
 
-def read_rows(path):
-    columns = {"name": str, "bytes": int, "metric": str, "ours": number, "nvshmem": number, "ratio": number}
+def read_rows(path, peer="nvshmem"):
+    columns = {"name": str, "bytes": int, "metric": str, "ours": number, peer: number, "ratio": number}
     return read_csv(path, columns, "plot_gpu", "a merged bench_gpu CSV")
 
 
@@ -122,18 +126,54 @@ def plot_bandwidth(rows, out_dir):
         save(fig, out_dir, "gpu_bw_" + re.sub(r"[^A-Za-z0-9_.+-]", "_", name) + ".png")
 
 
+def plot_collectives(rows, nccl_rows, out_dir):
+    """One figure per collective: time per call and bus bandwidth against size."""
+    nccl = {(r["name"], r["bytes"], r["metric"]): r["nccl"] for r in nccl_rows}
+    for name in ordered_names(rows):
+        fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
+        for ax, metric, ylabel in ((axes[0], "us", "time per call (us, median)"),
+                                   (axes[1], "GBps", "bus bandwidth (GB/s, NCCL's definition)")):
+            pts = sorted((r for r in rows if r["name"] == name and r["metric"] == metric), key=lambda r: r["bytes"])
+            if not pts:
+                ax.set_visible(False)
+                continue
+            x = [max(r["bytes"], 1) for r in pts]
+            ax.plot(x, [r["ours"] for r in pts], "-o", color=COLOURS[0], ms=3.5, label="ishmem")
+            if any(r["nvshmem"] is not None for r in pts):
+                ax.plot(x, [r["nvshmem"] for r in pts], "--s", color=COLOURS[1], ms=3.5, mfc="none", label="NVSHMEM")
+            theirs = [nccl.get((name, r["bytes"], metric)) for r in pts]
+            if any(v is not None for v in theirs):
+                ax.plot(x, theirs, ":^", color=COLOURS[2], ms=3.5, mfc="none", label="NCCL")
+            ax.set_xscale("log", base=2)
+            ax.xaxis.set_major_formatter(FuncFormatter(human))
+            ax.set_yscale("log")
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:g}"))
+            ax.set_xlabel("bytes (NCCL's size: the array, or the whole dest)")
+            ax.set_ylabel(ylabel)
+            ax.grid(True, which="major", alpha=0.4)
+            ax.grid(True, which="minor", alpha=0.15)
+            ax.legend(fontsize=8)
+        fig.suptitle(f"{name}, 2 GPUs (ishmem solid, NVSHMEM dashed, NCCL dotted)")
+        save(fig, out_dir, "gpu_coll_" + re.sub(r"[^A-Za-z0-9_.+-]", "_", name.replace("coll_", "", 1)) + ".png")
+
+
 def main():
     ap = argparse.ArgumentParser(description="Plot the merged CSV of bench/gpu/run.sh.")
     ap.add_argument("csv", help="the merged CSV (run.sh --out)")
+    ap.add_argument("--nccl", help="run.sh's CSV against NCCL (FILE-nccl.csv), for the collectives")
     ap.add_argument("--out", required=True, help="directory for the PNGs (created if missing)")
     args = ap.parse_args()
     rows = read_rows(args.csv)
     if not rows:
         sys.exit(f"plot_gpu: no data rows in {args.csv}")
     os.makedirs(args.out, exist_ok=True)
+    coll = [r for r in rows if r["name"].startswith("coll_")]
+    rows = [r for r in rows if not r["name"].startswith("coll_")]
     bw_names = {r["name"] for r in rows if r["metric"] == "GBps"}
     plot_latency([r for r in rows if r["metric"] == "us" and r["name"] not in bw_names], args.out)
     plot_bandwidth([r for r in rows if r["metric"] == "GBps"], args.out)
+    if coll:
+        plot_collectives(coll, read_rows(args.nccl, "nccl") if args.nccl else [], args.out)
 
 
 if __name__ == "__main__":
