@@ -48,7 +48,8 @@ inline constexpr config_var config_vars[] = {
      "CUDA backend: data collectives that leave at most this much in one PE's stage (broadcast: the "
      "array; fcollect, alltoall, reductions and scans: the team size times what one PE sends to another) "
      "go through the stages, in one hop: each PE leaves its data in the others' stages and moves what "
-     "it got into its own dest. Larger ones write into the dests directly. At most 16K; 0: never."},
+     "it got into its own dest. Larger ones write into the dests directly. At most 16K; 0: never. "
+     "Every PE must use the same value."},
     {"ISHMEM_DEVICE", "local",
      "CUDA backend: the GPU of this PE, an ordinal among the visible devices, or local: the PE's rank "
      "on its node modulo the visible GPUs (CUDA_VISIBLE_DEVICES still applies)."},

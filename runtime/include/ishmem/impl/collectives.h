@@ -472,8 +472,11 @@ int scan(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems
             eager ea(team, routine);
             const team_t& t = ea.team();
             const size_t bytes = nelems * sizeof(T);
-            T below[eager_bytes / sizeof(T) + 1] = {}, upto[eager_bytes / sizeof(T) + 1];
-            if (t.my_index > 0) std::memcpy(below, ea.receive(t.my_index - 1), bytes);
+            T below[eager_bytes / sizeof(T) + 1], upto[eager_bytes / sizeof(T) + 1];
+            if (t.my_index > 0)
+                std::memcpy(below, ea.receive(t.my_index - 1), bytes);
+            else
+                std::fill_n(below, nelems, T{});  // only what is used: a small call costs tens of ns
             for (size_t i = 0; i < nelems; ++i) upto[i] = t.my_index > 0 ? combine<op_sum>(below[i], source[i]) : source[i];
             if (t.my_index + 1 < t.size) ea.send(t.my_index + 1, upto, bytes);
             std::memcpy(dest, inclusive ? upto : below, bytes);
@@ -487,7 +490,8 @@ int scan(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems
             eager ea(team, routine);
             const team_t& t = ea.team();
             for (int j = t.my_index + 1; j < t.size; ++j) ea.send(j, source, nelems * sizeof(T));
-            T out[eager_bytes / sizeof(T) + 1] = {};
+            T out[eager_bytes / sizeof(T) + 1];
+            std::fill_n(out, nelems, T{});
             for (int j = 0; j < t.my_index; ++j) {
                 const T* s = static_cast<const T*>(ea.receive(j));
                 for (size_t i = 0; i < nelems; ++i) out[i] = combine<op_sum>(out[i], s[i]);
