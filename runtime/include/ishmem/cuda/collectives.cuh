@@ -209,15 +209,8 @@ __device__ inline void push_words_to_all(const call<G>& k, char* dest, size_t at
 template <class G>
 __device__ inline void push_same_to_all(const call<G>& k, char* dest, size_t at_offset, const void* source, size_t bytes) {
     const char* src = static_cast<const char*>(source);
-    const uintptr_t a = reinterpret_cast<uintptr_t>(dest + at_offset) | reinterpret_cast<uintptr_t>(src);
-    if ((a & 15) == 0)
-        push_words_to_all<int4>(k, dest, at_offset, src, bytes);
-    else if ((a & 7) == 0)
-        push_words_to_all<unsigned long long>(k, dest, at_offset, src, bytes);
-    else if ((a & 3) == 0)
-        push_words_to_all<unsigned int>(k, dest, at_offset, src, bytes);
-    else
-        push_words_to_all<char>(k, dest, at_offset, src, bytes);
+    with_widest_word(reinterpret_cast<uintptr_t>(dest + at_offset) | reinterpret_cast<uintptr_t>(src),
+                     [&](auto w) { push_words_to_all<decltype(w)>(k, dest, at_offset, src, bytes); });
 }
 
 // Whether a call that leaves `bytes` in one PE's stage goes through the stages. The same on every

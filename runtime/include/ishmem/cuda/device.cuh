@@ -277,18 +277,24 @@ __device__ inline void copy_words(char* d, const char* s, size_t n, unsigned ran
     for (size_t j = nw * sizeof(W) + rank; j < n; j += size) d[j] = s[j];
 }
 
+// Calls f with a value of the widest word type (16, 8 or 4 bytes, else char) to which every address
+// or-ed into `bits` is aligned.
+template <class F> __device__ inline void with_widest_word(uintptr_t bits, F&& f) {
+    if ((bits & 15) == 0)
+        f(int4{});
+    else if ((bits & 7) == 0)
+        f(0ull);
+    else if ((bits & 3) == 0)
+        f(0u);
+    else
+        f(char{});
+}
+
 __device__ inline void copy_bytes(void* dst, const void* src, size_t n, unsigned rank, unsigned size) {
     char* d = static_cast<char*>(dst);
     const char* s = static_cast<const char*>(src);
-    const uintptr_t a = reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s);
-    if ((a & 15) == 0)
-        copy_words<int4>(d, s, n, rank, size);
-    else if ((a & 7) == 0)
-        copy_words<unsigned long long>(d, s, n, rank, size);
-    else if ((a & 3) == 0)
-        copy_words<unsigned int>(d, s, n, rank, size);
-    else
-        copy_words<char>(d, s, n, rank, size);
+    with_widest_word(reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s),
+                     [&](auto w) { copy_words<decltype(w)>(d, s, n, rank, size); });
 }
 
 template <class T, class G>
