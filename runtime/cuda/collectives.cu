@@ -70,9 +70,9 @@ unsigned blocks_for(size_t bytes, size_t per_block) {
     return static_cast<unsigned>(b < 1 ? 1 : b > static_cast<size_t>(sm_count) ? sm_count : b);
 }
 
-// Calls that go through the stages (ishmem/cuda/collectives.cuh, through_stages) run as one block:
-// the device code decides by size alone, and a grid would not take the stages.
-bool staged(size_t stage_bytes) { return stage_bytes <= config.gpu_stage_bytes; }
+// Calls that go through the ring (ishmem/cuda/collectives.cuh, through_ring) run as one block: the
+// device code decides by size alone, and a grid would not take the ring.
+bool through_ring(size_t received) { return received <= config.gpu_stage_bytes; }
 
 // A library kernel in its two forms: the whole grid of a cooperative launch, or one block.
 struct kernel_pair {
@@ -127,7 +127,7 @@ void combine(int op, int scan, int team, void* dest, const void* source, size_t 
     const T* src = static_cast<const T*>(source);
     void* args[] = {&team, &d, &src, &nelems};
     const size_t bytes = nelems * sizeof(T);
-    const unsigned blocks = staged(bytes * static_cast<size_t>(team_size_or_zero(team)))
+    const unsigned blocks = through_ring(bytes * static_cast<size_t>(team_size_or_zero(team)))
                                 ? 1
                                 : blocks_for(bytes, config.gpu_reduce_block_bytes);
     launch(combine_kernel_for<T>(op, scan), blocks, args, s);
@@ -138,7 +138,7 @@ void combine(int op, int scan, int team, void* dest, const void* source, size_t 
 void collective(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root, CUstream_st* s) {
     const size_t n = static_cast<size_t>(team_size_or_zero(team));
     void* args[] = {&kind, &team, &dest, &source, &bytes, &root};
-    const bool one_block = kind != coll_collect && staged(kind == coll_broadcast ? bytes : bytes * n);
+    const bool one_block = kind != coll_collect && through_ring(kind == coll_broadcast ? bytes : bytes * n);
     launch(bytes_kernels, one_block ? 1 : blocks_for(bytes * n, config.gpu_coll_block_bytes), args, s);
 }
 

@@ -45,11 +45,12 @@ inline constexpr config_var config_vars[] = {
      "CUDA backend: as ISHMEM_GPU_COLL_BLOCK_BYTES, for the reductions and scans, which load from the "
      "peers (a load waits for its answer, so they need more blocks than stores for the same bytes)."},
     {"ISHMEM_GPU_STAGE_BYTES", "16K",
-     "CUDA backend: data collectives that leave at most this much in one PE's stage (broadcast: the "
+     "CUDA backend: data collectives in which one PE receives at most this much (broadcast: the "
      "array; fcollect, alltoall, reductions and scans: the team size times what one PE sends to another) "
-     "go through the stages, in one hop: each PE leaves its data in the others' stages and moves what "
-     "it got into its own dest. Larger ones write into the dests directly. At most 16K; 0: never. "
-     "Every PE must use the same value."},
+     "go through each team's ring, in one hop: each PE stores its data, tagged with the call, straight "
+     "into the others' rings, and each moves what it got into its own dest. Larger ones write into the "
+     "dests directly, after a hop that says every PE has entered. At most 16K; 0: never. Every PE must "
+     "use the same value."},
     {"ISHMEM_DEVICE", "local",
      "CUDA backend: the GPU of this PE, an ordinal among the visible devices, or local: the PE's rank "
      "on its node modulo the visible GPUs (CUDA_VISIBLE_DEVICES still applies)."},

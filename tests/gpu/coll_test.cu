@@ -230,8 +230,9 @@ TEST_F(GpuColl, BackToBackAndOnRepeatedlyMadeTeams) {
 
 // Broadcasts from every root in turn between fcollect, sum_reduce and alltoall, back to back in one
 // kernel: a broadcast's root waits for nobody, so it may run calls ahead of the others, and a small
-// call's data waits in the receiver's stage (one of two, by call parity) until the receiver takes
-// it. Every result is checked before the next call.
+// call's data waits in the receiver's ring until the receiver takes it; 200 rounds fill the ring
+// several times over (each fill ends with a team barrier). Every result is checked before the
+// next call.
 __global__ void mixed_in_a_row(ishmem_team_t team, int* src, int* dst, int* all, int rounds, int me_t, int n_t,
                                report_data* rep, int* ret) {
     auto blk = cg::this_thread_block();

@@ -4,8 +4,11 @@
 // behind the host-called and _on_queue forms, runtime/cuda/collectives.cu, which spread large
 // messages over many blocks).
 //
-// Every GPU maps every peer's heap, so members move data by load and store over NVLink; they
-// coordinate through call-numbered flags in the team's GPU sync slot (device_state.h), never reset:
+// Every GPU maps every peer's heap, so members move data by load and store over NVLink. Small calls
+// go through the team's ring (device_state.h): every member stores its data, each word tagged with
+// the call's number, into the ring of each member that needs it, and each polls its own ring for the
+// words of this call - one hop, no flags. Larger calls write the members' buffers directly and
+// coordinate through call-numbered flags in the team's GPU sync slot, never reset:
 //   - ready: a member has entered the call, so its source may be read and its dest written;
 //   - done: a member has finished with my buffers in this call (its writes to them are visible).
 // Data moves by push (the writer is the member whose data it is): fcollect, collect and alltoall
@@ -22,8 +25,8 @@
 namespace ishmemi::dev {
 namespace coll {
 
-// ready and done: the direct form (large calls); staged and acked: the stages (small calls).
-enum flag : int { ready, done, staged, acked };
+// The flags of the direct form (larger calls).
+enum flag : int { ready, done };
 // The operations and how they combine are the host's (impl/collectives.h).
 using ishmemi::coll::op_kind;
 using ishmemi::coll::op_and;
@@ -107,31 +110,35 @@ template <class G> class call {
         sync();
         if (leader()) tell_others(done);
     }
-    // ---- the stages -----------------------------------------------------------------------------
-    // This call's number, for every thread of the group (the stage in use is its parity).
-    __device__ unsigned long long number() const {
-        if constexpr (whole_kernel)
-            return c_;  // not reached: a grid never takes the stages (through_stages)
-        else
-            return from_leader(g_, c_);
-    }
-    // Stage p of member m, in m's sync region.
-    __device__ unsigned char* stage_of(int m, int p) const {
-        return sync_slot(t_.start + m * t_.stride, slot_)->stage[p];
-    }
-    // Leader only: waits until member m has read what this PE last left in its stage p (acquire:
-    // its reads come before the writes that follow), then notes this call as the last one there.
-    // Members acknowledge right after reading, which depends only on flags of that same call, so
-    // these waits form no cycle. (Acknowledging later, on entering the next call, would save a
-    // fence, but with three or more members a gather, a broadcast from a third member and another
-    // gather would then wait on each other.)
-    __device__ void await_room(int m, int p) const {
-        auto r = sys_ref(entry(mine_, acked, m));
-        const unsigned long long last = mine_->wrote[p][m];
-        while (r.load(::cuda::std::memory_order_acquire) < last) {
+    // ---- the ring -------------------------------------------------------------------------------
+    // Where this call's `words` words start in every member's ring, and the tag its words carry,
+    // for every thread of the group. Every member takes the same span (all make the same calls on
+    // the team, with the same sizes); when the rest of the ring is too short, a team barrier first:
+    // past it, every member has read all that earlier calls left in its ring.
+    struct ring_span {
+        size_t at;
+        unsigned tag;
+    };
+    __device__ ring_span ring_take(size_t words) const {
+        if constexpr (whole_kernel) {
+            return {0, 0};  // not reached: a grid never takes the ring (through_ring)
+        } else {
+            unsigned long long packed = 0;
+            if (leader()) {
+                unsigned long long at = mine_->ring_used.value;
+                if (at + words > ishmemi::cuda::gpu_sync_slot::ring_words) {
+                    team_barrier(t_, slot_);
+                    at = 0;
+                }
+                mine_->ring_used.value = at + words;
+                packed = (c_ << 32) | at;  // the tag is the call's number, cut to 32 bits
+            }
+            packed = from_leader(g_, packed);
+            return {static_cast<size_t>(packed & 0xffffffffull), static_cast<unsigned>(packed >> 32)};
         }
-        mine_->wrote[p][m] = c_;
     }
+    // Member m's ring.
+    __device__ unsigned long long* ring_of(int m) const { return sync_slot(t_.start + m * t_.stride, slot_)->ring; }
 
     __device__ void finish() const {
         if (leader()) {
@@ -147,12 +154,7 @@ template <class G> class call {
         sys_ref(entry(sync_slot(t_.start + m * t_.stride, slot_), f, t_.my_index)).store(c_, order);
     }
     __device__ static unsigned long long* entry(ishmemi::cuda::gpu_sync_slot* s, flag f, int m) {
-        switch (f) {
-            case ready: return s->ready + m;
-            case done: return s->done + m;
-            case staged: return s->staged + m;
-            default: return s->acks + m;
-        }
+        return f == ready ? s->ready + m : s->done + m;
     }
     const G& g_;
     const ishmemi::cuda::device_team& t_;
@@ -213,62 +215,106 @@ __device__ inline void push_same_to_all(const call<G>& k, char* dest, size_t at_
                      [&](auto w) { push_words_to_all<decltype(w)>(k, dest, at_offset, src, bytes); });
 }
 
-// Whether a call that leaves `bytes` in one PE's stage goes through the stages. The same on every
-// member whatever its group: the library's kernels run such calls as one block
+// ---- the ring ---------------------------------------------------------------------------------
+
+// Whether a call in which one PE receives `bytes` goes through the ring. The same on every member
+// whatever its group: the library's kernels run such calls as one block
 // (runtime/cuda/collectives.cu), never as a grid.
-template <class G> __device__ inline bool through_stages(size_t bytes) {
+template <class G> __device__ inline bool through_ring(size_t bytes) {
     if constexpr (::cuda::std::is_same_v<G, kernel_grid>)
         return false;
     else
         return bytes <= dstate.stage_limit;
 }
 
-// The gather-type calls through the stages (fcollect, alltoall, reductions, scans): every member
-// leaves block(m), `bytes` long, at offset me * bytes of member m's stage, says so, and waits for
-// the others to say so; then take(stage) builds its dest from its own stage, where member j's
-// block is at j * bytes; then it tells the others it has read their blocks. One hop: no member
-// writes another's dest, so none needs to wait for the others to enter first.
+// Ring words that carry n data bytes: 4 in each, the last one padded.
+__device__ inline size_t ring_words_for(size_t n) { return (n + 3) / 4; }
+
+// Stores n bytes from src, 4 to a word tagged `tag`, into the ring words at `to` (a peer's). One
+// relaxed 8-byte store each: a reader sees the whole word or none of it, so no fence is needed.
+__device__ inline void ring_put(unsigned long long* to, const void* src, size_t n, unsigned tag, unsigned rank,
+                                unsigned size) {
+    const auto* bytes = static_cast<const unsigned char*>(src);
+    const bool words = (reinterpret_cast<uintptr_t>(src) & 3) == 0;
+    const unsigned long long high = static_cast<unsigned long long>(tag) << 32;
+    for (size_t i = rank; i < ring_words_for(n); i += size) {
+        unsigned v = 0;
+        if (words && 4 * i + 4 <= n) {
+            v = reinterpret_cast<const unsigned*>(src)[i];
+        } else {
+            for (size_t b = 0; b < 4 && 4 * i + b < n; ++b) v |= static_cast<unsigned>(bytes[4 * i + b]) << (8 * b);
+        }
+        sys_ref(to + i).store(high | v, ::cuda::std::memory_order_relaxed);
+    }
+}
+
+// The data of ring word w once it carries `tag` (this PE's own ring; peers store into it).
+__device__ inline unsigned ring_wait(unsigned long long* w, unsigned tag) {
+    auto r = sys_ref(w);
+    unsigned long long v;
+    while (static_cast<unsigned>((v = r.load(::cuda::std::memory_order_relaxed)) >> 32) != tag) {
+    }
+    return static_cast<unsigned>(v);
+}
+
+// Moves n bytes from this PE's ring words at `from` into dst, each word once it has arrived.
+__device__ inline void ring_get(void* dst, unsigned long long* from, size_t n, unsigned tag, unsigned rank, unsigned size) {
+    auto* bytes = static_cast<unsigned char*>(dst);
+    const bool words = (reinterpret_cast<uintptr_t>(dst) & 3) == 0;
+    for (size_t i = rank; i < ring_words_for(n); i += size) {
+        const unsigned v = ring_wait(from + i, tag);
+        if (words && 4 * i + 4 <= n) {
+            reinterpret_cast<unsigned*>(dst)[i] = v;
+        } else {
+            for (size_t b = 0; b < 4 && 4 * i + b < n; ++b) bytes[4 * i + b] = static_cast<unsigned char>(v >> (8 * b));
+        }
+    }
+}
+
+// Element i of an array of T that came through the ring words at `from`, once it has arrived.
+template <class T> __device__ inline T ring_element(unsigned long long* from, size_t i, unsigned tag) {
+    if constexpr (sizeof(T) == 8) {
+        const unsigned long long low = ring_wait(from + 2 * i, tag), high = ring_wait(from + 2 * i + 1, tag);
+        return ::cuda::std::bit_cast<T>(low | (high << 32));
+    } else if constexpr (sizeof(T) == 4) {
+        return ::cuda::std::bit_cast<T>(ring_wait(from + i, tag));
+    } else {
+        const size_t byte = i * sizeof(T);
+        const unsigned v = ring_wait(from + byte / 4, tag) >> (8 * (byte % 4));
+        if constexpr (sizeof(T) == 1)
+            return ::cuda::std::bit_cast<T>(static_cast<unsigned char>(v));
+        else
+            return ::cuda::std::bit_cast<T>(static_cast<unsigned short>(v));
+    }
+}
+
+// The gather-type calls through the ring (fcollect, alltoall, reductions, scans): every member
+// stores block(m), `bytes` long, into member m's ring, as the me()-th of the call's blocks; then
+// take(ring, words, tag) builds its dest from its own ring, where member j's block starts at word
+// j * words. Nobody waits for another to enter, and nobody writes another's dest.
 template <class G, class Block, class Take>
-__device__ inline void exchange_staged(call<G>& k, size_t bytes, Block block, Take take) {
-    const int p = static_cast<int>(k.number() & 1);
-    if (k.leader())
-        for (int i = 1; i < k.size(); ++i) k.await_room((k.me() + i) % k.size(), p);
-    k.sync();
+__device__ inline void exchange_ring(call<G>& k, size_t bytes, Block block, Take take) {
+    const size_t words = ring_words_for(bytes);
+    const auto span = k.ring_take(words * static_cast<size_t>(k.size()));
     for (int i = 1; i < k.size(); ++i) {
         const int m = (k.me() + i) % k.size();
-        copy_bytes(k.stage_of(m, p) + k.me() * bytes, block(m), bytes, k.rank(), k.threads());
+        ring_put(k.ring_of(m) + span.at + k.me() * words, block(m), bytes, span.tag, k.rank(), k.threads());
     }
-    k.sync();
-    if (k.leader()) {
-        k.tell_others(staged);  // its fence completes the group's stores first
-        k.await_others(staged);
-    }
-    k.sync();
-    take(static_cast<const unsigned char*>(k.stage_of(k.me(), p)));
-    k.sync();
-    if (k.leader()) k.tell_others(acked);
+    k.sync();  // in place, my source is read before my dest is written
+    take(k.ring_of(k.me()) + span.at, words, span.tag);
     k.finish();
 }
 
-// Broadcast through the stages: the root leaves the array in every other member's stage; each
-// takes it from there and tells the root.
-template <class G> __device__ inline void broadcast_staged(call<G>& k, void* dest, const void* source, size_t bytes, int root) {
-    const int p = static_cast<int>(k.number() & 1);
+// Broadcast through the ring: the root stores the array into every other member's ring, and goes on
+// (it may be calls ahead of the others); each other member takes it from there.
+template <class G> __device__ inline void broadcast_ring(call<G>& k, void* dest, const void* source, size_t bytes, int root) {
+    const auto span = k.ring_take(ring_words_for(bytes));
     if (k.me() == root) {
-        if (k.leader())
-            for (int i = 1; i < k.size(); ++i) k.await_room((k.me() + i) % k.size(), p);
-        k.sync();
         for (int i = 1; i < k.size(); ++i)
-            copy_bytes(k.stage_of((k.me() + i) % k.size(), p), source, bytes, k.rank(), k.threads());
+            ring_put(k.ring_of((k.me() + i) % k.size()) + span.at, source, bytes, span.tag, k.rank(), k.threads());
         if (dest != source) copy_bytes(dest, source, bytes, k.rank(), k.threads());
-        k.sync();
-        if (k.leader()) k.tell_others(staged);
     } else {
-        if (k.leader()) k.await(staged, root);
-        k.sync();
-        copy_bytes(dest, k.stage_of(k.me(), p), bytes, k.rank(), k.threads());
-        k.sync();
-        if (k.leader()) k.tell(acked, root);
+        ring_get(dest, k.ring_of(k.me()) + span.at, bytes, span.tag, k.rank(), k.threads());
     }
     k.finish();
 }
@@ -277,8 +323,8 @@ template <class G>
 __device__ inline int broadcast(const G& g, int team, void* dest, const void* source, size_t bytes, int root) {
     if (bytes == 0) return 0;
     call<G> k(g, team, "ishmem_broadcast");
-    if (through_stages<G>(bytes)) {
-        broadcast_staged(k, dest, source, bytes, root);
+    if (through_ring<G>(bytes)) {
+        broadcast_ring(k, dest, source, bytes, root);
         return 0;
     }
     if (k.me() == root) {
@@ -307,19 +353,25 @@ template <class G, class Push> __device__ inline void exchange_all(call<G>& k, P
     k.finish();
 }
 
-// Member j's block of a gather through the stages: this PE's own from `mine`, the others' from the stage.
-__device__ inline const void* staged_block(int j, int me, const unsigned char* stage, size_t bytes, const void* mine) {
-    return j == me ? mine : stage + j * bytes;
+// A gather's take from the ring: member j's block to dest + j * bytes, this PE's own from `mine`.
+template <class G>
+__device__ inline void take_blocks(const call<G>& k, char* dest, const void* mine, size_t bytes, unsigned long long* ring,
+                                   size_t words, unsigned tag) {
+    for (int j = 0; j < k.size(); ++j) {
+        if (j == k.me()) {
+            if (dest + j * bytes != mine) copy_bytes(dest + j * bytes, mine, bytes, k.rank(), k.threads());
+        } else {
+            ring_get(dest + j * bytes, ring + j * words, bytes, tag, k.rank(), k.threads());
+        }
+    }
 }
 
 template <class G> __device__ inline int fcollect(const G& g, int team, void* dest, const void* source, size_t bytes) {
     if (bytes == 0) return 0;
     call<G> k(g, team, "ishmem_fcollect");
-    if (through_stages<G>(bytes * k.size())) {
-        exchange_staged(k, bytes, [&](int) { return source; }, [&](const unsigned char* stage) {
-            for (int j = 0; j < k.size(); ++j)
-                copy_bytes(static_cast<char*>(dest) + j * bytes, staged_block(j, k.me(), stage, bytes, source), bytes,
-                           k.rank(), k.threads());
+    if (through_ring<G>(bytes * k.size())) {
+        exchange_ring(k, bytes, [&](int) { return source; }, [&](unsigned long long* ring, size_t words, unsigned tag) {
+            take_blocks(k, static_cast<char*>(dest), source, bytes, ring, words, tag);
         });
         return 0;
     }
@@ -332,12 +384,10 @@ template <class G> __device__ inline int fcollect(const G& g, int team, void* de
 template <class G> __device__ inline int alltoall(const G& g, int team, void* dest, const void* source, size_t bytes) {
     if (bytes == 0) return 0;
     call<G> k(g, team, "ishmem_alltoall");
-    if (through_stages<G>(bytes * k.size())) {
+    if (through_ring<G>(bytes * k.size())) {
         const char* src = static_cast<const char*>(source);
-        exchange_staged(k, bytes, [&](int m) { return src + m * bytes; }, [&](const unsigned char* stage) {
-            for (int j = 0; j < k.size(); ++j)
-                copy_bytes(static_cast<char*>(dest) + j * bytes, staged_block(j, k.me(), stage, bytes, src + k.me() * bytes),
-                           bytes, k.rank(), k.threads());
+        exchange_ring(k, bytes, [&](int m) { return src + m * bytes; }, [&](unsigned long long* ring, size_t words, unsigned tag) {
+            take_blocks(k, static_cast<char*>(dest), src + k.me() * bytes, bytes, ring, words, tag);
         });
         return 0;
     }
@@ -460,12 +510,11 @@ template <int Op, int Scan, class T, class G>
 __device__ inline int combine_chunks(const G& g, int team, T* dest, const T* source, size_t n, const char* routine) {
     if (n == 0) return 0;
     call<G> k(g, team, routine);
-    if (through_stages<G>(n * sizeof(T) * k.size())) {
+    if (through_ring<G>(n * sizeof(T) * k.size())) {
         // Every member's whole source comes to every member, which combines in team order (so the
         // results are bit-identical everywhere); in place, each element is read before it is written.
-        exchange_staged(k, n * sizeof(T), [&](int) { return source; }, [&](const unsigned char* stage) {
-            const T* from = reinterpret_cast<const T*>(stage);
-            auto at = [&](int j, size_t i) { return j == k.me() ? source[i] : load_fresh(from + j * n + i); };
+        exchange_ring(k, n * sizeof(T), [&](int) { return source; }, [&](unsigned long long* ring, size_t words, unsigned tag) {
+            auto at = [&](int j, size_t i) { return j == k.me() ? source[i] : ring_element<T>(ring + j * words, i, tag); };
             for (size_t i = k.rank(); i < n; i += k.threads()) {
                 if constexpr (Scan == no_scan) {
                     T v = at(0, i);

@@ -741,9 +741,11 @@ __device__ inline void team_barrier(const ishmemi::cuda::device_team& t, int slo
     for (int r = 0, dist = 1; dist < t.size; ++r, dist <<= 1) {
         const int to = t.start + ((t.my_index + dist) % t.size) * t.stride;
         // Round 0 follows the entry fence, which orders what came before; later rounds pass on what
-        // the last round acquired (release). A release is a system fence of its own.
+        // the last round acquired (release). A release is a system fence of its own. This PE is the
+        // only one that signals `to` in round r, so a store of the epoch does (an atomic add would
+        // wait for its answer over the link).
         sys_ref(&sync_slot(to, slot)->arrived[r].value)
-            .fetch_add(1ull, r == 0 ? ::cuda::std::memory_order_relaxed : ::cuda::std::memory_order_release);
+            .store(epoch, r == 0 ? ::cuda::std::memory_order_relaxed : ::cuda::std::memory_order_release);
         auto in = sys_ref(&mine->arrived[r].value);
         while (in.load(::cuda::std::memory_order_acquire) < epoch) {
         }

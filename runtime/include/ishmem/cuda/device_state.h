@@ -80,12 +80,14 @@ struct device_team {
 //   the last call in which member j has finished with this PE's buffers; counts[j]: member j's
 //   count in collect, written before its ready. Members write a peer's entries at their own index,
 //   so each PE polls its own memory only.
-//   Small data collectives go through a stage instead (two of them, used by call parity): members
-//   leave their data in each other's stage and the receiver moves it into its own dest, so a call
-//   takes one hop. staged[j]: the last call whose data member j has left in my stage; acks[j]: the
-//   last call in which member j has read what I left in its stage; wrote[p][j] (mine alone): the
-//   last call in which I left data in member j's stage p, which it must have acknowledged before
-//   I write there again.
+//   Small data collectives go through a ring instead: members store their data straight into each
+//   other's ring as 8-byte words of 4 data bytes and the call's number (low 32 bits), so the data
+//   is its own flag: a receiver polls the words until they carry its call's number, with no flag
+//   and no fence in between, and moves the data into its own dest (one hop, no wait for a member to
+//   enter). Every member takes the same span of the ring for a call, calls in turn; when a call
+//   does not fit in what is left, a team barrier first (then every member has read all it was
+//   sent) and the ring starts over. ring_used (mine alone): words of the ring that calls since the
+//   last such barrier took.
 struct gpu_sync_slot {
     static constexpr int max_rounds = 32;
     static constexpr int max_members = 128;  // the largest team that device data collectives serve
@@ -99,11 +101,9 @@ struct gpu_sync_slot {
     alignas(64) unsigned long long ready[max_members];
     alignas(64) unsigned long long done[max_members];
     alignas(64) unsigned long long counts[max_members];
-    alignas(64) unsigned long long staged[max_members];
-    alignas(64) unsigned long long acks[max_members];
-    alignas(64) unsigned long long wrote[2][max_members];
-    static constexpr size_t stage_bytes = 16384;  // per parity: what one PE receives in one call
-    alignas(128) unsigned char stage[2][stage_bytes];
+    counter ring_used;
+    static constexpr size_t ring_words = 16384;  // 128 KiB of ring words: 64 KiB of data
+    alignas(128) unsigned long long ring[ring_words];
 };
 
 struct device_state {
@@ -122,8 +122,8 @@ struct device_state {
     char* sync_base;                 // my GPU sync region (gpu_sync_slot per team slot); a peer's at + (pe - my_pe) * peer_stride
     const device_team* teams;        // teams_max entries (GPU memory)
     int teams_max;
-    unsigned stage_limit;            // ISHMEM_GPU_STAGE_BYTES: data collectives that leave at most
-                                     // this much in one PE's stage go through the stages
+    unsigned stage_limit;            // ISHMEM_GPU_STAGE_BYTES: data collectives in which one PE
+                                     // receives at most this much go through the ring
 };
 
 using device_state_setter = void (*)(const device_state*);
