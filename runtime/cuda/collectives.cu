@@ -19,7 +19,9 @@ namespace cg = cooperative_groups;
 namespace dc = ishmemi::dev::coll;
 
 const char* const routine = "ishmem (collective on GPU memory)";
-constexpr unsigned block_threads = 256;       // one such block per SM is always co-resident
+constexpr unsigned block_threads = 256;       // a grid's blocks: one such block per SM is always co-resident
+constexpr unsigned lone_block_threads = 512;  // the one block of a small call: more stores and polls in flight
+template <bool Grid> constexpr unsigned threads_per_block = Grid ? block_threads : lone_block_threads;
 
 // The group of a library kernel: the whole grid of a cooperative launch, or the one block of an
 // ordinary launch (small calls: no cooperative launch, and block syncs instead of grid syncs).
@@ -31,7 +33,7 @@ template <bool Grid> __device__ inline auto kernel_group() {
 }
 
 template <bool Grid>
-__global__ void __launch_bounds__(block_threads) bytes_kernel(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root) {
+__global__ void __launch_bounds__(threads_per_block<Grid>) bytes_kernel(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root) {
     const auto group = kernel_group<Grid>();
     switch (kind) {
         case coll_alltoall: dc::alltoall(group, team, dest, source, bytes); break;
@@ -44,7 +46,7 @@ __global__ void __launch_bounds__(block_threads) bytes_kernel(coll_kind kind, in
 __global__ void barrier_kernel(int team) { ishmemi::dev::team_barrier(*ishmemi::dev::find_team(team), team); }
 
 template <int Op, int Scan, class T, bool Grid>
-__global__ void __launch_bounds__(block_threads) combine_kernel(int team, T* dest, const T* source, size_t nelems) {
+__global__ void __launch_bounds__(threads_per_block<Grid>) combine_kernel(int team, T* dest, const T* source, size_t nelems) {
     dc::combine_chunks<Op, Scan>(kernel_group<Grid>(), team, dest, source, nelems,
                                  Scan == dc::no_scan ? "ishmem_reduce" : Scan == dc::inclusive ? "ishmem_sum_inscan"
                                                                                                : "ishmem_sum_exscan");
@@ -87,7 +89,7 @@ void launch(kernel_pair k, unsigned blocks, void** args, CUstream_st* s) {
         cuda::check(cudaLaunchCooperativeKernel(k.grid, dim3(blocks), dim3(block_threads), args, 0, stream), routine,
                     "launching a collective kernel (cudaLaunchCooperativeKernel)");
     else
-        cuda::check(cudaLaunchKernel(k.block, dim3(1), dim3(block_threads), args, 0, stream), routine,
+        cuda::check(cudaLaunchKernel(k.block, dim3(1), dim3(lone_block_threads), args, 0, stream), routine,
                     "launching a collective kernel");
     if (!s) cuda::check(cudaStreamSynchronize(stream), routine, "a collective kernel");
 }
