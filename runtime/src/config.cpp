@@ -145,8 +145,8 @@ void load_config(bool warn_unknown) {
     const char* stage_text = value_of("ISHMEM_GPU_STAGE_BYTES");
     if (strcmp(stage_text, "0") == 0)
         config.gpu_stage_bytes = 0;
-    else if (!parse_size(stage_text, &config.gpu_stage_bytes) || config.gpu_stage_bytes > 16384)
-        fatal(routine, "ISHMEM_GPU_STAGE_BYTES=%s is not 0 or a byte count of at most 16K (half a team's ring)",
+    else if (!parse_size(stage_text, &config.gpu_stage_bytes) || config.gpu_stage_bytes > 32768)
+        fatal(routine, "ISHMEM_GPU_STAGE_BYTES=%s is not 0 or a byte count of at most 32K (half the data a team's ring holds)",
               stage_text);
 
     config.backend = value_of("ISHMEM_BACKEND");

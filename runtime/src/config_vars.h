@@ -49,7 +49,7 @@ inline constexpr config_var config_vars[] = {
      "array; fcollect, alltoall, reductions and scans: the team size times what one PE sends to another) "
      "go through each team's ring, in one hop: each PE stores its data, tagged with the call, straight "
      "into the others' rings, and each moves what it got into its own dest. Larger ones write into the "
-     "dests directly, after a hop that says every PE has entered. At most 16K; 0: never. Every PE must "
+     "dests directly, after a hop that says every PE has entered. At most 32K; 0: never. Every PE must "
      "use the same value."},
     {"ISHMEM_DEVICE", "local",
      "CUDA backend: the GPU of this PE, an ordinal among the visible devices, or local: the PE's rank "

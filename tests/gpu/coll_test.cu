@@ -286,6 +286,61 @@ TEST_F(GpuColl, BroadcastsFromEveryRootAmongOtherCallsInARow) {
     ishmem_team_destroy(others);
 }
 
+// Sets this PE's count of data collectives on a team's slot (a fresh team: every member sets the
+// same), as if that many calls had been made: the tags of the ring words come from it.
+__global__ void set_call_count(ishmem_team_t team, unsigned long long calls) {
+    ishmemi::dev::sync_slot(ishmemi::dev::dstate.my_pe, team)->calls.value = calls;
+}
+
+// fcollect and a sum of small arrays, round after round, each result checked; values never 0.
+__global__ void small_rounds(ishmem_team_t team, int* src, int* all, int* sum, int rounds, int me_t, int n_t,
+                             report_data* rep, int* ret) {
+    auto blk = cg::this_thread_block();
+    int bad = 0;
+    for (int r = 1; r <= rounds; ++r) {
+        for (int i = blk.thread_rank(); i < 16; i += blk.num_threads()) src[i] = r * 1000 + me_t * 100 + i + 1;
+        bad |= ishmemx_int_fcollect_work_group(team, all, src, 16, blk);
+        for (int i = blk.thread_rank(); i < 16 * n_t; i += blk.num_threads())
+            DEV_EXPECT_EQ(rep, all[i], r * 1000 + (i / 16) * 100 + i % 16 + 1, r * 10);
+        bad |= ishmemx_int_sum_reduce_work_group(team, sum, src, 16, blk);
+        for (int i = blk.thread_rank(); i < 16; i += blk.num_threads())
+            DEV_EXPECT_EQ(rep, sum[i], n_t * (r * 1000 + i + 1) + 100 * n_t * (n_t - 1) / 2, r * 10 + 1);
+        blk.sync();
+    }
+    if (blk.thread_rank() == 0) *ret = bad;
+}
+
+// A team's calls are numbered; ring words carry the number cut to 32 bits, and a word still zero
+// must never pass for a call's data. Starting a fresh team 20 calls short of 2^32 takes the numbers
+// (and the 32-bit tags) past the wrap, where a call's tag would be 0 if cut plainly.
+TEST_F(GpuColl, SmallCallsGoOnPastTwoToThe32CallsOnATeam) {
+    gpu_sym<int> src(16), all(16 * 4), sum(16);
+    ASSERT_TRUE(src && all && sum);
+    ishmem_team_t team = ISHMEM_TEAM_INVALID;
+    ASSERT_EQ(ishmem_team_split_strided(ISHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &team), 0);
+    const unsigned long long start = (1ull << 32) - 20;
+    {
+        stream st;
+        set_call_count<<<1, 1, 0, st>>>(team, start);
+        GPU_LAUNCHED("set_call_count");
+        sync(st, "setting the call count");
+    }
+    ishmem_barrier_all();
+    dev_report rep;
+    managed<int> ret(1);
+    ret[0] = -1;
+    {
+        stream st;
+        small_rounds<<<1, 128, 0, st>>>(team, src.get(), all.get(), sum.get(), 20, me, n, rep, ret.get());
+        GPU_LAUNCHED("small_rounds");
+        sync(st, "fcollect and sum_reduce across call 2^32");
+    }
+    rep.expect_clean("20 rounds of fcollect and sum_reduce, calls 2^32 - 19 to 2^32 + 20");
+    EXPECT_EQ(ret[0], 0);
+    ishmem_barrier_all();
+    ishmem_team_destroy(team);
+}
+
 // Host-called and stream forms on arrays big enough for many blocks, and nelems 0 there.
 TEST_F(GpuColl, LargeArraysFromTheHostAndOnAStream) {
     constexpr size_t big = size_t{3} << 20;  // 12 MiB of int per PE

@@ -113,8 +113,12 @@ template <class G> class call {
     // ---- the ring -------------------------------------------------------------------------------
     // Where this call's `words` words start in every member's ring, and the tag its words carry,
     // for every thread of the group. Every member takes the same span (all make the same calls on
-    // the team, with the same sizes); when the rest of the ring is too short, a team barrier first:
-    // past it, every member has read all that earlier calls left in its ring.
+    // the team, with the same sizes), so within one pass over the ring a word is written once at
+    // most. When the rest of the ring is too short, each member zeroes what the pass used of its
+    // own ring (it has read all of it, and nobody writes there until the barrier), then a team
+    // barrier, and the next pass starts at the beginning. So a word that a call polls holds zero or
+    // this call's data, never older data: the tag needs only to be nonzero, and its 32 bits may
+    // wrap.
     struct ring_span {
         size_t at;
         unsigned tag;
@@ -123,18 +127,25 @@ template <class G> class call {
         if constexpr (whole_kernel) {
             return {0, 0};  // not reached: a grid never takes the ring (through_ring)
         } else {
-            unsigned long long packed = 0;
+            constexpr unsigned long long wrap = 1ull << 31;
+            unsigned long long packed = 0;  // tag << 32 | wrap | words of the pass so far
             if (leader()) {
-                unsigned long long at = mine_->ring_used.value;
-                if (at + words > ishmemi::cuda::gpu_sync_slot::ring_words) {
-                    team_barrier(t_, slot_);
-                    at = 0;
-                }
-                mine_->ring_used.value = at + words;
-                packed = (c_ << 32) | at;  // the tag is the call's number, cut to 32 bits
+                const unsigned long long used = mine_->ring_used.value;
+                const bool full = used + words > ishmemi::cuda::gpu_sync_slot::ring_words;
+                mine_->ring_used.value = (full ? 0 : used) + words;
+                const unsigned long long tag = c_ % 0xffffffffull + 1;  // 1 .. 2^32 - 1
+                packed = tag << 32 | (full ? wrap : 0) | used;
             }
             packed = from_leader(g_, packed);
-            return {static_cast<size_t>(packed & 0xffffffffull), static_cast<unsigned>(packed >> 32)};
+            const size_t used = static_cast<size_t>(packed & (wrap - 1));
+            if (packed & wrap) {
+                unsigned long long* mine = mine_->ring;
+                for (size_t i = rank(); i < used; i += threads()) mine[i] = 0;
+                sync();
+                if (leader()) team_barrier(t_, slot_);  // its entry fence publishes the zeros
+                sync();
+            }
+            return {packed & wrap ? 0 : used, static_cast<unsigned>(packed >> 32)};
         }
     }
     // Member m's ring.
@@ -230,57 +241,94 @@ template <class G> __device__ inline bool through_ring(size_t bytes) {
 // Ring words that carry n data bytes: 4 in each, the last one padded.
 __device__ inline size_t ring_words_for(size_t n) { return (n + 3) / 4; }
 
+// Words a thread keeps in flight in the loops below: their loads go out together (one at a time,
+// each would wait a trip to L2 or over the link before the next starts).
+constexpr int ring_unroll = 4;
+
+// Data word i of n bytes at src: 4 bytes (the last one padded with zeros).
+__device__ inline unsigned ring_data(const void* src, size_t n, size_t i, bool words) {
+    if (words && 4 * i + 4 <= n) return static_cast<const unsigned*>(src)[i];
+    const auto* bytes = static_cast<const unsigned char*>(src);
+    unsigned v = 0;
+    for (size_t b = 0; b < 4 && 4 * i + b < n; ++b) v |= static_cast<unsigned>(bytes[4 * i + b]) << (8 * b);
+    return v;
+}
+
 // Stores n bytes from src, 4 to a word tagged `tag`, into the ring words at `to` (a peer's). One
 // relaxed 8-byte store each: a reader sees the whole word or none of it, so no fence is needed.
 __device__ inline void ring_put(unsigned long long* to, const void* src, size_t n, unsigned tag, unsigned rank,
                                 unsigned size) {
-    const auto* bytes = static_cast<const unsigned char*>(src);
     const bool words = (reinterpret_cast<uintptr_t>(src) & 3) == 0;
     const unsigned long long high = static_cast<unsigned long long>(tag) << 32;
-    for (size_t i = rank; i < ring_words_for(n); i += size) {
-        unsigned v = 0;
-        if (words && 4 * i + 4 <= n) {
-            v = reinterpret_cast<const unsigned*>(src)[i];
-        } else {
-            for (size_t b = 0; b < 4 && 4 * i + b < n; ++b) v |= static_cast<unsigned>(bytes[4 * i + b]) << (8 * b);
-        }
-        sys_ref(to + i).store(high | v, ::cuda::std::memory_order_relaxed);
+    const size_t nw = ring_words_for(n), whole = words ? n / 4 : 0;
+    const auto* src32 = static_cast<const unsigned*>(src);
+    size_t i = rank;
+    for (; i + (ring_unroll - 1) * size < whole; i += ring_unroll * size) {
+        unsigned v[ring_unroll];
+#pragma unroll
+        for (int u = 0; u < ring_unroll; ++u) v[u] = src32[i + u * size];
+#pragma unroll
+        for (int u = 0; u < ring_unroll; ++u) sys_ref(to + i + u * size).store(high | v[u], ::cuda::std::memory_order_relaxed);
     }
+    for (; i < nw; i += size) sys_ref(to + i).store(high | ring_data(src, n, i, words), ::cuda::std::memory_order_relaxed);
 }
 
-// The data of ring word w once it carries `tag` (this PE's own ring; peers store into it).
-__device__ inline unsigned ring_wait(unsigned long long* w, unsigned tag) {
-    auto r = sys_ref(w);
+// Ring word w (this PE's own ring; peers store into it) as it is now; wait_tagged: once it carries `tag`.
+__device__ inline unsigned long long ring_load(unsigned long long* w) {
+    return sys_ref(w).load(::cuda::std::memory_order_relaxed);
+}
+__device__ inline bool tagged(unsigned long long v, unsigned tag) { return static_cast<unsigned>(v >> 32) == tag; }
+__device__ inline unsigned long long wait_tagged(unsigned long long* w, unsigned tag) {
     unsigned long long v;
-    while (static_cast<unsigned>((v = r.load(::cuda::std::memory_order_relaxed)) >> 32) != tag) {
+    while (!tagged(v = ring_load(w), tag)) {
     }
-    return static_cast<unsigned>(v);
+    return v;
+}
+
+// Calls f(i, data) for each of the nw ring words at `from` that are this thread's (i = rank,
+// rank + size, ...), once the word carries `tag`; ring_unroll polls in flight at a time.
+template <class F>
+__device__ inline void ring_take_words(unsigned long long* from, size_t nw, unsigned tag, unsigned rank, unsigned size, F&& f) {
+    size_t i = rank;
+    for (; i + (ring_unroll - 1) * size < nw; i += ring_unroll * size) {
+        unsigned long long v[ring_unroll];
+#pragma unroll
+        for (int u = 0; u < ring_unroll; ++u) v[u] = ring_load(from + i + u * size);
+#pragma unroll
+        for (int u = 0; u < ring_unroll; ++u)
+            if (!tagged(v[u], tag)) v[u] = wait_tagged(from + i + u * size, tag);
+#pragma unroll
+        for (int u = 0; u < ring_unroll; ++u) f(i + u * size, static_cast<unsigned>(v[u]));
+    }
+    for (; i < nw; i += size) f(i, static_cast<unsigned>(wait_tagged(from + i, tag)));
 }
 
 // Moves n bytes from this PE's ring words at `from` into dst, each word once it has arrived.
 __device__ inline void ring_get(void* dst, unsigned long long* from, size_t n, unsigned tag, unsigned rank, unsigned size) {
     auto* bytes = static_cast<unsigned char*>(dst);
     const bool words = (reinterpret_cast<uintptr_t>(dst) & 3) == 0;
-    for (size_t i = rank; i < ring_words_for(n); i += size) {
-        const unsigned v = ring_wait(from + i, tag);
+    ring_take_words(from, ring_words_for(n), tag, rank, size, [&](size_t i, unsigned v) {
         if (words && 4 * i + 4 <= n) {
             reinterpret_cast<unsigned*>(dst)[i] = v;
         } else {
             for (size_t b = 0; b < 4 && 4 * i + b < n; ++b) bytes[4 * i + b] = static_cast<unsigned char>(v >> (8 * b));
         }
-    }
+    });
 }
 
-// Element i of an array of T that came through the ring words at `from`, once it has arrived.
+// Element i of an array of T in the ring words at `from`, once it has arrived. (Waiting for all of
+// them first, many in flight, then reading them again was slower: by 0.5 us for a sum of 8 B and
+// 1.3 us for 8 KiB in a block, on 2 H100s.)
 template <class T> __device__ inline T ring_element(unsigned long long* from, size_t i, unsigned tag) {
     if constexpr (sizeof(T) == 8) {
-        const unsigned long long low = ring_wait(from + 2 * i, tag), high = ring_wait(from + 2 * i + 1, tag);
+        const unsigned long long low = static_cast<unsigned>(wait_tagged(from + 2 * i, tag));
+        const unsigned long long high = static_cast<unsigned>(wait_tagged(from + 2 * i + 1, tag));
         return ::cuda::std::bit_cast<T>(low | (high << 32));
     } else if constexpr (sizeof(T) == 4) {
-        return ::cuda::std::bit_cast<T>(ring_wait(from + i, tag));
+        return ::cuda::std::bit_cast<T>(static_cast<unsigned>(wait_tagged(from + i, tag)));
     } else {
         const size_t byte = i * sizeof(T);
-        const unsigned v = ring_wait(from + byte / 4, tag) >> (8 * (byte % 4));
+        const unsigned v = static_cast<unsigned>(wait_tagged(from + byte / 4, tag)) >> (8 * (byte % 4));
         if constexpr (sizeof(T) == 1)
             return ::cuda::std::bit_cast<T>(static_cast<unsigned char>(v));
         else

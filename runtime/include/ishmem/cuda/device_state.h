@@ -85,9 +85,9 @@ struct device_team {
 //   is its own flag: a receiver polls the words until they carry its call's number, with no flag
 //   and no fence in between, and moves the data into its own dest (one hop, no wait for a member to
 //   enter). Every member takes the same span of the ring for a call, calls in turn; when a call
-//   does not fit in what is left, a team barrier first (then every member has read all it was
-//   sent) and the ring starts over. ring_used (mine alone): words of the ring that calls since the
-//   last such barrier took.
+//   does not fit in what is left, every member zeroes the used part of its ring (it has read all
+//   it was sent), a team barrier follows, and the ring starts over. ring_used (mine alone): words
+//   of the ring that calls since the last such barrier took.
 struct gpu_sync_slot {
     static constexpr int max_rounds = 32;
     static constexpr int max_members = 128;  // the largest team that device data collectives serve
