@@ -74,6 +74,8 @@ template <class G> class call {
     __device__ void sync() const { sync_group(g_); }
     __device__ int me() const { return t_.my_index; }
     __device__ int size() const { return t_.size; }
+    // Member m's sync slot of this team.
+    __device__ ishmemi::cuda::gpu_sync_slot* slot_of(int m) const { return sync_slot(t_.start + m * t_.stride, slot_); }
     // Member m's copy of the symmetric object at p.
     template <class T> __device__ T* at(T* p, int m) const { return peer_ptr(p, t_.start + m * t_.stride); }
 
@@ -98,7 +100,7 @@ template <class G> class call {
     // Leader only: my count for collect, at every member (before my ready, which publishes it).
     __device__ void publish_count(unsigned long long n) const {
         for (int m = 0; m < t_.size; ++m)
-            sys_ref(&sync_slot(t_.start + m * t_.stride, slot_)->counts[t_.my_index]).store(n, ::cuda::std::memory_order_relaxed);
+            sys_ref(&slot_of(m)->counts[t_.my_index]).store(n, ::cuda::std::memory_order_relaxed);
     }
     // Member m's count in this call (after its ready).
     __device__ unsigned long long count_of(int m) const {
@@ -149,7 +151,7 @@ template <class G> class call {
         }
     }
     // Member m's ring.
-    __device__ unsigned long long* ring_of(int m) const { return sync_slot(t_.start + m * t_.stride, slot_)->ring; }
+    __device__ unsigned long long* ring_of(int m) const { return slot_of(m)->ring; }
 
     __device__ void finish() const {
         if (leader()) {
@@ -162,7 +164,7 @@ template <class G> class call {
 
   private:
     __device__ void set(flag f, int m, ::cuda::std::memory_order order) const {
-        sys_ref(entry(sync_slot(t_.start + m * t_.stride, slot_), f, t_.my_index)).store(c_, order);
+        sys_ref(entry(slot_of(m), f, t_.my_index)).store(c_, order);
     }
     __device__ static unsigned long long* entry(ishmemi::cuda::gpu_sync_slot* s, flag f, int m) {
         return f == ready ? s->ready + m : s->done + m;

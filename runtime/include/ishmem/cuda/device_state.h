@@ -81,10 +81,10 @@ struct device_team {
 //   count in collect, written before its ready. Members write a peer's entries at their own index,
 //   so each PE polls its own memory only.
 //   Small data collectives go through a ring instead: members store their data straight into each
-//   other's ring as 8-byte words of 4 data bytes and the call's number (low 32 bits), so the data
-//   is its own flag: a receiver polls the words until they carry its call's number, with no flag
-//   and no fence in between, and moves the data into its own dest (one hop, no wait for a member to
-//   enter). Every member takes the same span of the ring for a call, calls in turn; when a call
+//   other's ring as 8-byte words of 4 data bytes and a nonzero 32-bit tag made from the call's
+//   number, so the data is its own flag: a receiver polls the words until they carry its tag, with
+//   no flag and no fence in between, and moves the data into its own dest (one hop, no wait for a
+//   member to enter). Every member takes the same span of the ring for a call, calls in turn; when a call
 //   does not fit in what is left, every member zeroes the used part of its ring (it has read all
 //   it was sent), a team barrier follows, and the ring starts over. ring_used (mine alone): words
 //   of the ring that calls since the last such barrier took.
