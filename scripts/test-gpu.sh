@@ -13,8 +13,8 @@
 #                      ishmrun, gpu_mpi_ring); the default selection then leaves out the host suite
 #   --no-host-suite    the default selection without ishmem_tests on the CUDA backend
 #   -h, --help         this text
-# Default selection (no REGEX given): the GPU tests (ishmem_gpu_tests_np<K> and
-# ishmem_gpu_tests_direct_np<K> for each K of
+# Default selection (no REGEX given): the GPU tests (ishmem_gpu_tests_np<K>,
+# ishmem_gpu_tests_staged_np<K> and ishmem_gpu_tests_direct_np<K> for each K of
 # ISHMEM_GPU_TEST_COUNTS that this machine's GPU count allows, gpu_device_error_line and
 # gpu_mpirun_ring), then
 # ishmem_tests_np1 and _np2 with ISHMEM_BACKEND=cuda (as far as there are GPUs for them).
@@ -232,7 +232,7 @@ main() {
     # With no GPU at all, np1 still runs, to show the skip.
     [ -z "$counts" ] && not=${not/ ishmem_gpu_tests_np1/}
     [ -n "$not" ] && echo "not selected, more PEs than GPUs:$not"
-    selections+=("plain"$'\t'"^(ishmem_gpu_tests_(direct_)?np(${counts:-1})|gpu_device_error_line|gpu_mpirun_ring)\$")
+    selections+=("plain"$'\t'"^(ishmem_gpu_tests_(direct_|staged_)?np(${counts:-1})|gpu_device_error_line|gpu_mpirun_ring)\$")
     if [ $host_suite = 1 ] && [ "$gpus" -ge 1 ]; then
       hc=1
       [ "$gpus" -ge 2 ] && hc="1|2"

@@ -231,6 +231,9 @@ void gpu_backend_start() {
     s.teams = device_teams;
     s.teams_max = team_slots_max;
     s.stage_limit = static_cast<unsigned>(config.gpu_stage_bytes);
+    s.medium_base = s.sync_base + team_slots_max * sizeof(gpu_sync_slot);
+    s.medium_limit = static_cast<unsigned>(config.gpu_medium_bytes);
+    s.medium_part = static_cast<unsigned>(config.gpu_medium_part);
     stop_watcher = false;
     watcher = new std::thread(watch);
     std::lock_guard<std::mutex> lock(setters_mutex);
@@ -246,6 +249,10 @@ void gpu_team_set(int slot, const team_t* t) {
     gpu::copy(device_teams + slot, &d, sizeof d);
     if (t) gpu::fill_zero(state.heap_base + sync_offset + static_cast<size_t>(slot) * sizeof(gpu_sync_slot),
                           sizeof(gpu_sync_slot));
+    if (t && slot < medium_slots)  // its counters, flags and acks; a stage holds nothing until flagged
+        gpu::fill_zero(state.heap_base + sync_offset + team_slots_max * sizeof(gpu_sync_slot) +
+                           static_cast<size_t>(slot) * sizeof(gpu_medium_slot),
+                       offsetof(gpu_medium_slot, stage));
 }
 
 void gpu_backend_stop() {

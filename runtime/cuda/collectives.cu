@@ -1,9 +1,9 @@
 // Host-called and _on_queue collectives on a heap in GPU memory (gpu::collective, gpu::reduction,
 // and gpu::barrier for the _on_queue barriers): a kernel of the library runs the device collectives
 // of ishmem/cuda/collectives.cuh, so the flags are the ones device calls use. A small call is one
-// block (an ordinary launch); a large one is a cooperative grid of up to one block per SM, with the
-// whole grid as the group: every block copies or combines its share, and the grid syncs between the
-// phases.
+// block (an ordinary launch); a medium one a block per part of the stage; a large one is a
+// cooperative grid of up to one block per SM, with the whole grid as the group: every block copies
+// or combines its share, and the grid syncs between the phases.
 #include <atomic>
 #include <type_traits>
 
@@ -76,6 +76,15 @@ unsigned blocks_for(size_t bytes, size_t per_block) {
 // device code decides by size alone, and a grid would not take the ring.
 bool through_ring(size_t received) { return received <= config.gpu_stage_bytes; }
 
+// Calls that go through the medium stage instead (ishmem/cuda/collectives.cuh, through_medium) run
+// one block per part with data: each block handles its part alone, without grid syncs.
+bool through_medium(int team, size_t blocks, size_t block_bytes) {
+    const int n = team_size_or_zero(team);
+    return n > 0 && n <= cuda::gpu_sync_slot::max_members &&
+           cuda::medium_takes(team, static_cast<unsigned>(config.gpu_medium_bytes), blocks, block_bytes);
+}
+unsigned medium_blocks(size_t block_bytes) { return cuda::medium_parts_with_data(block_bytes, config.gpu_medium_part); }
+
 // A library kernel in its two forms: the whole grid of a cooperative launch, or one block.
 struct kernel_pair {
     const void* grid;
@@ -128,10 +137,10 @@ void combine(int op, int scan, int team, void* dest, const void* source, size_t 
     T* d = static_cast<T*>(dest);
     const T* src = static_cast<const T*>(source);
     void* args[] = {&team, &d, &src, &nelems};
-    const size_t bytes = nelems * sizeof(T);
-    const unsigned blocks = through_ring(bytes * static_cast<size_t>(team_size_or_zero(team)))
-                                ? 1
-                                : blocks_for(bytes, config.gpu_reduce_block_bytes);
+    const size_t bytes = nelems * sizeof(T), n = static_cast<size_t>(team_size_or_zero(team));
+    const unsigned blocks = through_ring(bytes * n)            ? 1
+                            : through_medium(team, n, bytes) ? medium_blocks(bytes)
+                                                             : blocks_for(bytes, config.gpu_reduce_block_bytes);
     launch(combine_kernel_for<T>(op, scan), blocks, args, s);
 }
 
@@ -140,8 +149,11 @@ void combine(int op, int scan, int team, void* dest, const void* source, size_t 
 void collective(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root, CUstream_st* s) {
     const size_t n = static_cast<size_t>(team_size_or_zero(team));
     void* args[] = {&kind, &team, &dest, &source, &bytes, &root};
-    const bool one_block = kind != coll_collect && through_ring(kind == coll_broadcast ? bytes : bytes * n);
-    launch(bytes_kernels, one_block ? 1 : blocks_for(bytes * n, config.gpu_coll_block_bytes), args, s);
+    const size_t blocks_in = kind == coll_broadcast ? 1 : n;  // what one PE receives: blocks_in blocks of bytes
+    const bool ring = kind != coll_collect && through_ring(blocks_in * bytes);
+    const bool medium = !ring && kind != coll_collect && through_medium(team, blocks_in, bytes);
+    launch(bytes_kernels,
+           ring ? 1 : medium ? medium_blocks(bytes) : blocks_for(bytes * n, config.gpu_coll_block_bytes), args, s);
 }
 
 void barrier(int team, CUstream_st* s) {

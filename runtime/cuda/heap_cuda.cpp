@@ -45,10 +45,13 @@ void gpu_heap_create(bootstrap& boot, size_t user_size, size_t alignment) {
     size_t granularity = 0;
     cuda::check_driver(d.mem_granularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED), routine,
                        "cuMemGetAllocationGranularity");
-    // The user heap, then the GPU sync region: a gpu_sync_slot per team slot, in the same mapping so
-    // that a peer's is one add away too. The user heap's checks end at user_size.
+    // The user heap, then the GPU sync region: a gpu_sync_slot per team slot and the medium stages
+    // (backend.cpp), in the same mapping so that a peer's is one add away too. The user heap's
+    // checks end at user_size.
     const size_t user_part = round_up(user_size, granularity);
-    mapped_size = user_part + round_up(team_slots_max * sizeof(cuda::gpu_sync_slot), granularity);
+    mapped_size = user_part + round_up(team_slots_max * sizeof(cuda::gpu_sync_slot) +
+                                           cuda::medium_slots * sizeof(cuda::gpu_medium_slot),
+                                       granularity);
     const size_t align = std::max(alignment, granularity);
     const size_t stride = round_up(mapped_size, align);
 

@@ -51,6 +51,15 @@ inline constexpr config_var config_vars[] = {
      "into the others' rings, and each moves what it got into its own dest. Larger ones write into the "
      "dests directly, after a hop that says every PE has entered. At most 32K; 0: never. Every PE must "
      "use the same value."},
+    {"ISHMEM_GPU_MEDIUM_BYTES", "256K",
+     "CUDA backend: data collectives too large for the ring in which one PE receives at most this much "
+     "(counted as for ISHMEM_GPU_STAGE_BYTES) go through a stage in each PE's GPU memory, on the world "
+     "and the first teams (slots 0-7): each PE stores its data into the others' stage and flags it, "
+     "and each moves what it got into its own dest, without waiting for the others to enter. At most "
+     "256K; 0: never. Every PE must use the same value."},
+    {"ISHMEM_GPU_MEDIUM_PART_BYTES", "4K",
+     "CUDA backend: the least bytes of each PE's data that one block of a medium collective (see "
+     "ISHMEM_GPU_MEDIUM_BYTES) moves; a call uses up to 16 blocks. Every PE must use the same value."},
     {"ISHMEM_DEVICE", "local",
      "CUDA backend: the GPU of this PE, an ordinal among the visible devices, or local: the PE's rank "
      "on its node modulo the visible GPUs (CUDA_VISIBLE_DEVICES still applies)."},

@@ -369,9 +369,195 @@ template <class G> __device__ inline void broadcast_ring(call<G>& k, void* dest,
     k.finish();
 }
 
+// ---- the medium stage ------------------------------------------------------------------------
+// (device_state.h, gpu_medium_slot.) Calls too large for the ring and small enough for a stage
+// half: each member stores its ranges into the receivers' stage, flags them behind one system
+// fence, and each receiver moves what it got into its own dest. One hop and a fence; nobody waits
+// for anyone to enter.
+
+__device__ inline ishmemi::cuda::gpu_medium_slot* medium_slot(int pe, int slot) {
+    return reinterpret_cast<ishmemi::cuda::gpu_medium_slot*>(dstate.medium_base +
+                                                             static_cast<long long>(pe - dstate.my_pe) * dstate.peer_stride) +
+           slot;
+}
+
+// Whether a call that is not through the ring takes the stage (the same on every member whatever its
+// group; the library's kernels launch one block per part with data, runtime/cuda/collectives.cu).
+__device__ inline bool through_medium(int team, size_t blocks, size_t block_bytes) {
+    const auto* t = find_team(team);
+    return t && t->size <= ishmemi::cuda::gpu_sync_slot::max_members &&
+           ishmemi::cuda::medium_takes(team, dstate.medium_limit, blocks, block_bytes);
+}
+
+// Runs f(group, first part, part step) on what handles this PE's parts: each block of a library
+// kernel's grid its own (block b: parts b, b + blocks, ...), so blocks never wait for each other;
+// any other group all of them.
+template <class G, class F> __device__ inline void with_part_group(const G& g, F&& f) {
+    if constexpr (::cuda::std::is_same_v<G, kernel_grid>)
+        f(cg::this_thread_block(), blockIdx.x, gridDim.x);
+    else
+        f(g, 0u, 1u);
+}
+
+// One medium call on a team, as the group that handles parts first, first + step, ... of it sees
+// it; every thread constructs it, the leader alone touches counters, flags and acks.
+template <class B> class medium_call {
+    using slot_t = ishmemi::cuda::gpu_medium_slot;
+    static constexpr int parts = slot_t::parts;
+
+  public:
+    // bytes: the size of each member's block (a broadcast's array, a gather's block, a reduction's
+    // array); blocks are 16-byte aligned in a stage half.
+    __device__ medium_call(const B& g, int team, unsigned first, unsigned step, size_t bytes)
+        : g_(g), t_(*find_team(team)), slot_(team), first_(first), step_(step), bytes_(bytes),
+          stride_((bytes + 15) / 16 * 16), chunk_(ishmemi::cuda::medium_chunk(bytes, dstate.medium_part)),
+          with_data_(ishmemi::cuda::medium_parts_with_data(bytes, dstate.medium_part)) {
+        sync_group(g_);  // the group's earlier reads of dest and writes of source come first
+        unsigned long long c = 0;
+        if (rank() == 0)
+            for (unsigned p = first_; p < parts; p += step_) c = ++mine()->part_calls[p].value;  // equal for all p
+        c_ = from_leader(g_, c);
+        // This call's half last served the call two back: every other member must have read all of it
+        // (acks of every part). As a rule they did long ago, and the polls are of my own memory.
+        if (c_ > 2) {
+            const unsigned waits = parts * static_cast<unsigned>(size() - 1);
+            for (unsigned i = rank(); i < waits; i += threads()) {
+                auto a = sys_ref(&mine()->acks[i % parts][(me() + 1 + i / parts) % size()]);
+                while (a.load(::cuda::std::memory_order_relaxed) < c_ - 2) {
+                }
+            }
+            sync_group(g_);
+        }
+    }
+    __device__ unsigned rank() const { return rank_in(g_); }
+    __device__ unsigned threads() const { return threads_of(g_); }
+    __device__ int me() const { return t_.my_index; }
+    __device__ int size() const { return t_.size; }
+    __device__ size_t stride() const { return stride_; }
+
+    // f(b, e) for each byte range [b, e) of a block that this group handles (one range when it has
+    // all parts from `first` on).
+    template <class F> __device__ void each_range(F&& f) const {
+        if (step_ == 1) {
+            if (first_ < with_data_) f(first_ * chunk_, bytes_);
+            return;
+        }
+        for (unsigned p = first_; p < with_data_; p += step_) f(p * chunk_, (p + 1) * chunk_ < bytes_ ? (p + 1) * chunk_ : bytes_);
+    }
+    // My ranges of block `src` into member m's stage half at `at`.
+    __device__ void put(int m, size_t at, const void* src) const {
+        char* to = half(m) + at;
+        each_range([&](size_t b, size_t e) { copy_bytes(to + b, static_cast<const char*>(src) + b, e - b, rank(), threads()); });
+    }
+    // My ranges of a block from src to dst, both this PE's (dst != src).
+    __device__ void copy_own(void* dst, const void* src) const {
+        each_range([&](size_t b, size_t e) {
+            copy_bytes(static_cast<char*>(dst) + b, static_cast<const char*>(src) + b, e - b, rank(), threads());
+        });
+    }
+    // After the puts: the group's stores are complete and visible (one system fence), then my flag of
+    // each of my parts with data at every member that `to(m)` names.
+    template <class To> __device__ void flag(To to) const {
+        sync_group(g_);
+        if (rank() == 0) {
+            __threadfence_system();
+            for (int i = 1; i < size(); ++i) {
+                const int m = (me() + i) % size();
+                if (!to(m)) continue;
+                slot_t* s = slot_of(m);
+                for (unsigned p = first_; p < with_data_; p += step_)
+                    sys_ref(&s->flags[p][me()]).store(c_, ::cuda::std::memory_order_relaxed);
+            }
+        }
+    }
+    // Until every member that `from(j)` names has flagged my parts with data.
+    template <class From> __device__ void await(From from) const {
+        if (rank() == 0)
+            for (int i = 1; i < size(); ++i) {
+                const int j = (me() + i) % size();
+                if (!from(j)) continue;
+                for (unsigned p = first_; p < with_data_; p += step_) {
+                    auto f = sys_ref(&mine()->flags[p][j]);
+                    while (f.load(::cuda::std::memory_order_acquire) < c_) {
+                    }
+                }
+            }
+        sync_group(g_);
+    }
+    // My ranges of the block at `at` in my own half into dst.
+    __device__ void take(void* dst, size_t at) const {
+        const char* from = half(me()) + at;
+        each_range([&](size_t b, size_t e) {
+            copy_bytes<true>(static_cast<char*>(dst) + b, from + b, e - b, rank(), threads());
+        });
+    }
+    // Member j's block in my half (to read with fresh loads).
+    __device__ const char* received(int j) const { return half(me()) + j * stride_; }
+    // The group has read what it took (every thread has stored the values it loaded, so the loads
+    // are complete): my ack of each of my parts, with data or not, at every other member.
+    __device__ void ack() const {
+        sync_group(g_);
+        if (rank() == 0)
+            for (int i = 1; i < size(); ++i) {
+                slot_t* s = slot_of((me() + i) % size());
+                for (unsigned p = first_; p < parts; p += step_)
+                    sys_ref(&s->acks[p][me()]).store(c_, ::cuda::std::memory_order_relaxed);
+            }
+    }
+
+  private:
+    __device__ slot_t* mine() const { return medium_slot(dstate.my_pe, slot_); }
+    __device__ slot_t* slot_of(int m) const { return medium_slot(t_.start + m * t_.stride, slot_); }
+    __device__ char* half(int m) const { return slot_of(m)->stage[c_ % 2]; }
+    const B& g_;
+    const ishmemi::cuda::device_team& t_;
+    int slot_;
+    unsigned first_, step_;
+    size_t bytes_, stride_, chunk_;
+    unsigned with_data_;
+    unsigned long long c_ = 0;
+};
+
+// Broadcast: the root puts the array into every other member's half; each takes it from there.
+template <class B> __device__ inline void broadcast_medium(const medium_call<B>& k, void* dest, const void* source, int root) {
+    if (k.me() == root) {
+        for (int i = 1; i < k.size(); ++i) k.put((k.me() + i) % k.size(), 0, source);
+        if (dest != source) k.copy_own(dest, source);
+        k.flag([](int) { return true; });
+    } else {
+        k.await([&](int j) { return j == root; });
+        k.take(dest, 0);
+    }
+    k.ack();
+}
+
+// The gathers: every member puts block(m) into member m's half as its me()-th block, and takes each
+// other member's block j into dest + j * bytes; its own block comes from `mine`.
+template <class B, class Block>
+__device__ inline void gather_medium(const medium_call<B>& k, char* dest, size_t bytes, const void* mine, Block block) {
+    for (int i = 1; i < k.size(); ++i) {
+        const int m = (k.me() + i) % k.size();
+        k.put(m, k.me() * k.stride(), block(m));
+    }
+    if (dest + k.me() * bytes != mine) k.copy_own(dest + k.me() * bytes, mine);
+    k.flag([](int) { return true; });
+    k.await([](int) { return true; });
+    for (int i = 1; i < k.size(); ++i) {
+        const int j = (k.me() + i) % k.size();
+        k.take(dest + j * bytes, j * k.stride());
+    }
+    k.ack();
+}
+
 template <class G>
 __device__ inline int broadcast(const G& g, int team, void* dest, const void* source, size_t bytes, int root) {
     if (bytes == 0) return 0;
+    if (!through_ring<G>(bytes) && through_medium(team, 1, bytes)) {
+        with_part_group(g, [&](const auto& b, unsigned first, unsigned step) {
+            broadcast_medium(medium_call<::cuda::std::decay_t<decltype(b)>>(b, team, first, step, bytes), dest, source, root);
+        });
+        return 0;
+    }
     call<G> k(g, team, "ishmem_broadcast");
     if (through_ring<G>(bytes)) {
         broadcast_ring(k, dest, source, bytes, root);
@@ -418,6 +604,13 @@ __device__ inline void take_blocks(const call<G>& k, char* dest, const void* min
 
 template <class G> __device__ inline int fcollect(const G& g, int team, void* dest, const void* source, size_t bytes) {
     if (bytes == 0) return 0;
+    if (const int n = find_team(team)->size; !through_ring<G>(bytes * n) && through_medium(team, n, bytes)) {
+        with_part_group(g, [&](const auto& b, unsigned first, unsigned step) {
+            gather_medium(medium_call<::cuda::std::decay_t<decltype(b)>>(b, team, first, step, bytes), static_cast<char*>(dest),
+                          bytes, source, [&](int) { return source; });
+        });
+        return 0;
+    }
     call<G> k(g, team, "ishmem_fcollect");
     if (through_ring<G>(bytes * k.size())) {
         exchange_ring(k, bytes, [&](int) { return source; }, [&](unsigned long long* ring, size_t words, unsigned tag) {
@@ -433,9 +626,16 @@ template <class G> __device__ inline int fcollect(const G& g, int team, void* de
 
 template <class G> __device__ inline int alltoall(const G& g, int team, void* dest, const void* source, size_t bytes) {
     if (bytes == 0) return 0;
+    const char* src = static_cast<const char*>(source);
+    if (const int n = find_team(team)->size; !through_ring<G>(bytes * n) && through_medium(team, n, bytes)) {
+        with_part_group(g, [&](const auto& b, unsigned first, unsigned step) {
+            medium_call<::cuda::std::decay_t<decltype(b)>> k(b, team, first, step, bytes);
+            gather_medium(k, static_cast<char*>(dest), bytes, src + k.me() * bytes, [&](int m) { return src + m * bytes; });
+        });
+        return 0;
+    }
     call<G> k(g, team, "ishmem_alltoall");
     if (through_ring<G>(bytes * k.size())) {
-        const char* src = static_cast<const char*>(source);
         exchange_ring(k, bytes, [&](int m) { return src + m * bytes; }, [&](unsigned long long* ring, size_t words, unsigned tag) {
             take_blocks(k, static_cast<char*>(dest), src + k.me() * bytes, bytes, ring, words, tag);
         });
@@ -556,9 +756,66 @@ __device__ inline void combine_range(const call<G>& k, T* dest, const T* source,
     for (; j < e; j += stride) combine_units<Op, Scan, N, 1>(k, dest, source, j, stride);
 }
 
+// The reductions and scans through the stage: every member puts its source into the half of each
+// member that needs it, and each combines, in team order, its own source and what it received over
+// its ranges (units of N elements, [from, to)), so results are bit-identical on every PE. In place,
+// a thread reads each unit before it writes it.
+template <int Op, int Scan, int N, class T, class B>
+__device__ inline void combine_received(const medium_call<B>& k, T* dest, const T* source, size_t from, size_t to) {
+    using L = lanes<T, N>;
+    auto at = [&](int j, size_t u) {
+        return load_lanes<T, N>((j == k.me() ? source : reinterpret_cast<const T*>(k.received(j))) + u * N);
+    };
+    for (size_t u = from + k.rank(); u < to; u += k.threads()) {
+        if constexpr (Scan == no_scan) {
+            L v = at(0, u);
+            for (int j = 1; j < k.size(); ++j) v = combine_lanes<Op>(v, at(j, u));
+            store_lanes(dest + u * N, v);
+        } else {
+            L acc{};
+            const int last = Scan == inclusive ? k.me() : k.me() - 1;
+            for (int j = 0; j <= last; ++j) acc = combine_lanes<Op>(acc, at(j, u));
+            store_lanes(dest + u * N, acc);
+        }
+    }
+}
+template <int Op, int Scan, class T, class B>
+__device__ inline void combine_medium(const medium_call<B>& k, T* dest, const T* source) {
+    auto needs = [&](int m, int j) {  // member m combines member j's source
+        return Scan == no_scan || (Scan == inclusive ? j <= m : j < m);
+    };
+    for (int i = 1; i < k.size(); ++i) {
+        const int m = (k.me() + i) % k.size();
+        if (needs(m, k.me())) k.put(m, k.me() * k.stride(), source);
+    }
+    k.flag([&](int m) { return needs(m, k.me()); });
+    k.await([&](int j) { return needs(k.me(), j); });
+    constexpr int V = 16 / sizeof(T);
+    const bool vec = ((reinterpret_cast<uintptr_t>(dest) | reinterpret_cast<uintptr_t>(source)) & 15) == 0;
+    k.each_range([&](size_t b, size_t e) {  // b is a multiple of 16 bytes
+        const size_t lo = b / sizeof(T), hi = e / sizeof(T);
+        if (vec) {
+            const size_t units = (hi - lo) / V;
+            combine_received<Op, Scan, V>(k, dest, source, lo / V, lo / V + units);
+            combine_received<Op, Scan, 1>(k, dest, source, lo + units * V, hi);
+        } else {
+            combine_received<Op, Scan, 1>(k, dest, source, lo, hi);
+        }
+    });
+    k.ack();
+}
+
 template <int Op, int Scan, class T, class G>
 __device__ inline int combine_chunks(const G& g, int team, T* dest, const T* source, size_t n, const char* routine) {
     if (n == 0) return 0;
+    if (const int members = find_team(team)->size;
+        !through_ring<G>(n * sizeof(T) * members) && through_medium(team, members, n * sizeof(T))) {
+        with_part_group(g, [&](const auto& b, unsigned first, unsigned step) {
+            combine_medium<Op, Scan>(medium_call<::cuda::std::decay_t<decltype(b)>>(b, team, first, step, n * sizeof(T)),
+                                     dest, source);
+        });
+        return 0;
+    }
     call<G> k(g, team, routine);
     if (through_ring<G>(n * sizeof(T) * k.size())) {
         // Every member's whole source comes to every member, which combines in team order (so the

@@ -258,23 +258,30 @@ template <class G, class F> __device__ inline void group_then_leader(const G& g,
 // ---- copies --------------------------------------------------------------------------------------
 
 // Copies n bytes, the threads of a group striding over 16-, 8- or 4-byte words when both ends are
-// aligned to them (the widest that both are), bytes otherwise.
-template <class W>
+// aligned to them (the widest that both are), bytes otherwise. Fresh: the loads go past this SM's
+// L1 cache (the source is memory that peers store into while one kernel runs).
+template <class W, bool Fresh = false>
 __device__ inline void copy_words(char* d, const char* s, size_t n, unsigned rank, unsigned size) {
     W* dw = reinterpret_cast<W*>(d);
     const W* sw = reinterpret_cast<const W*>(s);
+    auto ld = [](const auto* p) {
+        if constexpr (Fresh)
+            return __ldcg(p);
+        else
+            return *p;
+    };
     const size_t nw = n / sizeof(W);
     size_t i = rank;
     // four independent loads in flight per thread before the stores
     for (; i + 3 * size < nw; i += 4 * size) {
-        W a = sw[i], b = sw[i + size], c = sw[i + 2 * size], e = sw[i + 3 * size];
+        W a = ld(sw + i), b = ld(sw + i + size), c = ld(sw + i + 2 * size), e = ld(sw + i + 3 * size);
         dw[i] = a;
         dw[i + size] = b;
         dw[i + 2 * size] = c;
         dw[i + 3 * size] = e;
     }
-    for (; i < nw; i += size) dw[i] = sw[i];
-    for (size_t j = nw * sizeof(W) + rank; j < n; j += size) d[j] = s[j];
+    for (; i < nw; i += size) dw[i] = ld(sw + i);
+    for (size_t j = nw * sizeof(W) + rank; j < n; j += size) d[j] = ld(s + j);
 }
 
 // Calls f with a value of the widest word type (16, 8 or 4 bytes, else char) to which every address
@@ -290,11 +297,12 @@ template <class F> __device__ inline void with_widest_word(uintptr_t bits, F&& f
         f(char{});
 }
 
+template <bool Fresh = false>
 __device__ inline void copy_bytes(void* dst, const void* src, size_t n, unsigned rank, unsigned size) {
     char* d = static_cast<char*>(dst);
     const char* s = static_cast<const char*>(src);
     with_widest_word(reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s),
-                     [&](auto w) { copy_words<decltype(w)>(d, s, n, rank, size); });
+                     [&](auto w) { copy_words<decltype(w), Fresh>(d, s, n, rank, size); });
 }
 
 template <class T, class G>

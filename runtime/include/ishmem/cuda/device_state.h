@@ -106,6 +106,46 @@ struct gpu_sync_slot {
     alignas(128) unsigned long long ring[ring_words];
 };
 
+// Medium data collectives (larger than the ring takes, up to ISHMEM_GPU_MEDIUM_BYTES received)
+// go through a stage: one per team slot below medium_slots (the predefined teams and the first
+// teams made), after the sync slots. The data of a call is cut into up to `parts` byte ranges of
+// every member's block (part p of a grid kernel is its block p, so blocks never wait for each
+// other); for each part a member stores its range into the receivers' stage, then one system fence
+// and flags[p][me] = the call's number at each; a receiver waits for the flags of its parts and
+// moves the ranges into its own dest, then acks[p][me] = the number at every member. Calls
+// alternate between two halves of the stage, so a sender only waits for the acks of the call two
+// back (long done, as a rule): no member waits for another to enter, nobody writes another's dest.
+// Every call counts on every part (part_calls[p]; those without data too), so all of a call's
+// parts carry one number, whoever handles them; and acks come from every part, so an ack of every
+// part says the whole half was read, however the call before cut it.
+struct gpu_medium_slot {
+    static constexpr int parts = 16;
+    static constexpr size_t half_bytes = 256 * 1024;  // what one call may bring to one PE
+    using counter = gpu_sync_slot::counter;
+    counter part_calls[parts];  // mine alone: medium calls on the slot, counted by each part's handler
+    alignas(64) unsigned long long flags[parts][gpu_sync_slot::max_members];
+    alignas(64) unsigned long long acks[parts][gpu_sync_slot::max_members];
+    alignas(128) char stage[2][half_bytes];
+};
+inline constexpr int medium_slots = 8;
+// The bytes of part p of each member's block of `bytes` (ranges of 16-byte multiples of at least
+// `part_min` bytes); host and device cut alike.
+ISHMEM_HD inline size_t medium_chunk(size_t bytes, size_t part_min) {
+    size_t c = (bytes + gpu_medium_slot::parts - 1) / gpu_medium_slot::parts;
+    if (c < part_min) c = part_min;
+    return (c + 15) / 16 * 16;
+}
+ISHMEM_HD inline unsigned medium_parts_with_data(size_t bytes, size_t part_min) {
+    const size_t c = medium_chunk(bytes, part_min);
+    return bytes == 0 ? 1u : static_cast<unsigned>((bytes + c - 1) / c);
+}
+// Whether a data collective on team slot `slot` goes through the medium stage, given what it puts
+// in one PE's half: `blocks` blocks of `block_bytes` (the gathers: one per member; broadcast: one).
+// The caller has ruled out the ring first.
+ISHMEM_HD inline bool medium_takes(int slot, unsigned limit, size_t blocks, size_t block_bytes) {
+    return slot >= 0 && slot < medium_slots && blocks * ((block_bytes + 15) / 16 * 16) <= limit;
+}
+
 struct device_state {
     int initialized;
     int device;                // this PE's GPU: the setter makes it current before copying
@@ -124,6 +164,11 @@ struct device_state {
     int teams_max;
     unsigned stage_limit;            // ISHMEM_GPU_STAGE_BYTES: data collectives in which one PE
                                      // receives at most this much go through the ring
+    char* medium_base;               // my medium stages (gpu_medium_slot per slot below medium_slots);
+                                     // a peer's at + (pe - my_pe) * peer_stride
+    unsigned medium_limit;           // ISHMEM_GPU_MEDIUM_BYTES: larger calls in which one PE receives
+                                     // at most this much go through the stage (0: none)
+    unsigned medium_part;            // ISHMEM_GPU_MEDIUM_PART_BYTES: the least bytes of a part
 };
 
 using device_state_setter = void (*)(const device_state*);
