@@ -470,18 +470,22 @@ template <class B> class medium_call {
             }
         }
     }
-    // Until every member that `from(j)` names has flagged my parts with data.
+    // Until every member that `from(j)` names has flagged my parts with data. The group's threads
+    // poll the flags at once, relaxed, and each that polled ends with one acquire fence (a group
+    // with all 16 parts would otherwise make 16 system-scope acquires one after another).
     template <class From> __device__ void await(From from) const {
-        if (rank() == 0)
-            for (int i = 1; i < size(); ++i) {
-                const int j = (me() + i) % size();
-                if (!from(j)) continue;
-                for (unsigned p = first_; p < with_data_; p += step_) {
-                    auto f = sys_ref(&mine()->flags[p][j]);
-                    while (f.load(::cuda::std::memory_order_acquire) < c_) {
-                    }
-                }
+        const unsigned mine_parts = first_ < with_data_ ? (with_data_ - first_ + step_ - 1) / step_ : 0;
+        const unsigned waits = mine_parts * static_cast<unsigned>(size() - 1);
+        bool polled = false;
+        for (unsigned i = rank(); i < waits; i += threads()) {
+            const int j = (me() + 1 + static_cast<int>(i / mine_parts)) % size();
+            if (!from(j)) continue;
+            auto f = sys_ref(&mine()->flags[first_ + (i % mine_parts) * step_][j]);
+            while (f.load(::cuda::std::memory_order_relaxed) < c_) {
             }
+            polled = true;
+        }
+        if (polled) ::cuda::atomic_thread_fence(::cuda::std::memory_order_acquire, ::cuda::thread_scope_system);
         sync_group(g_);
     }
     // My ranges of the block at `at` in my own half into dst.
