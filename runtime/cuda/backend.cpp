@@ -233,6 +233,8 @@ void gpu_backend_start() {
     s.stage_limit = static_cast<unsigned>(config.gpu_stage_bytes);
     s.medium_base = s.sync_base + team_slots_max * sizeof(gpu_sync_slot);
     s.medium_limit = static_cast<unsigned>(config.gpu_medium_bytes);
+    s.medium_gather_limit = static_cast<unsigned>(config.gpu_medium_gather_bytes);
+    s.medium_reduce_limit = static_cast<unsigned>(config.gpu_medium_reduce_bytes);
     s.medium_part = static_cast<unsigned>(config.gpu_medium_part);
     stop_watcher = false;
     watcher = new std::thread(watch);

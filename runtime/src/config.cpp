@@ -19,7 +19,7 @@ extern char** environ;
 
 namespace ishmemi {
 
-config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{64} << 10, size_t{32} << 10, size_t{16} << 10, size_t{256} << 10, size_t{4} << 10, "auto", -1, false, 0, "0", true, 0, 0, "hostname", true, 1000};
+config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{64} << 10, size_t{32} << 10, size_t{16} << 10, size_t{256} << 10, 0, size_t{64} << 10, size_t{4} << 10, "auto", -1, false, 0, "0", true, 0, 0, "hostname", true, 1000};
 size_t reduce_scatter_min = 65536;
 int chain_min = 2;
 unsigned spin_limit = 4;
@@ -148,12 +148,15 @@ void load_config(bool warn_unknown) {
     else if (!parse_size(stage_text, &config.gpu_stage_bytes) || config.gpu_stage_bytes > 32768)
         fatal(routine, "ISHMEM_GPU_STAGE_BYTES=%s is not 0 or a byte count of at most 32K (half the data a team's ring holds)",
               stage_text);
-    const char* medium_text = value_of("ISHMEM_GPU_MEDIUM_BYTES");
-    if (strcmp(medium_text, "0") == 0)
-        config.gpu_medium_bytes = 0;
-    else if (!parse_size(medium_text, &config.gpu_medium_bytes) || config.gpu_medium_bytes > 262144)
-        fatal(routine, "ISHMEM_GPU_MEDIUM_BYTES=%s is not 0 or a byte count of at most 256K (half a team's medium stage)",
-              medium_text);
+    for (auto [name, bytes] : {std::pair{"ISHMEM_GPU_MEDIUM_BYTES", &config.gpu_medium_bytes},
+                               std::pair{"ISHMEM_GPU_MEDIUM_GATHER_BYTES", &config.gpu_medium_gather_bytes},
+                               std::pair{"ISHMEM_GPU_MEDIUM_REDUCE_BYTES", &config.gpu_medium_reduce_bytes}}) {
+        const char* text = value_of(name);
+        if (strcmp(text, "0") == 0)
+            *bytes = 0;
+        else if (!parse_size(text, bytes) || *bytes > 262144)
+            fatal(routine, "%s=%s is not 0 or a byte count of at most 256K (half a team's medium stage)", name, text);
+    }
     const char* part_text = value_of("ISHMEM_GPU_MEDIUM_PART_BYTES");
     if (!parse_size(part_text, &config.gpu_medium_part) || config.gpu_medium_part > 262144)
         fatal(routine, "ISHMEM_GPU_MEDIUM_PART_BYTES=%s is not a positive byte count of at most 256K", part_text);

@@ -17,7 +17,9 @@ struct config_t {
     size_t gpu_coll_block_bytes; // ISHMEM_GPU_COLL_BLOCK_BYTES
     size_t gpu_reduce_block_bytes; // ISHMEM_GPU_REDUCE_BLOCK_BYTES
     size_t gpu_stage_bytes;      // ISHMEM_GPU_STAGE_BYTES (0: off)
-    size_t gpu_medium_bytes;     // ISHMEM_GPU_MEDIUM_BYTES (0: off)
+    size_t gpu_medium_bytes;     // ISHMEM_GPU_MEDIUM_BYTES (broadcast; 0: off)
+    size_t gpu_medium_gather_bytes; // ISHMEM_GPU_MEDIUM_GATHER_BYTES (fcollect, alltoall; 0: off)
+    size_t gpu_medium_reduce_bytes; // ISHMEM_GPU_MEDIUM_REDUCE_BYTES (reductions, scans; 0: off)
     size_t gpu_medium_part;      // ISHMEM_GPU_MEDIUM_PART_BYTES
     const char* backend;         // ISHMEM_BACKEND: host, cuda or auto
     int device;                  // ISHMEM_DEVICE: an ordinal, or -1 for local

@@ -52,14 +52,23 @@ inline constexpr config_var config_vars[] = {
      "dests directly, after a hop that says every PE has entered. At most 32K; 0: never. Every PE must "
      "use the same value."},
     {"ISHMEM_GPU_MEDIUM_BYTES", "256K",
-     "CUDA backend: data collectives too large for the ring in which one PE receives at most this much "
-     "(counted as for ISHMEM_GPU_STAGE_BYTES) go through a stage in each PE's GPU memory, on the world "
-     "and the first teams (slots 0-7): each PE stores its data into the others' stage and flags it, "
-     "and each moves what it got into its own dest, without waiting for the others to enter. At most "
-     "256K; 0: never. Every PE must use the same value."},
+     "CUDA backend: broadcasts too large for the ring and of at most this many bytes go through a stage "
+     "in each PE's GPU memory, on the world and the first teams (slots 0-7): the root stores the array "
+     "into the others' stage and flags it, and each moves it into its own dest, without waiting for "
+     "the others to enter. At most 256K; 0: never. Every PE must use the same value."},
+    {"ISHMEM_GPU_MEDIUM_GATHER_BYTES", "0",
+     "CUDA backend: the same for fcollect and alltoall in which one PE receives at most this much "
+     "(counted as for ISHMEM_GPU_STAGE_BYTES). Off by default: every PE both sends and receives, and a "
+     "call from one block copies all it received out of the stage by itself, so only stream and "
+     "host calls of 128K and more gain (on 2 H200s; block calls lose more). At most 256K; 0: never. "
+     "Every PE must use the same value."},
+    {"ISHMEM_GPU_MEDIUM_REDUCE_BYTES", "64K",
+     "CUDA backend: the same for the reductions and scans (each PE receives the team size times the "
+     "array). Every PE must use the same value; at most 256K; 0: never."},
     {"ISHMEM_GPU_MEDIUM_PART_BYTES", "4K",
-     "CUDA backend: the least bytes of each PE's data that one block of a medium collective (see "
-     "ISHMEM_GPU_MEDIUM_BYTES) moves; a call uses up to 16 blocks. Every PE must use the same value."},
+     "CUDA backend: the least bytes of each PE's block in one part of a medium collective (see "
+     "ISHMEM_GPU_MEDIUM_BYTES); a call has up to 16 parts, and a host-called or stream call runs one "
+     "block per part. Every PE must use the same value."},
     {"ISHMEM_DEVICE", "local",
      "CUDA backend: the GPU of this PE, an ordinal among the visible devices, or local: the PE's rank "
      "on its node modulo the visible GPUs (CUDA_VISIBLE_DEVICES still applies)."},

@@ -382,11 +382,14 @@ __device__ inline ishmemi::cuda::gpu_medium_slot* medium_slot(int pe, int slot) 
 }
 
 // Whether a call that is not through the ring takes the stage (the same on every member whatever its
-// group; the library's kernels launch one block per part with data, runtime/cuda/collectives.cu).
-__device__ inline bool through_medium(int team, size_t blocks, size_t block_bytes) {
+// group; the library's kernels launch one block per part with data, runtime/cuda/collectives.cu),
+// under the limit of its kind (dstate: medium_limit for broadcast, medium_gather_limit for fcollect
+// and alltoall, medium_reduce_limit for the reductions and scans). all_send: every member sends
+// its block to every member (all but broadcast).
+__device__ inline bool through_medium(int team, unsigned limit, bool all_send, size_t block_bytes) {
     const auto* t = find_team(team);
     return t && t->size <= ishmemi::cuda::gpu_sync_slot::max_members &&
-           ishmemi::cuda::medium_takes(team, dstate.medium_limit, blocks, block_bytes);
+           ishmemi::cuda::medium_takes(team, limit, all_send ? t->size : 1, block_bytes);
 }
 
 // Runs f(group, first part, part step) on what handles this PE's parts: each block of a library
@@ -556,7 +559,7 @@ __device__ inline void gather_medium(const medium_call<B>& k, char* dest, size_t
 template <class G>
 __device__ inline int broadcast(const G& g, int team, void* dest, const void* source, size_t bytes, int root) {
     if (bytes == 0) return 0;
-    if (!through_ring<G>(bytes) && through_medium(team, 1, bytes)) {
+    if (!through_ring<G>(bytes) && through_medium(team, dstate.medium_limit, false, bytes)) {
         with_part_group(g, [&](const auto& b, unsigned first, unsigned step) {
             broadcast_medium(medium_call<::cuda::std::decay_t<decltype(b)>>(b, team, first, step, bytes), dest, source, root);
         });
@@ -608,7 +611,7 @@ __device__ inline void take_blocks(const call<G>& k, char* dest, const void* min
 
 template <class G> __device__ inline int fcollect(const G& g, int team, void* dest, const void* source, size_t bytes) {
     if (bytes == 0) return 0;
-    if (const int n = find_team(team)->size; !through_ring<G>(bytes * n) && through_medium(team, n, bytes)) {
+    if (const int n = find_team(team)->size; !through_ring<G>(bytes * n) && through_medium(team, dstate.medium_gather_limit, true, bytes)) {
         with_part_group(g, [&](const auto& b, unsigned first, unsigned step) {
             gather_medium(medium_call<::cuda::std::decay_t<decltype(b)>>(b, team, first, step, bytes), static_cast<char*>(dest),
                           bytes, source, [&](int) { return source; });
@@ -631,7 +634,7 @@ template <class G> __device__ inline int fcollect(const G& g, int team, void* de
 template <class G> __device__ inline int alltoall(const G& g, int team, void* dest, const void* source, size_t bytes) {
     if (bytes == 0) return 0;
     const char* src = static_cast<const char*>(source);
-    if (const int n = find_team(team)->size; !through_ring<G>(bytes * n) && through_medium(team, n, bytes)) {
+    if (const int n = find_team(team)->size; !through_ring<G>(bytes * n) && through_medium(team, dstate.medium_gather_limit, true, bytes)) {
         with_part_group(g, [&](const auto& b, unsigned first, unsigned step) {
             medium_call<::cuda::std::decay_t<decltype(b)>> k(b, team, first, step, bytes);
             gather_medium(k, static_cast<char*>(dest), bytes, src + k.me() * bytes, [&](int m) { return src + m * bytes; });
@@ -813,7 +816,7 @@ template <int Op, int Scan, class T, class G>
 __device__ inline int combine_chunks(const G& g, int team, T* dest, const T* source, size_t n, const char* routine) {
     if (n == 0) return 0;
     if (const int members = find_team(team)->size;
-        !through_ring<G>(n * sizeof(T) * members) && through_medium(team, members, n * sizeof(T))) {
+        !through_ring<G>(n * sizeof(T) * members) && through_medium(team, dstate.medium_reduce_limit, true, n * sizeof(T))) {
         with_part_group(g, [&](const auto& b, unsigned first, unsigned step) {
             combine_medium<Op, Scan>(medium_call<::cuda::std::decay_t<decltype(b)>>(b, team, first, step, n * sizeof(T)),
                                      dest, source);

@@ -166,8 +166,10 @@ struct device_state {
                                      // receives at most this much go through the ring
     char* medium_base;               // my medium stages (gpu_medium_slot per slot below medium_slots);
                                      // a peer's at + (pe - my_pe) * peer_stride
-    unsigned medium_limit;           // ISHMEM_GPU_MEDIUM_BYTES: larger calls in which one PE receives
-                                     // at most this much go through the stage (0: none)
+    unsigned medium_limit;           // ISHMEM_GPU_MEDIUM_BYTES: larger broadcasts in which one PE
+                                     // receives at most this much go through the stage (0: none)
+    unsigned medium_gather_limit;    // ISHMEM_GPU_MEDIUM_GATHER_BYTES: the same for fcollect and alltoall
+    unsigned medium_reduce_limit;    // ISHMEM_GPU_MEDIUM_REDUCE_BYTES: and for the reductions and scans
     unsigned medium_part;            // ISHMEM_GPU_MEDIUM_PART_BYTES: the least bytes of a part
 };
 
