@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include "allocator.h"
 #include "bootstrap_select.h"
 #include "config.h"
+#include "ishmem/impl/collectives.h"
 #include "ishmem/impl/contexts.h"
 #include "ishmem/impl/teams.h"
 #include "control.h"
@@ -58,6 +60,35 @@ backend_kind choose_backend(const ishmemx_attr_t* attr, const char* routine) {
     return b;
 }
 
+// The settings that choose how a collective runs must be the same on every PE: a PE that took
+// another form than its peers would wait for flags that nobody sets. (ISHMEM_SYMMETRIC_SIZE is
+// compared by heap_create; the GPU cut-overs matter on the CUDA backend only.)
+void check_settings_agree(const char* routine) {
+    struct setting {
+        const char* name;
+        uint64_t value;
+    };
+    std::vector<setting> mine = {{"ISHMEM_TEAMS_MAX", static_cast<uint64_t>(config.teams_max)},
+                                 {"ISHMEM_REDUCE_SCATTER_MIN", config.reduce_scatter_min},
+                                 {"ISHMEM_CHAIN_MIN", static_cast<uint64_t>(chain_min)}};
+    if (state.backend == backend_kind::cuda)
+        mine.insert(mine.end(), {{"ISHMEM_GPU_STAGE_BYTES", config.gpu_stage_bytes},
+                                 {"ISHMEM_GPU_MEDIUM_BYTES", config.gpu_medium_bytes},
+                                 {"ISHMEM_GPU_MEDIUM_GATHER_BYTES", config.gpu_medium_gather_bytes},
+                                 {"ISHMEM_GPU_MEDIUM_REDUCE_BYTES", config.gpu_medium_reduce_bytes},
+                                 {"ISHMEM_GPU_MEDIUM_PART_BYTES", config.gpu_medium_part}});
+    const size_t k = mine.size();
+    std::vector<uint64_t> values(k), all(k * static_cast<size_t>(state.n_pes));
+    for (size_t i = 0; i < k; ++i) values[i] = mine[i].value;
+    boot->allgather(values.data(), all.data(), k * sizeof(uint64_t));
+    for (int pe = 0; pe < state.n_pes; ++pe)
+        for (size_t i = 0; i < k; ++i)
+            if (all[static_cast<size_t>(pe) * k + i] != values[i])
+                fatal(routine, "%s differs between PEs: %llu here, %llu on PE %d (every PE must use the same value)",
+                      mine[i].name, static_cast<unsigned long long>(values[i]),
+                      static_cast<unsigned long long>(all[static_cast<size_t>(pe) * k + i]), pe);
+}
+
 // A program may end without ishmem_finalize; peers waiting for this PE then learn that it left
 // instead of waiting forever (see sync.cpp). A forked child's exit is not the PE's.
 void mark_exited() {
@@ -82,6 +113,7 @@ void initialize(ishmemx_attr_t* attr, const char* routine) {
     load_config(state.my_pe == 0);
     nodes_find(*boot);
     state.backend = choose_backend(attr, routine);
+    check_settings_agree(routine);
     if (state.backend == backend_kind::cuda && !job_on_one_node())
         fatal(routine, "the CUDA backend runs on one node only, and this job's PEs are on several "
               "(ISHMEM_NODE_SPLIT=%s); use ISHMEM_BACKEND=host for jobs over several nodes",

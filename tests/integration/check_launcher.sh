@@ -38,6 +38,12 @@ expect "use after finalize" 1 "ishmem: PE [01]: ishmem_malloc: called after ishm
 no_leftovers "use after finalize"
 ISHMEM_SYMMETRIC_SIZE=12Q expect "malformed heap size" 1 "ishmem_init: .*ISHMEM_SYMMETRIC_SIZE.*12Q" -- "$ishmrun" -n 2 "$faulty" ok
 ISHMEM_SYMMETRIC_SIZE=64M expect "heap size with suffix" 0 "" -- "$ishmrun" -n 2 "$faulty" ok
+# A setting that chooses how collectives run, different on one PE: ishmem_init stops the job and
+# names it (else the PEs would take different forms of a collective and wait for each other).
+expect "protocol settings differ" 1 "ishmem: PE [0-2]: ishmem_init: ISHMEM_CHAIN_MIN differs between PEs" \
+  -- "$ishmrun" -n 3 sh -c 'if [ "$ISHMEMI_PE" = 1 ]; then export ISHMEM_CHAIN_MIN=5; fi; exec "$0" ok' "$faulty"
+no_leftovers "protocol settings differ"
+ISHMEM_CHAIN_MIN=5 expect "protocol settings alike" 0 "" -- "$ishmrun" -n 3 "$faulty" ok
 ISHMEM_NO_SUCH_VARIABLE=1 expect "unknown variable warned" 0 "ISHMEM_NO_SUCH_VARIABLE" -- "$ishmrun" -n 2 "$faulty" ok
 expect "help" 0 "Usage: ishmrun" -- "$ishmrun" --help
 expect "missing -n" 2 "ishmrun: " -- "$ishmrun" "$faulty" ok
