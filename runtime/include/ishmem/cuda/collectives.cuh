@@ -7,8 +7,11 @@
 // Every GPU maps every peer's heap, so members move data by load and store over NVLink. Small calls
 // go through the team's ring (device_state.h): every member stores its data, each word tagged with
 // the call's number, into the ring of each member that needs it, and each polls its own ring for the
-// words of this call - one hop, no flags. Larger calls write the members' buffers directly and
-// coordinate through call-numbered flags in the team's GPU sync slot, never reset:
+// words of this call - one hop, no flags. Medium calls on the first teams, within a limit per kind,
+// go through the team's stage ("the medium stage" below): ranges stored into the receivers' stage,
+// one fence, a flag per part, and each receiver copies into its own dest. Larger calls write the
+// members' buffers directly and coordinate through call-numbered flags in the team's GPU sync slot,
+// never reset:
 //   - ready: a member has entered the call, so its source may be read and its dest written;
 //   - done: a member has finished with my buffers in this call (its writes to them are visible).
 // Data moves by push (the writer is the member whose data it is): fcollect, collect and alltoall
