@@ -39,6 +39,10 @@ device_team* device_teams = nullptr;          // GPU memory: team_slots_max entr
 std::atomic<bool> stop_watcher{false};
 std::thread* watcher = nullptr;  // never destroyed while running: a program may exit without finalize
 
+// This PE's GPU sync region (a gpu_sync_slot per team slot), and after it the medium stages.
+char* sync_region() { return state.heap_base + sync_offset; }
+char* medium_region() { return sync_region() + team_slots_max * sizeof(gpu_sync_slot); }
+
 // Prints the device's error as "ishmem: PE n: <routine> (device code, block b, thread t): <reason>"
 // through the host's own messages, and ends the process (the launcher then stops the job).
 [[noreturn]] void report(const error_mailbox& m) {
@@ -227,11 +231,11 @@ void gpu_backend_start() {
     s.any_starts = any_starts;
     s.prints = static_cast<print_ring*>(dev_prints);
     s.print_tickets = print_tickets;
-    s.sync_base = state.heap_base + sync_offset;
+    s.sync_base = sync_region();
     s.teams = device_teams;
     s.teams_max = team_slots_max;
     s.stage_limit = static_cast<unsigned>(config.gpu_stage_bytes);
-    s.medium_base = s.sync_base + team_slots_max * sizeof(gpu_sync_slot);
+    s.medium_base = medium_region();
     s.medium_limit = static_cast<unsigned>(config.gpu_medium_bytes);
     s.medium_gather_limit = static_cast<unsigned>(config.gpu_medium_gather_bytes);
     s.medium_reduce_limit = static_cast<unsigned>(config.gpu_medium_reduce_bytes);
@@ -249,11 +253,9 @@ void gpu_team_set(int slot, const team_t* t) {
     device_team d{};
     if (t && t->valid) d = {t->start, t->stride, t->size, t->my_index};
     gpu::copy(device_teams + slot, &d, sizeof d);
-    if (t) gpu::fill_zero(state.heap_base + sync_offset + static_cast<size_t>(slot) * sizeof(gpu_sync_slot),
-                          sizeof(gpu_sync_slot));
+    if (t) gpu::fill_zero(sync_region() + static_cast<size_t>(slot) * sizeof(gpu_sync_slot), sizeof(gpu_sync_slot));
     if (t && slot < medium_slots)  // its counters, flags and acks; a stage holds nothing until flagged
-        gpu::fill_zero(state.heap_base + sync_offset + team_slots_max * sizeof(gpu_sync_slot) +
-                           static_cast<size_t>(slot) * sizeof(gpu_medium_slot),
+        gpu::fill_zero(medium_region() + static_cast<size_t>(slot) * sizeof(gpu_medium_slot),
                        offsetof(gpu_medium_slot, stage));
 }
 

@@ -76,12 +76,12 @@ unsigned blocks_for(size_t bytes, size_t per_block) {
 // device code decides by size alone, and a grid would not take the ring.
 bool through_ring(size_t received) { return received <= config.gpu_stage_bytes; }
 
-// Calls that go through the medium stage instead (ishmem/cuda/collectives.cuh, through_medium) run
-// one block per part with data: each block handles its part alone, without grid syncs.
-bool through_medium(int team, size_t limit, bool all_send, size_t block_bytes) {
-    const int n = team_size_or_zero(team);
+// Calls that go through the medium stage instead (ishmem/cuda/collectives.cuh, via_medium; the ring
+// ruled out first) run one block per part with data: each block handles its part alone, without
+// grid syncs. n: the team's size; all_send: every member sends its block to every member.
+bool through_medium(int team, size_t n, size_t limit, bool all_send, size_t block_bytes) {
     return n > 0 && n <= cuda::gpu_sync_slot::max_members &&
-           cuda::medium_takes(team, static_cast<unsigned>(limit), all_send ? static_cast<size_t>(n) : 1, block_bytes);
+           cuda::medium_takes(team, static_cast<unsigned>(limit), all_send ? n : 1, block_bytes);
 }
 unsigned medium_blocks(size_t block_bytes) { return cuda::medium_parts_with_data(block_bytes, config.gpu_medium_part); }
 
@@ -138,9 +138,10 @@ void combine(int op, int scan, int team, void* dest, const void* source, size_t 
     const T* src = static_cast<const T*>(source);
     void* args[] = {&team, &d, &src, &nelems};
     const size_t bytes = nelems * sizeof(T), n = static_cast<size_t>(team_size_or_zero(team));
-    const unsigned blocks = through_ring(bytes * n)            ? 1
-                            : through_medium(team, config.gpu_medium_reduce_bytes, true, bytes) ? medium_blocks(bytes)
-                                                             : blocks_for(bytes, config.gpu_reduce_block_bytes);
+    const unsigned blocks = through_ring(bytes * n) ? 1
+                            : through_medium(team, n, config.gpu_medium_reduce_bytes, true, bytes)
+                                ? medium_blocks(bytes)
+                                : blocks_for(bytes, config.gpu_reduce_block_bytes);
     launch(combine_kernel_for<T>(op, scan), blocks, args, s);
 }
 
@@ -149,10 +150,13 @@ void combine(int op, int scan, int team, void* dest, const void* source, size_t 
 void collective(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root, CUstream_st* s) {
     const size_t n = static_cast<size_t>(team_size_or_zero(team));
     void* args[] = {&kind, &team, &dest, &source, &bytes, &root};
-    const size_t blocks_in = kind == coll_broadcast ? 1 : n;  // what one PE receives: blocks_in blocks of bytes
-    const bool ring = kind != coll_collect && through_ring(blocks_in * bytes);
-    const bool medium = !ring && kind != coll_collect && through_medium(team, kind == coll_broadcast ? config.gpu_medium_bytes : config.gpu_medium_gather_bytes,
-                                                   kind != coll_broadcast, bytes);
+    // collect (counts differ) always takes the direct form; the others receive blocks_in blocks of bytes.
+    const bool broadcast = kind == coll_broadcast, sized = kind != coll_collect;
+    const size_t blocks_in = broadcast ? 1 : n;
+    const bool ring = sized && through_ring(blocks_in * bytes);
+    const bool medium = sized && !ring &&
+                        through_medium(team, n, broadcast ? config.gpu_medium_bytes : config.gpu_medium_gather_bytes,
+                                       !broadcast, bytes);
     launch(bytes_kernels,
            ring ? 1 : medium ? medium_blocks(bytes) : blocks_for(bytes * n, config.gpu_coll_block_bytes), args, s);
 }

@@ -142,20 +142,24 @@ void load_config(bool warn_unknown) {
         if (!parse_size(text, bytes))
             fatal(routine, "%s=%s is not a positive byte count (a number, optionally with K, M or G)", name, text);
     }
-    const char* stage_text = value_of("ISHMEM_GPU_STAGE_BYTES");
-    if (strcmp(stage_text, "0") == 0)
-        config.gpu_stage_bytes = 0;
-    else if (!parse_size(stage_text, &config.gpu_stage_bytes) || config.gpu_stage_bytes > 32768)
-        fatal(routine, "ISHMEM_GPU_STAGE_BYTES=%s is not 0 or a byte count of at most 32K (half the data a team's ring holds)",
-              stage_text);
-    for (auto [name, bytes] : {std::pair{"ISHMEM_GPU_MEDIUM_BYTES", &config.gpu_medium_bytes},
-                               std::pair{"ISHMEM_GPU_MEDIUM_GATHER_BYTES", &config.gpu_medium_gather_bytes},
-                               std::pair{"ISHMEM_GPU_MEDIUM_REDUCE_BYTES", &config.gpu_medium_reduce_bytes}}) {
-        const char* text = value_of(name);
+    // The ring's and the stage's limits: 0 (off), or bytes up to what a ring or a stage half holds.
+    struct gpu_limit {
+        const char* name;
+        size_t* bytes;
+        size_t most;
+        const char* why;
+    };
+    for (const gpu_limit& l : {gpu_limit{"ISHMEM_GPU_STAGE_BYTES", &config.gpu_stage_bytes, 32768, "32K (half the data a team's ring holds)"},
+                               gpu_limit{"ISHMEM_GPU_MEDIUM_BYTES", &config.gpu_medium_bytes, 262144, "256K (half a team's medium stage)"},
+                               gpu_limit{"ISHMEM_GPU_MEDIUM_GATHER_BYTES", &config.gpu_medium_gather_bytes, 262144,
+                                         "256K (half a team's medium stage)"},
+                               gpu_limit{"ISHMEM_GPU_MEDIUM_REDUCE_BYTES", &config.gpu_medium_reduce_bytes, 262144,
+                                         "256K (half a team's medium stage)"}}) {
+        const char* text = value_of(l.name);
         if (strcmp(text, "0") == 0)
-            *bytes = 0;
-        else if (!parse_size(text, bytes) || *bytes > 262144)
-            fatal(routine, "%s=%s is not 0 or a byte count of at most 256K (half a team's medium stage)", name, text);
+            *l.bytes = 0;
+        else if (!parse_size(text, l.bytes) || *l.bytes > l.most)
+            fatal(routine, "%s=%s is not 0 or a byte count of at most %s", l.name, text, l.why);
     }
     const char* part_text = value_of("ISHMEM_GPU_MEDIUM_PART_BYTES");
     if (!parse_size(part_text, &config.gpu_medium_part) || config.gpu_medium_part > 262144)

@@ -106,15 +106,7 @@ size_t heap_alignment(size_t user_size) {
 
 void heap_create(bootstrap& boot, size_t user_size) {
     const int n = boot.n_pes(), me = boot.pe();
-
-    // Every PE must agree on the size, or symmetric offsets would mean different things.
-    std::vector<uint64_t> sizes(n);
-    uint64_t mine = user_size;
-    boot.allgather(&mine, sizes.data(), sizeof mine);
-    for (int pe = 0; pe < n; ++pe)
-        if (sizes[pe] != mine)
-            fatal(routine, "ISHMEM_SYMMETRIC_SIZE differs between PEs: %llu bytes here, %llu bytes on PE %d",
-                  static_cast<unsigned long long>(mine), static_cast<unsigned long long>(sizes[pe]), pe);
+    // Every PE has the same size: ishmem_init compared it (setup.cpp, check_settings_agree).
 
     // On the host backend one memfd holds the internal region and the user heap; on a GPU backend
     // the memfd holds the internal region only and the user heap is GPU memory (gpu_heap_create).

@@ -60,15 +60,16 @@ backend_kind choose_backend(const ishmemx_attr_t* attr, const char* routine) {
     return b;
 }
 
-// The settings that choose how a collective runs must be the same on every PE: a PE that took
-// another form than its peers would wait for flags that nobody sets. (ISHMEM_SYMMETRIC_SIZE is
-// compared by heap_create; the GPU cut-overs matter on the CUDA backend only.)
+// Settings that must be the same on every PE: the heap size (symmetric offsets would mean different
+// things), and what chooses how a collective runs (a PE that took another form than its peers would
+// wait for flags that nobody sets; the GPU cut-overs matter on the CUDA backend only).
 void check_settings_agree(const char* routine) {
     struct setting {
         const char* name;
         uint64_t value;
     };
-    std::vector<setting> mine = {{"ISHMEM_TEAMS_MAX", static_cast<uint64_t>(config.teams_max)},
+    std::vector<setting> mine = {{"ISHMEM_SYMMETRIC_SIZE", config.symmetric_size},
+                                 {"ISHMEM_TEAMS_MAX", static_cast<uint64_t>(config.teams_max)},
                                  {"ISHMEM_REDUCE_SCATTER_MIN", config.reduce_scatter_min},
                                  {"ISHMEM_CHAIN_MIN", static_cast<uint64_t>(chain_min)}};
     if (state.backend == backend_kind::cuda)

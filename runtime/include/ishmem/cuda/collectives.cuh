@@ -384,27 +384,6 @@ __device__ inline ishmemi::cuda::gpu_medium_slot* medium_slot(int pe, int slot) 
            slot;
 }
 
-// Whether a call that is not through the ring takes the stage (the same on every member whatever its
-// group; the library's kernels launch one block per part with data, runtime/cuda/collectives.cu),
-// under the limit of its kind (dstate: medium_limit for broadcast, medium_gather_limit for fcollect
-// and alltoall, medium_reduce_limit for the reductions and scans). all_send: every member sends
-// its block to every member (all but broadcast).
-__device__ inline bool through_medium(int team, unsigned limit, bool all_send, size_t block_bytes) {
-    const auto* t = find_team(team);
-    return t && t->size <= ishmemi::cuda::gpu_sync_slot::max_members &&
-           ishmemi::cuda::medium_takes(team, limit, all_send ? t->size : 1, block_bytes);
-}
-
-// Runs f(group, first part, part step) on what handles this PE's parts: each block of a library
-// kernel's grid its own (block b: parts b, b + blocks, ...), so blocks never wait for each other;
-// any other group all of them.
-template <class G, class F> __device__ inline void with_part_group(const G& g, F&& f) {
-    if constexpr (::cuda::std::is_same_v<G, kernel_grid>)
-        f(cg::this_thread_block(), blockIdx.x, gridDim.x);
-    else
-        f(g, 0u, 1u);
-}
-
 // One medium call on a team, as the group that handles parts first, first + step, ... of it sees
 // it; every thread constructs it, the leader alone touches counters, flags and acks.
 template <class B> class medium_call {
@@ -416,7 +395,7 @@ template <class B> class medium_call {
     // array); blocks are 16-byte aligned in a stage half.
     __device__ medium_call(const B& g, int team, unsigned first, unsigned step, size_t bytes)
         : g_(g), t_(*find_team(team)), slot_(team), first_(first), step_(step), bytes_(bytes),
-          stride_((bytes + 15) / 16 * 16), chunk_(ishmemi::cuda::medium_chunk(bytes, dstate.medium_part)),
+          stride_(ishmemi::cuda::medium_stride(bytes)), chunk_(ishmemi::cuda::medium_chunk(bytes, dstate.medium_part)),
           with_data_(ishmemi::cuda::medium_parts_with_data(bytes, dstate.medium_part)) {
         sync_group(g_);  // the group's earlier reads of dest and writes of source come first
         unsigned long long c = 0;
@@ -559,15 +538,33 @@ __device__ inline void gather_medium(const medium_call<B>& k, char* dest, size_t
     k.ack();
 }
 
+// Runs a call through the stage when it takes it: run(k), with the medium_call of what handles this
+// PE's parts - each block of a library kernel's grid its own (block b: parts b, b + blocks, ...), so
+// blocks never wait for each other; any other group all of them. It takes the call when the ring
+// does not, the team has a stage and the call fits `limit` (its kind's; dstate); that depends on
+// the sizes and the team alone, so it is the same on every member whatever its group (the library's
+// kernels launch one block per part with data, runtime/cuda/collectives.cu). all_send: every member
+// sends its block of `bytes` to every member (all but broadcast). Returns whether it ran the call.
+template <class G, class Run>
+__device__ inline bool via_medium(const G& g, int team, unsigned limit, bool all_send, size_t bytes, Run&& run) {
+    const auto* t = find_team(team);
+    if (!t || t->size > ishmemi::cuda::gpu_sync_slot::max_members) return false;
+    const size_t blocks = all_send ? static_cast<size_t>(t->size) : 1;
+    if (through_ring<G>(blocks * bytes) || !ishmemi::cuda::medium_takes(team, limit, blocks, bytes)) return false;
+    if constexpr (::cuda::std::is_same_v<G, kernel_grid>) {
+        const auto block = cg::this_thread_block();
+        run(medium_call<cg::thread_block>(block, team, blockIdx.x, gridDim.x, bytes));
+    } else {
+        run(medium_call<G>(g, team, 0u, 1u, bytes));
+    }
+    return true;
+}
+
 template <class G>
 __device__ inline int broadcast(const G& g, int team, void* dest, const void* source, size_t bytes, int root) {
     if (bytes == 0) return 0;
-    if (!through_ring<G>(bytes) && through_medium(team, dstate.medium_limit, false, bytes)) {
-        with_part_group(g, [&](const auto& b, unsigned first, unsigned step) {
-            broadcast_medium(medium_call<::cuda::std::decay_t<decltype(b)>>(b, team, first, step, bytes), dest, source, root);
-        });
+    if (via_medium(g, team, dstate.medium_limit, false, bytes, [&](const auto& k) { broadcast_medium(k, dest, source, root); }))
         return 0;
-    }
     call<G> k(g, team, "ishmem_broadcast");
     if (through_ring<G>(bytes)) {
         broadcast_ring(k, dest, source, bytes, root);
@@ -614,13 +611,10 @@ __device__ inline void take_blocks(const call<G>& k, char* dest, const void* min
 
 template <class G> __device__ inline int fcollect(const G& g, int team, void* dest, const void* source, size_t bytes) {
     if (bytes == 0) return 0;
-    if (const int n = find_team(team)->size; !through_ring<G>(bytes * n) && through_medium(team, dstate.medium_gather_limit, true, bytes)) {
-        with_part_group(g, [&](const auto& b, unsigned first, unsigned step) {
-            gather_medium(medium_call<::cuda::std::decay_t<decltype(b)>>(b, team, first, step, bytes), static_cast<char*>(dest),
-                          bytes, source, [&](int) { return source; });
-        });
+    if (via_medium(g, team, dstate.medium_gather_limit, true, bytes, [&](const auto& k) {
+            gather_medium(k, static_cast<char*>(dest), bytes, source, [&](int) { return source; });
+        }))
         return 0;
-    }
     call<G> k(g, team, "ishmem_fcollect");
     if (through_ring<G>(bytes * k.size())) {
         exchange_ring(k, bytes, [&](int) { return source; }, [&](unsigned long long* ring, size_t words, unsigned tag) {
@@ -637,13 +631,10 @@ template <class G> __device__ inline int fcollect(const G& g, int team, void* de
 template <class G> __device__ inline int alltoall(const G& g, int team, void* dest, const void* source, size_t bytes) {
     if (bytes == 0) return 0;
     const char* src = static_cast<const char*>(source);
-    if (const int n = find_team(team)->size; !through_ring<G>(bytes * n) && through_medium(team, dstate.medium_gather_limit, true, bytes)) {
-        with_part_group(g, [&](const auto& b, unsigned first, unsigned step) {
-            medium_call<::cuda::std::decay_t<decltype(b)>> k(b, team, first, step, bytes);
+    if (via_medium(g, team, dstate.medium_gather_limit, true, bytes, [&](const auto& k) {
             gather_medium(k, static_cast<char*>(dest), bytes, src + k.me() * bytes, [&](int m) { return src + m * bytes; });
-        });
+        }))
         return 0;
-    }
     call<G> k(g, team, "ishmem_alltoall");
     if (through_ring<G>(bytes * k.size())) {
         exchange_ring(k, bytes, [&](int m) { return src + m * bytes; }, [&](unsigned long long* ring, size_t words, unsigned tag) {
@@ -818,14 +809,9 @@ __device__ inline void combine_medium(const medium_call<B>& k, T* dest, const T*
 template <int Op, int Scan, class T, class G>
 __device__ inline int combine_chunks(const G& g, int team, T* dest, const T* source, size_t n, const char* routine) {
     if (n == 0) return 0;
-    if (const int members = find_team(team)->size;
-        !through_ring<G>(n * sizeof(T) * members) && through_medium(team, dstate.medium_reduce_limit, true, n * sizeof(T))) {
-        with_part_group(g, [&](const auto& b, unsigned first, unsigned step) {
-            combine_medium<Op, Scan>(medium_call<::cuda::std::decay_t<decltype(b)>>(b, team, first, step, n * sizeof(T)),
-                                     dest, source);
-        });
+    if (via_medium(g, team, dstate.medium_reduce_limit, true, n * sizeof(T),
+                   [&](const auto& k) { combine_medium<Op, Scan>(k, dest, source); }))
         return 0;
-    }
     call<G> k(g, team, routine);
     if (through_ring<G>(n * sizeof(T) * k.size())) {
         // Every member's whole source comes to every member, which combines in team order (so the

@@ -128,12 +128,13 @@ struct gpu_medium_slot {
     alignas(128) char stage[2][half_bytes];
 };
 inline constexpr int medium_slots = 8;
+// Where a member's block starts after the one before in a stage half: its bytes, 16-byte aligned.
+ISHMEM_HD inline size_t medium_stride(size_t bytes) { return (bytes + 15) / 16 * 16; }
 // The bytes of part p of each member's block of `bytes` (ranges of 16-byte multiples of at least
 // `part_min` bytes); host and device cut alike.
 ISHMEM_HD inline size_t medium_chunk(size_t bytes, size_t part_min) {
     size_t c = (bytes + gpu_medium_slot::parts - 1) / gpu_medium_slot::parts;
-    if (c < part_min) c = part_min;
-    return (c + 15) / 16 * 16;
+    return medium_stride(c < part_min ? part_min : c);
 }
 ISHMEM_HD inline unsigned medium_parts_with_data(size_t bytes, size_t part_min) {
     const size_t c = medium_chunk(bytes, part_min);
@@ -143,7 +144,7 @@ ISHMEM_HD inline unsigned medium_parts_with_data(size_t bytes, size_t part_min) 
 // in one PE's half: `blocks` blocks of `block_bytes` (the gathers: one per member; broadcast: one).
 // The caller has ruled out the ring first.
 ISHMEM_HD inline bool medium_takes(int slot, unsigned limit, size_t blocks, size_t block_bytes) {
-    return slot >= 0 && slot < medium_slots && blocks * ((block_bytes + 15) / 16 * 16) <= limit;
+    return slot >= 0 && slot < medium_slots && blocks * medium_stride(block_bytes) <= limit;
 }
 
 struct device_state {
