@@ -4,6 +4,11 @@
 // block (an ordinary launch); a medium one a block per part of the stage; a large one is a
 // cooperative grid of up to one block per SM, with the whole grid as the group: every block copies
 // or combines its share, and the grid syncs between the phases.
+// Every launch but a cooperative one is a programmatic dependent launch (Hopper and later; off with
+// ISHMEM_GPU_EARLY_LAUNCH=0): a kernel queued right after another of these is launched while that one
+// still runs, and waits on the GPU for it (earlier_work_done). That takes the launch off the time
+// between two calls in a row: a boundary cost 1.5-1.7 us as an ordinary or cooperative launch and
+// 0.5-0.7 us this way (2 x H200, bench/results/launch-study-2026-11-26-h200.txt).
 #include <atomic>
 #include <type_traits>
 
@@ -32,8 +37,19 @@ template <bool Grid> __device__ inline auto kernel_group() {
         return cg::this_thread_block();
 }
 
+// The first thing each library kernel does. It lets the next kernel of the stream launch now (a
+// programmatic dependent launch, if it is one), then waits until the stream's earlier work has ended
+// and its writes are visible. Both are no-ops in a kernel launched without the attribute.
+__device__ inline void earlier_work_done() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 template <bool Grid>
 __global__ void __launch_bounds__(threads_per_block<Grid>) bytes_kernel(coll_kind kind, int team, void* dest, const void* source, size_t bytes, int root) {
+    earlier_work_done();
     const auto group = kernel_group<Grid>();
     switch (kind) {
         case coll_alltoall: dc::alltoall(group, team, dest, source, bytes); break;
@@ -43,10 +59,14 @@ __global__ void __launch_bounds__(threads_per_block<Grid>) bytes_kernel(coll_kin
     }
 }
 
-__global__ void barrier_kernel(int team) { ishmemi::dev::team_barrier(*ishmemi::dev::find_team(team), team); }
+__global__ void barrier_kernel(int team) {
+    earlier_work_done();
+    ishmemi::dev::team_barrier(*ishmemi::dev::find_team(team), team);
+}
 
 template <int Op, int Scan, class T, bool Grid>
 __global__ void __launch_bounds__(threads_per_block<Grid>) combine_kernel(int team, T* dest, const T* source, size_t nelems) {
+    earlier_work_done();
     dc::combine_chunks<Op, Scan>(kernel_group<Grid>(), team, dest, source, nelems,
                                  Scan == dc::no_scan ? "ishmem_reduce" : Scan == dc::inclusive ? "ishmem_sum_inscan"
                                                                                                : "ishmem_sum_exscan");
@@ -57,6 +77,7 @@ __global__ void __launch_bounds__(threads_per_block<Grid>) combine_kernel(int te
 constexpr int stream_count = 32;
 cudaStream_t streams[stream_count];
 int sm_count = 1;
+bool early_launch = false;  // programmatic dependent launches: Hopper or later, and ISHMEM_GPU_EARLY_LAUNCH
 
 cudaStream_t my_stream() {
     static std::atomic<unsigned> next{0};
@@ -91,15 +112,31 @@ struct kernel_pair {
     const void* block;
 };
 
-void launch(kernel_pair k, unsigned blocks, void** args, CUstream_st* s) {
+// How a call runs: one block (the block form), a block per part of the stage (the grid form
+// without grid syncs: an ordinary launch), or a cooperative grid.
+enum class shape { one_block, parts, grid };
+
+void launch(kernel_pair k, shape how, unsigned blocks, void** args, CUstream_st* s) {
     cuda::ensure_device();
     cudaStream_t stream = s ? s : my_stream();
-    if (blocks > 1)
-        cuda::check(cudaLaunchCooperativeKernel(k.grid, dim3(blocks), dim3(block_threads), args, 0, stream), routine,
-                    "launching a collective kernel (cudaLaunchCooperativeKernel)");
-    else
-        cuda::check(cudaLaunchKernel(k.block, dim3(1), dim3(lone_block_threads), args, 0, stream), routine,
-                    "launching a collective kernel");
+    if (blocks <= 1) how = shape::one_block;
+    cudaLaunchAttribute attrs[1];
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(blocks);
+    cfg.blockDim = dim3(how == shape::one_block ? lone_block_threads : block_threads);
+    cfg.stream = stream;
+    cfg.attrs = attrs;
+    if (how == shape::grid) {
+        attrs[0].id = cudaLaunchAttributeCooperative;
+        attrs[0].val.cooperative = 1;
+        cfg.numAttrs = 1;
+    } else if (early_launch) {
+        attrs[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attrs[0].val.programmaticStreamSerializationAllowed = 1;
+        cfg.numAttrs = 1;
+    }
+    cuda::check(cudaLaunchKernelExC(&cfg, how == shape::one_block ? k.block : k.grid, args), routine,
+                how == shape::grid ? "launching a collective kernel (cooperative)" : "launching a collective kernel");
     if (!s) cuda::check(cudaStreamSynchronize(stream), routine, "a collective kernel");
 }
 
@@ -138,11 +175,12 @@ void combine(int op, int scan, int team, void* dest, const void* source, size_t 
     const T* src = static_cast<const T*>(source);
     void* args[] = {&team, &d, &src, &nelems};
     const size_t bytes = nelems * sizeof(T), n = static_cast<size_t>(team_size_or_zero(team));
-    const unsigned blocks = through_ring(bytes * n) ? 1
-                            : through_medium(team, n, config.gpu_medium_reduce_bytes, true, bytes)
-                                ? medium_blocks(bytes)
-                                : blocks_for(bytes, config.gpu_reduce_block_bytes);
-    launch(combine_kernel_for<T>(op, scan), blocks, args, s);
+    if (through_ring(bytes * n))
+        launch(combine_kernel_for<T>(op, scan), shape::one_block, 1, args, s);
+    else if (through_medium(team, n, config.gpu_medium_reduce_bytes, true, bytes))
+        launch(combine_kernel_for<T>(op, scan), shape::parts, medium_blocks(bytes), args, s);
+    else
+        launch(combine_kernel_for<T>(op, scan), shape::grid, blocks_for(bytes, config.gpu_reduce_block_bytes), args, s);
 }
 
 }  // namespace
@@ -157,16 +195,18 @@ void collective(coll_kind kind, int team, void* dest, const void* source, size_t
     const bool medium = sized && !ring &&
                         through_medium(team, n, broadcast ? config.gpu_medium_bytes : config.gpu_medium_gather_bytes,
                                        !broadcast, bytes);
-    launch(bytes_kernels,
-           ring ? 1 : medium ? medium_blocks(bytes) : blocks_for(bytes * n, config.gpu_coll_block_bytes), args, s);
+    if (ring)
+        launch(bytes_kernels, shape::one_block, 1, args, s);
+    else if (medium)
+        launch(bytes_kernels, shape::parts, medium_blocks(bytes), args, s);
+    else
+        launch(bytes_kernels, shape::grid, blocks_for(bytes * n, config.gpu_coll_block_bytes), args, s);
 }
 
 void barrier(int team, CUstream_st* s) {
-    cuda::ensure_device();
-    cudaStream_t stream = s ? s : my_stream();
-    barrier_kernel<<<1, 1, 0, stream>>>(team);
-    cuda::check(cudaGetLastError(), routine, "launching a barrier kernel");
-    if (!s) cuda::check(cudaStreamSynchronize(stream), routine, "a barrier kernel");
+    void* args[] = {&team};
+    const void* k = reinterpret_cast<const void*>(&barrier_kernel);
+    launch({k, k}, shape::one_block, 1, args, s);
 }
 
 void reduction(int op, int scan, elem_kind type, int team, void* dest, const void* source, size_t nelems,
@@ -190,6 +230,10 @@ void reduction(int op, int scan, elem_kind type, int team, void* dest, const voi
 
 namespace ishmemi::cuda {
 void collectives_init() {
+    int major = 0;
+    check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device()), gpu::routine,
+          "cudaDeviceGetAttribute");
+    gpu::early_launch = major >= 9 && config.gpu_early_launch;
     static bool made = false;  // once per process: a later ishmem_init reuses the streams
     if (made) return;
     made = true;
@@ -197,6 +241,7 @@ void collectives_init() {
         check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), gpu::routine, "cudaStreamCreateWithFlags");
     check(cudaDeviceGetAttribute(&gpu::sm_count, cudaDevAttrMultiProcessorCount, device()), gpu::routine,
           "cudaDeviceGetAttribute");
+
     // Load the kernels now, not first inside a queue task (see host_ops_init).
     cudaFuncAttributes a;
     auto load_pair = [&](gpu::kernel_pair k) {

@@ -4,8 +4,8 @@
 // host memory. Any operation, host path included, thereby runs in stream order, with no kernel of
 // its own; the copy engine still does the data movement of the RMA forms.
 #include <atomic>
+#include <deque>
 #include <mutex>
-#include <vector>
 
 #include "cuda_call.h"
 #include "ishmem/host/exec.h"
@@ -38,10 +38,12 @@ unsigned* flags() {  // mapped pinned words, used round-robin
 std::atomic<unsigned> next_flag{0};
 
 // Events of gates and of operations that run on the stream itself, pooled: creating a CUDA event
-// costs about as much as a small copy. Never destroyed: events held by static objects may come
-// back after static destruction began.
+// costs about as much as a small copy. First in, first out: the event taken again is the one given
+// back longest ago, most likely passed already (a program that drops the returned events of calls in
+// a row would otherwise re-record the one event still pending). Never destroyed: events held by
+// static objects may come back after static destruction began.
 std::mutex& pool_mutex = *new std::mutex;
-std::vector<cudaEvent_t>& pool = *new std::vector<cudaEvent_t>;
+std::deque<cudaEvent_t>& pool = *new std::deque<cudaEvent_t>;
 
 CUevent_st* record(CUstream_st* s) {
     ensure_device();
@@ -49,8 +51,8 @@ CUevent_st* record(CUstream_st* s) {
     {
         std::lock_guard<std::mutex> lock(pool_mutex);
         if (!pool.empty()) {
-            e = pool.back();
-            pool.pop_back();
+            e = pool.front();
+            pool.pop_front();
         }
     }
     if (!e) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), routine, "cudaEventCreate");

@@ -19,7 +19,7 @@ extern char** environ;
 
 namespace ishmemi {
 
-config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{64} << 10, size_t{32} << 10, size_t{16} << 10, size_t{256} << 10, 0, size_t{64} << 10, size_t{4} << 10, "auto", -1, false, 0, "0", true, 0, 0, "hostname", true, 1000};
+config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{64} << 10, size_t{32} << 10, size_t{16} << 10, size_t{256} << 10, 0, size_t{64} << 10, size_t{4} << 10, true, "auto", -1, false, 0, "0", true, 0, 0, "hostname", true, 1000};
 size_t reduce_scatter_min = 65536;
 int chain_min = 2;
 unsigned spin_limit = 4;
@@ -208,6 +208,9 @@ void load_config(bool warn_unknown) {
     else if (strcmp(split_text, "hostname") != 0)
         fatal(routine, "ISHMEM_NODE_SPLIT=%s is not hostname, pe, a positive number of PEs per node or cyclic:N",
               split_text);
+    const char* early_text = value_of("ISHMEM_GPU_EARLY_LAUNCH");
+    if (!parse_bool(early_text, &config.gpu_early_launch))
+        fatal(routine, "ISHMEM_GPU_EARLY_LAUNCH=%s is not 0 or 1", early_text);
     const char* hier_text = value_of("ISHMEM_HIERARCHICAL");
     if (!parse_bool(hier_text, &config.hierarchical)) fatal(routine, "ISHMEM_HIERARCHICAL=%s is not 0 or 1", hier_text);
     const char* sleep_text = value_of("ISHMEM_MPI_PROGRESS_SLEEP_US");

@@ -36,6 +36,9 @@ expect() {
 expect bad_pe 1 'ishmem: PE 0: ishmem_int_p[^:]*: .*PE 99'
 expect bad_addr 1 'ishmem: PE 0: ishmem_int_p[^:]*: .*(heap|symmetric)'
 expect bad_cmp 1 'ishmem: PE 0: ishmem_int_wait_until[^:]*: .*99'
+# Two callers of one PE inside a collective on one team at once, through the ring and the stage.
+expect two_callers 1 'ishmem: PE 0: ishmem_broadcast[^:]*: another thread or group of this PE is inside a collective on team 0'
+expect two_callers_medium 1 'ishmem: PE 0: ishmem_broadcast[^:]*: another thread or group of this PE is inside a collective on team 0'
 if [ "$gpus" -ge 2 ]; then
   # Only PE 1 fails; the launcher names it and stops PE 0 (which waits in a barrier).
   expect bad_pe_on_last 2 'ishmem: PE 1: ishmem_int_p[^:]*: .*PE 99' 'PE 1 \(pid [0-9]+\) (exited with status [1-9]|killed by signal)'

@@ -2,16 +2,21 @@
 // "ishmem: PE <n>: <routine>: <reason>" (printed by the host side of the PE) and a nonzero exit.
 // check_device_error.sh runs it under ishmrun and checks the line.
 //
-// usage: device_error bad_pe | bad_addr | bad_cmp | bad_pe_on_last
-//   bad_pe          ishmem_int_p(dest, 1, 99) in a kernel
-//   bad_addr        ishmem_int_p(<cudaMalloc'd, not symmetric>, 1, 0) in a kernel
-//   bad_cmp         ishmem_int_wait_until(dest, 99, 0) in a kernel
-//   bad_pe_on_last  only the last PE makes the bad_pe call; the others wait in a barrier
+// usage: device_error bad_pe | bad_addr | bad_cmp | bad_pe_on_last | two_callers | two_callers_medium
+//   bad_pe              ishmem_int_p(dest, 1, 99) in a kernel
+//   bad_addr            ishmem_int_p(<cudaMalloc'd, not symmetric>, 1, 0) in a kernel
+//   bad_cmp             ishmem_int_wait_until(dest, 99, 0) in a kernel
+//   bad_pe_on_last      only the last PE makes the bad_pe call; the others wait in a barrier
+//   two_callers         two blocks of one kernel broadcast 8 bytes on the world at the same time,
+//                       over and over (a PE may have one caller in a team's collectives at a time)
+//   two_callers_medium  the same with 64 KiB, which goes through the medium stage
 // When the kernel ends and nothing stopped the process, it says so and exits 0 (the check fails).
 #include <cuda_runtime.h>
 #include <ishmem.h>
 #include <ishmemx.h>
 #include <unistd.h>
+
+#include <cooperative_groups.h>
 
 #include <chrono>
 #include <cstdio>
@@ -29,6 +34,12 @@ __global__ void bad_call(int mode, int* dest, int* outside) {
     }
 }
 
+// Both blocks call at once, many times: the second caller inside must be caught.
+__global__ void two_callers(char* dest, const char* source, size_t bytes) {
+    const auto block = cooperative_groups::this_thread_block();
+    for (int i = 0; i < 100000; ++i) ishmemx_broadcastmem_work_group(dest, source, bytes, 0, block);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -39,12 +50,17 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(what, "bad_addr")) mode = 1;
     else if (!std::strcmp(what, "bad_cmp")) mode = 2;
     else if (!std::strcmp(what, "bad_pe_on_last")) mode = 0, only_last = true;
+    else if (!std::strcmp(what, "two_callers")) mode = 3;
+    else if (!std::strcmp(what, "two_callers_medium")) mode = 4;
     if (mode < 0) {
-        std::fprintf(stderr, "usage: device_error bad_pe | bad_addr | bad_cmp | bad_pe_on_last\n");
+        std::fprintf(stderr, "usage: device_error bad_pe | bad_addr | bad_cmp | bad_pe_on_last | two_callers | "
+                             "two_callers_medium\n");
         return 2;
     }
     ishmem_init();
     int* dest = static_cast<int*>(ishmem_calloc(1, sizeof(int)));
+    const size_t bytes = mode == 4 ? size_t{64} << 10 : 8;
+    char* bcast = static_cast<char*>(ishmem_calloc(2, bytes));
     int* outside = nullptr;
     if (cudaMalloc(&outside, 64) != cudaSuccess) {
         std::fprintf(stderr, "device_error: cudaMalloc failed\n");
@@ -55,7 +71,10 @@ int main(int argc, char** argv) {
     if (!only_last || me == ishmem_n_pes() - 1) {
         cudaStream_t s;
         cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-        bad_call<<<1, 32, 0, s>>>(mode, dest, outside);
+        if (mode >= 3)
+            two_callers<<<2, 128, 0, s>>>(bcast, bcast + bytes, bytes);
+        else
+            bad_call<<<1, 32, 0, s>>>(mode, dest, outside);
         // The runtime should end this process while (or soon after) the kernel runs. Wait up to 60 s
         // for the kernel, then 10 s more for a late report, without blocking in a CUDA call.
         const auto start = std::chrono::steady_clock::now();

@@ -393,14 +393,24 @@ template <class B> class medium_call {
   public:
     // bytes: the size of each member's block (a broadcast's array, a gather's block, a reduction's
     // array); blocks are 16-byte aligned in a stage half.
-    __device__ medium_call(const B& g, int team, unsigned first, unsigned step, size_t bytes)
+    __device__ medium_call(const B& g, int team, unsigned first, unsigned step, size_t bytes, const char* routine)
         : g_(g), t_(*find_team(team)), slot_(team), first_(first), step_(step), bytes_(bytes),
           stride_(ishmemi::cuda::medium_stride(bytes)), chunk_(ishmemi::cuda::medium_chunk(bytes, dstate.medium_part)),
           with_data_(ishmemi::cuda::medium_parts_with_data(bytes, dstate.medium_part)) {
         sync_group(g_);  // the group's earlier reads of dest and writes of source come first
         unsigned long long c = 0;
-        if (rank() == 0)
+        if (rank() == 0) {
+#if ISHMEM_DEVICE_CHECKS
+            // A group that handles every part is one caller, as in `call`: a second caller of this PE
+            // on the team at the same time would share the parts' counters. (The blocks of a library
+            // kernel share one call; the stream orders those kernels.)
+            if (step_ == 1 && __builtin_expect(atomicExch(&busy()->value, 1ull) != 0ull, 0))
+                fail(ishmemi::cuda::err_concurrent, routine, nullptr, team, 0, 0);
+#else
+            (void)routine;
+#endif
             for (unsigned p = first_; p < parts; p += step_) c = ++mine()->part_calls[p].value;  // equal for all p
+        }
         c_ = from_leader(g_, c);
         // This call's half last served the call two back: every other member must have read all of it
         // (acks of every part). As a rule they did long ago, and the polls are of my own memory.
@@ -484,18 +494,24 @@ template <class B> class medium_call {
     __device__ const char* received(int j) const { return half(me()) + j * stride_; }
     // The group has read what it took (every thread has stored the values it loaded, so the loads
     // are complete): my ack of each of my parts, with data or not, at every other member.
+    // The last step of a call.
     __device__ void ack() const {
         sync_group(g_);
-        if (rank() == 0)
+        if (rank() == 0) {
             for (int i = 1; i < size(); ++i) {
                 slot_t* s = slot_of((me() + i) % size());
                 for (unsigned p = first_; p < parts; p += step_)
                     sys_ref(&s->acks[p][me()]).store(c_, ::cuda::std::memory_order_relaxed);
             }
+#if ISHMEM_DEVICE_CHECKS
+            if (step_ == 1) sys_ref(&busy()->value).store(0ull, ::cuda::std::memory_order_relaxed);
+#endif
+        }
     }
 
   private:
     __device__ slot_t* mine() const { return medium_slot(dstate.my_pe, slot_); }
+    __device__ auto* busy() const { return &sync_slot(dstate.my_pe, slot_)->busy; }
     __device__ slot_t* slot_of(int m) const { return medium_slot(t_.start + m * t_.stride, slot_); }
     __device__ char* half(int m) const { return slot_of(m)->stage[c_ % 2]; }
     const B& g_;
@@ -546,16 +562,17 @@ __device__ inline void gather_medium(const medium_call<B>& k, char* dest, size_t
 // kernels launch one block per part with data, runtime/cuda/collectives.cu). all_send: every member
 // sends its block of `bytes` to every member (all but broadcast). Returns whether it ran the call.
 template <class G, class Run>
-__device__ inline bool via_medium(const G& g, int team, unsigned limit, bool all_send, size_t bytes, Run&& run) {
+__device__ inline bool via_medium(const G& g, int team, unsigned limit, bool all_send, size_t bytes, const char* routine,
+                                  Run&& run) {
     const auto* t = find_team(team);
     if (!t || t->size > ishmemi::cuda::gpu_sync_slot::max_members) return false;
     const size_t blocks = all_send ? static_cast<size_t>(t->size) : 1;
     if (through_ring<G>(blocks * bytes) || !ishmemi::cuda::medium_takes(team, limit, blocks, bytes)) return false;
     if constexpr (::cuda::std::is_same_v<G, kernel_grid>) {
         const auto block = cg::this_thread_block();
-        run(medium_call<cg::thread_block>(block, team, blockIdx.x, gridDim.x, bytes));
+        run(medium_call<cg::thread_block>(block, team, blockIdx.x, gridDim.x, bytes, routine));
     } else {
-        run(medium_call<G>(g, team, 0u, 1u, bytes));
+        run(medium_call<G>(g, team, 0u, 1u, bytes, routine));
     }
     return true;
 }
@@ -563,7 +580,8 @@ __device__ inline bool via_medium(const G& g, int team, unsigned limit, bool all
 template <class G>
 __device__ inline int broadcast(const G& g, int team, void* dest, const void* source, size_t bytes, int root) {
     if (bytes == 0) return 0;
-    if (via_medium(g, team, dstate.medium_limit, false, bytes, [&](const auto& k) { broadcast_medium(k, dest, source, root); }))
+    if (via_medium(g, team, dstate.medium_limit, false, bytes, "ishmem_broadcast",
+                   [&](const auto& k) { broadcast_medium(k, dest, source, root); }))
         return 0;
     call<G> k(g, team, "ishmem_broadcast");
     if (through_ring<G>(bytes)) {
@@ -611,7 +629,7 @@ __device__ inline void take_blocks(const call<G>& k, char* dest, const void* min
 
 template <class G> __device__ inline int fcollect(const G& g, int team, void* dest, const void* source, size_t bytes) {
     if (bytes == 0) return 0;
-    if (via_medium(g, team, dstate.medium_gather_limit, true, bytes, [&](const auto& k) {
+    if (via_medium(g, team, dstate.medium_gather_limit, true, bytes, "ishmem_fcollect", [&](const auto& k) {
             gather_medium(k, static_cast<char*>(dest), bytes, source, [&](int) { return source; });
         }))
         return 0;
@@ -631,7 +649,7 @@ template <class G> __device__ inline int fcollect(const G& g, int team, void* de
 template <class G> __device__ inline int alltoall(const G& g, int team, void* dest, const void* source, size_t bytes) {
     if (bytes == 0) return 0;
     const char* src = static_cast<const char*>(source);
-    if (via_medium(g, team, dstate.medium_gather_limit, true, bytes, [&](const auto& k) {
+    if (via_medium(g, team, dstate.medium_gather_limit, true, bytes, "ishmem_alltoall", [&](const auto& k) {
             gather_medium(k, static_cast<char*>(dest), bytes, src + k.me() * bytes, [&](int m) { return src + m * bytes; });
         }))
         return 0;
@@ -809,7 +827,7 @@ __device__ inline void combine_medium(const medium_call<B>& k, T* dest, const T*
 template <int Op, int Scan, class T, class G>
 __device__ inline int combine_chunks(const G& g, int team, T* dest, const T* source, size_t n, const char* routine) {
     if (n == 0) return 0;
-    if (via_medium(g, team, dstate.medium_reduce_limit, true, n * sizeof(T),
+    if (via_medium(g, team, dstate.medium_reduce_limit, true, n * sizeof(T), routine,
                    [&](const auto& k) { combine_medium<Op, Scan>(k, dest, source); }))
         return 0;
     call<G> k(g, team, routine);
