@@ -4,9 +4,10 @@
 // block (an ordinary launch); a medium one a block per part of the stage; a large one is a
 // cooperative grid of up to one block per SM, with the whole grid as the group: every block copies
 // or combines its share, and the grid syncs between the phases.
-// Every launch but a cooperative one is a programmatic dependent launch (Hopper and later; off with
+// Every launch is a programmatic dependent launch (Hopper and later; off with
 // ISHMEM_GPU_EARLY_LAUNCH=0): a kernel queued right after another of these is launched while that one
-// still runs, and waits on the GPU for it (earlier_work_done). That takes the launch off the time
+// still runs, and waits on the GPU for it (earlier_work_done); a cooperative grid too, where the
+// driver takes both attributes (its blocks then wait there before any grid sync). That takes the launch off the time
 // between two calls in a row: a boundary cost 1.5-1.7 us as an ordinary or cooperative launch and
 // 0.5-0.7 us this way (2 x H200, bench/results/launch-study-2026-11-26-h200.txt).
 #include <atomic>
@@ -116,27 +117,40 @@ struct kernel_pair {
 // without grid syncs: an ordinary launch), or a cooperative grid.
 enum class shape { one_block, parts, grid };
 
-void launch(kernel_pair k, shape how, unsigned blocks, void** args, CUstream_st* s) {
+// Whether a cooperative launch may be a programmatic dependent one too; cleared, for the process, if
+// the driver refuses the pair.
+bool early_cooperative = true;
+
+// threads: per block, 0 for the shape's own.
+void launch(kernel_pair k, shape how, unsigned blocks, void** args, CUstream_st* s, unsigned threads = 0) {
     cuda::ensure_device();
     cudaStream_t stream = s ? s : my_stream();
     if (blocks <= 1) how = shape::one_block;
-    cudaLaunchAttribute attrs[1];
+    cudaLaunchAttribute attrs[2];
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = dim3(blocks);
-    cfg.blockDim = dim3(how == shape::one_block ? lone_block_threads : block_threads);
+    cfg.blockDim = dim3(threads ? threads : how == shape::one_block ? lone_block_threads : block_threads);
     cfg.stream = stream;
     cfg.attrs = attrs;
-    if (how == shape::grid) {
-        attrs[0].id = cudaLaunchAttributeCooperative;
-        attrs[0].val.cooperative = 1;
-        cfg.numAttrs = 1;
-    } else if (early_launch) {
-        attrs[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attrs[0].val.programmaticStreamSerializationAllowed = 1;
-        cfg.numAttrs = 1;
+    const void* kernel = how == shape::one_block ? k.block : k.grid;
+    const bool early = early_launch && (how != shape::grid || early_cooperative);
+    if (early) {
+        attrs[cfg.numAttrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attrs[cfg.numAttrs++].val.programmaticStreamSerializationAllowed = 1;
     }
-    cuda::check(cudaLaunchKernelExC(&cfg, how == shape::one_block ? k.block : k.grid, args), routine,
-                how == shape::grid ? "launching a collective kernel (cooperative)" : "launching a collective kernel");
+    if (how == shape::grid) {
+        attrs[cfg.numAttrs].id = cudaLaunchAttributeCooperative;
+        attrs[cfg.numAttrs++].val.cooperative = 1;
+    }
+    cudaError_t r = cudaLaunchKernelExC(&cfg, kernel, args);
+    if (r != cudaSuccess && early && how == shape::grid) {
+        (void)cudaGetLastError();  // not sticky: launch errors of this kind leave the context usable
+        early_cooperative = false;
+        cfg.attrs = attrs + 1;
+        cfg.numAttrs = 1;
+        r = cudaLaunchKernelExC(&cfg, kernel, args);
+    }
+    cuda::check(r, routine, how == shape::grid ? "launching a collective kernel (cooperative)" : "launching a collective kernel");
     if (!s) cuda::check(cudaStreamSynchronize(stream), routine, "a collective kernel");
 }
 
@@ -206,7 +220,7 @@ void collective(coll_kind kind, int team, void* dest, const void* source, size_t
 void barrier(int team, CUstream_st* s) {
     void* args[] = {&team};
     const void* k = reinterpret_cast<const void*>(&barrier_kernel);
-    launch({k, k}, shape::one_block, 1, args, s);
+    launch({k, k}, shape::one_block, 1, args, s, 1);  // one thread takes the barrier
 }
 
 void reduction(int op, int scan, elem_kind type, int team, void* dest, const void* source, size_t nelems,
