@@ -4,10 +4,10 @@
 // block (an ordinary launch); a medium one a block per part of the stage; a large one is a
 // cooperative grid of up to one block per SM, with the whole grid as the group: every block copies
 // or combines its share, and the grid syncs between the phases.
-// Every launch is a programmatic dependent launch (Hopper and later; off with
+// Every launch but a cooperative one is a programmatic dependent launch (Hopper and later; off with
 // ISHMEM_GPU_EARLY_LAUNCH=0): a kernel queued right after another of these is launched while that one
-// still runs, and waits on the GPU for it (earlier_work_done); a cooperative grid too, where the
-// driver takes both attributes (its blocks then wait there before any grid sync). That takes the launch off the time
+// still runs, and waits on the GPU for it (earlier_work_done). (A cooperative grid launched so was
+// 0.2-0.3 us slower per call, bench/README.md, stop 26.) That takes the launch off the time
 // between two calls in a row: a boundary cost 1.5-1.7 us as an ordinary or cooperative launch and
 // 0.5-0.7 us this way (2 x H200, bench/results/launch-study-2026-11-26-h200.txt).
 #include <atomic>
@@ -117,40 +117,29 @@ struct kernel_pair {
 // without grid syncs: an ordinary launch), or a cooperative grid.
 enum class shape { one_block, parts, grid };
 
-// Whether a cooperative launch may be a programmatic dependent one too; cleared, for the process, if
-// the driver refuses the pair.
-bool early_cooperative = true;
-
 // threads: per block, 0 for the shape's own.
 void launch(kernel_pair k, shape how, unsigned blocks, void** args, CUstream_st* s, unsigned threads = 0) {
     cuda::ensure_device();
     cudaStream_t stream = s ? s : my_stream();
     if (blocks <= 1) how = shape::one_block;
-    cudaLaunchAttribute attrs[2];
+    cudaLaunchAttribute attrs[1];
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = dim3(blocks);
     cfg.blockDim = dim3(threads ? threads : how == shape::one_block ? lone_block_threads : block_threads);
     cfg.stream = stream;
     cfg.attrs = attrs;
     const void* kernel = how == shape::one_block ? k.block : k.grid;
-    const bool early = early_launch && (how != shape::grid || early_cooperative);
-    if (early) {
-        attrs[cfg.numAttrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-        attrs[cfg.numAttrs++].val.programmaticStreamSerializationAllowed = 1;
-    }
     if (how == shape::grid) {
-        attrs[cfg.numAttrs].id = cudaLaunchAttributeCooperative;
-        attrs[cfg.numAttrs++].val.cooperative = 1;
-    }
-    cudaError_t r = cudaLaunchKernelExC(&cfg, kernel, args);
-    if (r != cudaSuccess && early && how == shape::grid) {
-        (void)cudaGetLastError();  // not sticky: launch errors of this kind leave the context usable
-        early_cooperative = false;
-        cfg.attrs = attrs + 1;
+        attrs[0].id = cudaLaunchAttributeCooperative;
+        attrs[0].val.cooperative = 1;
         cfg.numAttrs = 1;
-        r = cudaLaunchKernelExC(&cfg, kernel, args);
+    } else if (early_launch) {
+        attrs[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attrs[0].val.programmaticStreamSerializationAllowed = 1;
+        cfg.numAttrs = 1;
     }
-    cuda::check(r, routine, how == shape::grid ? "launching a collective kernel (cooperative)" : "launching a collective kernel");
+    cuda::check(cudaLaunchKernelExC(&cfg, kernel, args), routine,
+                how == shape::grid ? "launching a collective kernel (cooperative)" : "launching a collective kernel");
     if (!s) cuda::check(cudaStreamSynchronize(stream), routine, "a collective kernel");
 }
 
