@@ -165,7 +165,8 @@ void parse_options(options& o, int argc, char** argv, Extra extra) {
 inline void print_usage(FILE* to, const char* argv0, const char* launch, const char* extra) {
     fprintf(to,
             "Usage: %s %s [options]\n"
-            "Device-initiated operations between 2 PEs on 2 GPUs (PE 0 initiates, PE 1 is the target);\n"
+            "Device-initiated operations between 2 PEs on 2 GPUs (PE 0 initiates, PE 1 is the target), and\n"
+            "the collectives; on more than 2 PEs (one per GPU) the collectives alone.\n"
             "CSV name,bytes,metric,value on stdout (metric us or GBps).\n"
             "  --quick          3 reps, 1000 latency iterations, sizes 8 B, 4 KiB, 1 MiB, 16 MiB\n"
             "  --csv FILE       also write the CSV (header and rows) to FILE\n"
@@ -799,6 +800,7 @@ struct bench {
     // ---- set-up ----
     // The PEs must sit on different GPUs: PE 0 reads PE 1's PCI address with g (the first device
     // operation of the run, so a broken g shows here too).
+    // PE 0 reads every PE's GPU (PCI id, through int_g) and names them; two PEs on one GPU stop the run.
     void describe_and_check_gpus() {
         int dev = 0;
         GB_CUDA(cudaGetDevice(&dev));
@@ -810,15 +812,25 @@ struct bench {
         GB_CUDA(cudaMemcpyAsync(slot, &id, sizeof id, cudaMemcpyHostToDevice, stream));
         barrier();
         if (me == 0) {
-            set_doing("reading PE 1's GPU id with int_g");
-            k_read_peer_int<Api><<<1, 1, 0, stream>>>(slot, peer, d_int);
-            launched();
-            int peer_id = read_back(d_int);
-            out->note("%s; PE 0 on GPU %d: %s (%d SMs, PCI %04x:%02x:%02x), PE 1 on PCI %04x:%02x:%02x", Api::name(),
-                      dev, p.name, p.multiProcessorCount, id >> 16, (id >> 8) & 0xff, id & 0xff, peer_id >> 16,
-                      (peer_id >> 8) & 0xff, peer_id & 0xff);
-            if (peer_id == id) die("both PEs use the same GPU (PCI %04x:%02x:%02x); each PE needs its own", id >> 16,
-                                   (id >> 8) & 0xff, id & 0xff);
+            std::vector<int> ids{id};
+            std::string others;
+            for (int pe = 1; pe < Api::n_pes(); ++pe) {
+                set_doing("reading PE %d's GPU id with int_g", pe);
+                k_read_peer_int<Api><<<1, 1, 0, stream>>>(slot, pe, d_int);
+                launched();
+                const int peer_id = read_back(d_int);
+                char text[64];
+                snprintf(text, sizeof text, ", PE %d on PCI %04x:%02x:%02x", pe, peer_id >> 16, (peer_id >> 8) & 0xff,
+                         peer_id & 0xff);
+                others += text;
+                for (int seen : ids)
+                    if (seen == peer_id)
+                        die("two PEs use the same GPU (PCI %04x:%02x:%02x); each PE needs its own", peer_id >> 16,
+                            (peer_id >> 8) & 0xff, peer_id & 0xff);
+                ids.push_back(peer_id);
+            }
+            out->note("%s; PE 0 on GPU %d: %s (%d SMs, PCI %04x:%02x:%02x)%s", Api::name(), dev, p.name,
+                      p.multiProcessorCount, id >> 16, (id >> 8) & 0xff, id & 0xff, others.c_str());
         }
         barrier();
     }
@@ -890,8 +902,10 @@ int run(int argc, char** argv, const char* launch_usage) {
     Api::init();
     b.me = Api::my_pe();
     g_pe = b.me;
-    if (Api::n_pes() != 2) die("runs on exactly 2 PEs, not %d", Api::n_pes());
-    b.peer = 1 - b.me;
+    // The point-to-point measurements pair PE 0 with PE 1; with more PEs only the collectives run.
+    const bool pair = Api::n_pes() == 2;
+    if (Api::n_pes() < 2) die("runs on 2 or more PEs, not %d", Api::n_pes());
+    b.peer = pair ? 1 - b.me : -1;
     GB_CUDA(cudaStreamCreateWithFlags(&b.stream, cudaStreamNonBlocking));
     csv_writer out(b.me == 0 ? b.opt.csv : std::string(), b.me == 0);
     b.out = &out;
@@ -901,16 +915,21 @@ int run(int argc, char** argv, const char* launch_usage) {
     out.note("%s run: %d reps (median), %ld ops per latency repetition, %zu sizes %zu..%zu bytes",
              b.opt.quick ? "quick" : "full", b.opt.reps, b.opt.lat_iters, b.opt.sizes.size(), b.opt.sizes.front(),
              b.opt.sizes.back());
-    b.latency();
-    b.bandwidth();
-    b.host_initiated();
+    if (pair) {
+        b.latency();
+        b.bandwidth();
+        b.host_initiated();
+    } else {
+        out.note("%d PEs: the point-to-point measurements need exactly 2 and are left out; collectives only",
+                 Api::n_pes());
+    }
     coll_run coll{b.opt, out, b.stream, b.src, b.dst, b.opt.sizes.back(), b.me, Api::n_pes()};
     run_collectives<Api>(coll);
     b.points += coll.points;
     b.wrong += coll.wrong;
     set_doing("the end");
     b.release();
-    out.note("%d points, %ld wrong results on PE 0 (PE 1 reports its own on stderr)", b.points, b.wrong);
+    out.note("%d points, %ld wrong results on PE 0 (the other PEs report their own on stderr)", b.points, b.wrong);
     GB_CUDA(cudaStreamDestroy(b.stream));
     Api::finalize();
     return b.wrong ? 1 : 0;

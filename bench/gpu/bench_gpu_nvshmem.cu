@@ -9,7 +9,7 @@
 // the id and writes it to --uid-file (through a rename, so that PE 1 never reads half of it); PE 1
 // waits for the file. Each process takes the GPU numbered by its rank.
 //
-//     bench_gpu_nvshmem --rank R --nranks 2 --uid-file F [options]
+//     bench_gpu_nvshmem --rank R --nranks N --uid-file F [options]
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -137,7 +137,7 @@ struct nvshmem_api {
     }
     static const char* extra_usage() {
         return "  --rank R         this process's rank (required; also its GPU)\n"
-               "  --nranks N       the number of processes (required: 2)\n"
+               "  --nranks N       the number of processes (required: 2, or more for the collectives alone)\n"
                "  --uid-file F     where rank 0 leaves NVSHMEM's unique id for the others (required; must not exist)\n";
     }
 
@@ -188,5 +188,5 @@ struct nvshmem_api {
 
 int main(int argc, char** argv) {
     gpubench::g_program = "bench_gpu_nvshmem";
-    return gpubench::run<nvshmem_api>(argc, argv, "--rank R --nranks 2 --uid-file F");
+    return gpubench::run<nvshmem_api>(argc, argv, "--rank R --nranks N --uid-file F");
 }

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # run.sh: bench_gpu (ishmem), bench_gpu_nvshmem (NVSHMEM) and bench_gpu_nccl (NCCL: the stream
-# collectives only) on two GPUs of this machine, one after the other; merges ours with NVSHMEM's into
+# collectives only) on two (--np N: N) GPUs of this machine, one after the other; merges ours with NVSHMEM's into
 # one CSV (name,bytes,metric,ours,nvshmem,ratio; ratio = ours / nvshmem, so < 1 is better for ishmem
 # in us rows and > 1 in GBps rows), ours with NCCL's into a second (FILE-nccl.csv, column nccl), and
 # prints the summaries last.
 #
-#   bench/gpu/run.sh [BUILD_DIR] [--out FILE] [--plot DIR] [--no-nvshmem] [bench options]
+#   bench/gpu/run.sh [BUILD_DIR] [--np N] [--out FILE] [--plot DIR] [--no-nvshmem] [bench options]
 #
 #   BUILD_DIR     ishmem's CMake build with the CUDA backend (default: build); bench_gpu and ishmrun
 #                 are (re)built there first
+#   --np N        processes, one per GPU (default 2); with more than 2 only the collectives run (the
+#                 point-to-point measurements pair PE 0 with PE 1)
 #   --out FILE    the merged CSV (default: bench/results/gpu-2gpu.csv)
 #   --plot DIR    also draw PNGs into DIR with plot_gpu.py (needs matplotlib)
 #   --no-nvshmem  do not run NVSHMEM
@@ -32,6 +34,7 @@ out=$top/bench/results/gpu-2gpu.csv
 plot_dir=
 use_nvshmem=1
 use_nccl=1
+np=2
 do_build=1
 args=()
 
@@ -42,6 +45,9 @@ positional=0
 while [ $# -gt 0 ]; do
   case $1 in
     --out) [ $# -ge 2 ] || { usage >&2; exit 2; }; out=$2; shift 2 ;;
+    --np) [ $# -ge 2 ] || { usage >&2; exit 2; }
+      case $2 in ''|*[!0-9]*|0|1) echo "run.sh: --np takes a number of 2 or more, not '$2'" >&2; exit 2 ;; esac
+      np=$2; shift 2 ;;
     --plot) [ $# -ge 2 ] || { usage >&2; exit 2; }; plot_dir=$2; shift 2 ;;
     --no-nvshmem) use_nvshmem=0; shift ;;
     --no-nccl) use_nccl=0; shift ;;
@@ -120,8 +126,8 @@ if [ $use_nccl -eq 1 ]; then
 fi
 
 # ---- run ours: one PE per GPU under ishmrun ----
-echo "run.sh: ishmem: $ishmrun -n 2 $ours ${args[*]}"
-"$ishmrun" -n 2 "$ours" --csv "$work/ours.csv" "${args[@]}" |
+echo "run.sh: ishmem: $ishmrun -n $np $ours ${args[*]}"
+"$ishmrun" -n "$np" "$ours" --csv "$work/ours.csv" "${args[@]}" |
   tee "$work/ours.out"
 rc=${PIPESTATUS[0]}
 if [ "$rc" -ne 0 ]; then
@@ -129,23 +135,25 @@ if [ "$rc" -ne 0 ]; then
   die "bench_gpu failed (exit status $rc; see ishmrun's message above: a PE's status 3 means its watchdog saw a hang)"
 fi
 
-# ---- run the peer: two processes, bootstrapped through a unique-id file ----
+# ---- run the peer: np processes, bootstrapped through a unique-id file ----
 # Both start at once; when one fails, the other is stopped (it would wait for its peer forever, or
 # until its own watchdog fires).
-# run_peer BINARY NAME LIBDIR: ranks 0 and 1 of a peer; rank 0's CSV goes to $work/NAME.csv.
+# run_peer BINARY NAME LIBDIR: ranks 0 to np - 1 of a peer; rank 0's CSV goes to $work/NAME.csv.
 run_peer() {
   local bin=$1 name=$2 uid=$work/$2.uid pids=() rc=0 i pid alive st why
   rm -f "$uid" "$uid.tmp"
   export LD_LIBRARY_PATH="$3${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export NVSHMEM_REMOTE_TRANSPORT=none NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME=lo NVSHMEM_DISABLE_NVLS=1 NCCL_NVLS_ENABLE=0
-  "$bin" --rank 0 --nranks 2 --uid-file "$uid" --csv "$work/$name.csv" "${args[@]}" >"$work/$name.out" &
+  "$bin" --rank 0 --nranks "$np" --uid-file "$uid" --csv "$work/$name.csv" "${args[@]}" >"$work/$name.out" &
   pids+=($!)
   tail -n +1 -f --pid="${pids[0]}" "$work/$name.out" &  # rank 0's lines as they come
-  "$bin" --rank 1 --nranks 2 --uid-file "$uid" "${args[@]}" &
-  pids+=($!)
+  for ((i = 1; i < np; ++i)); do
+    "$bin" --rank "$i" --nranks "$np" --uid-file "$uid" "${args[@]}" &
+    pids+=($!)
+  done
   while :; do
     alive=0
-    for i in 0 1; do
+    for ((i = 0; i < np; ++i)); do
       pid=${pids[$i]}
       [ -n "$pid" ] || continue
       if kill -0 "$pid" 2>/dev/null; then alive=1; continue; fi
@@ -154,7 +162,7 @@ run_peer() {
       if [ $st -ne 0 ] && [ $rc -eq 0 ]; then
         rc=$st
         why=; [ $st -eq 3 ] && why=": its watchdog saw a hang"
-        echo "run.sh: $name rank $i failed (exit status $st$why); stopping the other" >&2
+        echo "run.sh: $name rank $i failed (exit status $st$why); stopping the others" >&2
         for pid in "${pids[@]}"; do [ -z "$pid" ] || kill "$pid" 2>/dev/null; done
       fi
     done
@@ -166,14 +174,14 @@ run_peer() {
 }
 
 if [ $use_nvshmem -eq 1 ]; then
-  echo "run.sh: NVSHMEM: $peer ${args[*]} (ranks 0 and 1)"
+  echo "run.sh: NVSHMEM: $peer ${args[*]} (ranks 0 to $((np - 1)))"
   if ! (run_peer "$peer" nvshmem "$nv/lib"); then
     keep_work
     die "bench_gpu_nvshmem failed"
   fi
 fi
 if [ $use_nccl -eq 1 ]; then
-  echo "run.sh: NCCL: $nccl_peer ${args[*]} (ranks 0 and 1)"
+  echo "run.sh: NCCL: $nccl_peer ${args[*]} (ranks 0 to $((np - 1)))"
   if ! (run_peer "$nccl_peer" nccl "$nccl/lib"); then
     keep_work
     die "bench_gpu_nccl failed"
