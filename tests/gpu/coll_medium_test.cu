@@ -1,6 +1,6 @@
 // Medium data collectives on the CUDA backend: calls too large for the ring and within the medium
-// limits (ISHMEM_GPU_MEDIUM_BYTES for broadcast, 256 KiB; _REDUCE_BYTES, 64 KiB; _GATHER_BYTES, 0
-// by default; all 256 KiB in the staged suite run, ishmem_gpu_tests_staged_np<K>) go through the
+// limits (ISHMEM_GPU_MEDIUM_BYTES for broadcast, _REDUCE_BYTES and _GATHER_BYTES: 256 KiB by
+// default, and in the staged suite run, ishmem_gpu_tests_staged_np<K>, with the ring off) go through the
 // team's stage (device_state.h, gpu_medium_slot) on the world and the first teams, and through the
 // direct form on later teams and above the limits.
 // Rounds alternate between a cut into one part of 16 KiB and one into 16 parts of 15 KiB, so each
