@@ -492,9 +492,9 @@ template <class B> class medium_call {
     }
     // Member j's block in my half (to read with fresh loads).
     __device__ const char* received(int j) const { return half(me()) + j * stride_; }
-    // The group has read what it took (every thread has stored the values it loaded, so the loads
-    // are complete): my ack of each of my parts, with data or not, at every other member.
-    // The last step of a call.
+    // The last step of a call. The group has read what it took (every thread has stored the values
+    // it loaded, so the loads are complete): my ack of each of my parts, with data or not, at every
+    // other member; a group with every part then leaves the team free for this PE's next caller.
     __device__ void ack() const {
         sync_group(g_);
         if (rank() == 0) {
