@@ -51,6 +51,25 @@ struct kernel_grid {
     __device__ void sync() const { g.sync(); }
 };
 
+// A PE may have one caller at a time in a team's data collectives (device checks on): the caller's
+// leader claims the team's busy word on entry, or stops the kernel naming the routine, and gives it
+// back at the end. `call` and `medium_call` both use these.
+__device__ inline void claim_team(ishmemi::cuda::gpu_sync_slot* mine, int team, const char* routine) {
+#if ISHMEM_DEVICE_CHECKS
+    if (__builtin_expect(atomicExch(&mine->busy.value, 1ull) != 0ull, 0))
+        fail(ishmemi::cuda::err_concurrent, routine, nullptr, team, 0, 0);
+#else
+    (void)mine, (void)team, (void)routine;
+#endif
+}
+__device__ inline void release_team(ishmemi::cuda::gpu_sync_slot* mine) {
+#if ISHMEM_DEVICE_CHECKS
+    sys_ref(&mine->busy.value).store(0ull, ::cuda::std::memory_order_relaxed);
+#else
+    (void)mine;
+#endif
+}
+
 // One call of a data collective on a team, as this PE's group sees it; every thread constructs it
 // and only the leader (rank 0) touches the flags.
 template <class G> class call {
@@ -65,9 +84,8 @@ template <class G> class call {
             if (__builtin_expect(t_.size > ishmemi::cuda::gpu_sync_slot::max_members, 0))
                 fail(ishmemi::cuda::err_team_size, routine, nullptr, team, t_.size,
                      ishmemi::cuda::gpu_sync_slot::max_members);
-            if (__builtin_expect(atomicExch(&mine_->busy.value, 1ull) != 0ull, 0))
-                fail(ishmemi::cuda::err_concurrent, routine, nullptr, team, 0, 0);
 #endif
+            claim_team(mine_, team, routine);
             c_ = ++mine_->calls.value;  // only this PE's caller touches it
         }
     }
@@ -157,11 +175,7 @@ template <class G> class call {
     __device__ unsigned long long* ring_of(int m) const { return slot_of(m)->ring; }
 
     __device__ void finish() const {
-        if (leader()) {
-#if ISHMEM_DEVICE_CHECKS
-            sys_ref(&mine_->busy.value).store(0ull, ::cuda::std::memory_order_relaxed);
-#endif
-        }
+        if (leader()) release_team(mine_);
         if constexpr (!whole_kernel) sync();  // no thread returns before the leader saw every done
     }
 
@@ -400,15 +414,10 @@ template <class B> class medium_call {
         sync_group(g_);  // the group's earlier reads of dest and writes of source come first
         unsigned long long c = 0;
         if (rank() == 0) {
-#if ISHMEM_DEVICE_CHECKS
             // A group that handles every part is one caller, as in `call`: a second caller of this PE
             // on the team at the same time would share the parts' counters. (The blocks of a library
             // kernel share one call; the stream orders those kernels.)
-            if (step_ == 1 && __builtin_expect(atomicExch(&busy()->value, 1ull) != 0ull, 0))
-                fail(ishmemi::cuda::err_concurrent, routine, nullptr, team, 0, 0);
-#else
-            (void)routine;
-#endif
+            if (step_ == 1) claim_team(sync_slot(dstate.my_pe, slot_), team, routine);
             for (unsigned p = first_; p < parts; p += step_) c = ++mine()->part_calls[p].value;  // equal for all p
         }
         c_ = from_leader(g_, c);
@@ -503,15 +512,12 @@ template <class B> class medium_call {
                 for (unsigned p = first_; p < parts; p += step_)
                     sys_ref(&s->acks[p][me()]).store(c_, ::cuda::std::memory_order_relaxed);
             }
-#if ISHMEM_DEVICE_CHECKS
-            if (step_ == 1) sys_ref(&busy()->value).store(0ull, ::cuda::std::memory_order_relaxed);
-#endif
+            if (step_ == 1) release_team(sync_slot(dstate.my_pe, slot_));
         }
     }
 
   private:
     __device__ slot_t* mine() const { return medium_slot(dstate.my_pe, slot_); }
-    __device__ auto* busy() const { return &sync_slot(dstate.my_pe, slot_)->busy; }
     __device__ slot_t* slot_of(int m) const { return medium_slot(t_.start + m * t_.stride, slot_); }
     __device__ char* half(int m) const { return slot_of(m)->stage[c_ % 2]; }
     const B& g_;
