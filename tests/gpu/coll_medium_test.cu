@@ -3,8 +3,10 @@
 // default, and in the staged suite run, ishmem_gpu_tests_staged_np<K>, with the ring off) go through the
 // team's stage (device_state.h, gpu_medium_slot) on the world and the first teams, and through the
 // direct form on later teams and above the limits.
-// Rounds alternate between a cut into one part of 16 KiB and one into 16 parts of 15 KiB, so each
-// stage half is reused under another cut; every round's values differ, so stale stage data shows.
+// Rounds cycle through a cut into one part of 16 KiB, one into 16 parts of 15 KiB, and calls larger
+// than a stage half, which go through it in pieces (ISHMEM_GPU_MEDIUM_PIECES; reductions on more
+// than one PE receive too much and take the direct form), so each stage half is reused under
+// another cut; every round's values differ, so stale stage data shows.
 // In kernels from a thread, a warp and a block (one kernel, every round: stale L1 lines would show);
 // on streams (the library's kernel then runs a block per part) and from the host; and with some PEs
 // on a stream while the others call from a block, which cut the same call differently.
@@ -26,10 +28,13 @@ constexpr int untouched = -7;
 __host__ __device__ inline int mval(int pe, int r, long long i) { return pattern(pe, r, i) % 100000 + 1; }
 
 // Elements of a broadcast's or reduction's array, and of a gather's block per member, in round r:
-// odd rounds 4099 ints (just past the ring's 16 KiB), even rounds close to the stage half's 256 KiB.
-__host__ __device__ inline size_t array_n(int r) { return r % 2 ? 4099 : 60001; }
-__host__ __device__ inline size_t block_n(int r, int n_t) { return r % 2 ? 4099 : 65536 / n_t - 5; }
-constexpr size_t extent = 65536 + 64;  // of src and dst: every result plus a margin that must stay untouched
+// 4099 ints (just past the ring's 16 KiB), close to the stage half's 256 KiB, or about 800 KB in all
+// (4 pieces of a broadcast or a gather at the default limits).
+__host__ __device__ inline size_t array_n(int r) { return r % 3 == 1 ? 4099 : r % 3 == 2 ? 60001 : 200001; }
+__host__ __device__ inline size_t block_n(int r, int n_t) {
+    return r % 3 == 1 ? 4099 : r % 3 == 2 ? 65536 / n_t - 5 : 200000 / n_t - 3;
+}
+constexpr size_t extent = 200001 + 64;  // of src and dst: every result plus a margin that must stay untouched
 
 // Group kinds of the device forms: a thread (base forms), a warp tile, a block.
 enum kind : int { k_thread, k_warp, k_block };
@@ -180,7 +185,7 @@ TEST_F(GpuCollMedium, InKernelsFromAThreadAWarpAndABlock) {
             managed<int> ret(1);
             ret[0] = -1;
             stream st;
-            const int rounds = k == k_thread ? 2 : 6;  // a lone thread moves 256 KiB slowly
+            const int rounds = k == k_thread ? 3 : 6;  // a lone thread moves 800 KB slowly
             if (k == k_thread)
                 medium_kernel<k_thread><<<1, 1, 0, st>>>(team, src.get(), dst.get(), rounds, tme, tn, pes.get(), false, rep, ret.get());
             else if (k == k_warp)
@@ -270,7 +275,7 @@ TEST_F(GpuCollMedium, OnStreamsAndFromTheHost) {
         for (int k = 0; k < tn; ++k) pes.push_back(ishmem_team_translate_pe(team, k, ISHMEM_TEAM_WORLD));
         ishmem_barrier_all();
         if (tme >= 0)
-            for (int r = 1; r <= 4; ++r) host_round(team, pes, tme, r, r > 2, src, dst);
+            for (int r = 1; r <= 6; ++r) host_round(team, pes, tme, r, r > 3, src, dst);
         ishmem_barrier_all();
         if (tme < 0)
             expect_elements(dst.read(), [](size_t) { return untouched; }, "dest of a PE outside the team");
