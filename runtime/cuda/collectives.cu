@@ -99,15 +99,13 @@ unsigned blocks_for(size_t bytes, size_t per_block) {
 bool through_ring(size_t received) { return received <= config.gpu_stage_bytes; }
 
 // Calls that go through the medium stage instead (ishmem/cuda/collectives.cuh, via_medium; the ring
-// ruled out first) run one block per part of a piece with data: each block handles its part of every
-// piece alone, without grid syncs. Returns the blocks, 0 for the direct form. n: the team's size;
-// all_send: every member sends its block to every member.
-unsigned medium_blocks(int team, size_t n, size_t limit, bool all_send, size_t block_bytes) {
-    if (n == 0 || n > cuda::gpu_sync_slot::max_members) return 0;
-    const size_t piece = cuda::medium_piece(team, static_cast<unsigned>(limit), config.gpu_medium_pieces,
-                                            all_send ? n : 1, block_bytes);
-    return piece ? cuda::medium_parts_with_data(piece, config.gpu_medium_part) : 0;
+// ruled out first) run one block per part with data: each block handles its part alone, without
+// grid syncs. n: the team's size; all_send: every member sends its block to every member.
+bool through_medium(int team, size_t n, size_t limit, bool all_send, size_t block_bytes) {
+    return n > 0 && n <= cuda::gpu_sync_slot::max_members &&
+           cuda::medium_takes(team, static_cast<unsigned>(limit), all_send ? n : 1, block_bytes);
 }
+unsigned medium_blocks(size_t block_bytes) { return cuda::medium_parts_with_data(block_bytes, config.gpu_medium_part); }
 
 // A library kernel in its two forms: the whole grid of a cooperative launch, or one block.
 struct kernel_pair {
@@ -182,8 +180,8 @@ void combine(int op, int scan, int team, void* dest, const void* source, size_t 
     const size_t bytes = nelems * sizeof(T), n = static_cast<size_t>(team_size_or_zero(team));
     if (through_ring(bytes * n))
         launch(combine_kernel_for<T>(op, scan), shape::one_block, 1, args, s);
-    else if (const unsigned parts = medium_blocks(team, n, config.gpu_medium_reduce_bytes, true, bytes))
-        launch(combine_kernel_for<T>(op, scan), shape::parts, parts, args, s);
+    else if (through_medium(team, n, config.gpu_medium_reduce_bytes, true, bytes))
+        launch(combine_kernel_for<T>(op, scan), shape::parts, medium_blocks(bytes), args, s);
     else
         launch(combine_kernel_for<T>(op, scan), shape::grid, blocks_for(bytes, config.gpu_reduce_block_bytes), args, s);
 }
@@ -197,14 +195,13 @@ void collective(coll_kind kind, int team, void* dest, const void* source, size_t
     const bool broadcast = kind == coll_broadcast, sized = kind != coll_collect;
     const size_t blocks_in = broadcast ? 1 : n;
     const bool ring = sized && through_ring(blocks_in * bytes);
-    const unsigned parts = sized && !ring ? medium_blocks(team, n, broadcast ? config.gpu_medium_bytes
-                                                                             : config.gpu_medium_gather_bytes,
-                                                          !broadcast, bytes)
-                                          : 0;
+    const bool medium = sized && !ring &&
+                        through_medium(team, n, broadcast ? config.gpu_medium_bytes : config.gpu_medium_gather_bytes,
+                                       !broadcast, bytes);
     if (ring)
         launch(bytes_kernels, shape::one_block, 1, args, s);
-    else if (parts)
-        launch(bytes_kernels, shape::parts, parts, args, s);
+    else if (medium)
+        launch(bytes_kernels, shape::parts, medium_blocks(bytes), args, s);
     else
         launch(bytes_kernels, shape::grid, blocks_for(bytes * n, config.gpu_coll_block_bytes), args, s);
 }

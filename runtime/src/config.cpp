@@ -19,7 +19,7 @@ extern char** environ;
 
 namespace ishmemi {
 
-config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{64} << 10, size_t{32} << 10, size_t{16} << 10, size_t{256} << 10, size_t{256} << 10, size_t{256} << 10, size_t{4} << 10, 8, true, "auto", -1, false, 0, "0", true, 0, 0, "hostname", true, 1000};
+config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{64} << 10, size_t{32} << 10, size_t{16} << 10, size_t{256} << 10, size_t{256} << 10, size_t{256} << 10, size_t{4} << 10, true, "auto", -1, false, 0, "0", true, 0, 0, "hostname", true, 1000};
 size_t reduce_scatter_min = 65536;
 int chain_min = 2;
 unsigned spin_limit = 4;
@@ -164,10 +164,6 @@ void load_config(bool warn_unknown) {
     const char* part_text = value_of("ISHMEM_GPU_MEDIUM_PART_BYTES");
     if (!parse_size(part_text, &config.gpu_medium_part) || config.gpu_medium_part > 262144)
         fatal(routine, "ISHMEM_GPU_MEDIUM_PART_BYTES=%s is not a positive byte count of at most 256K", part_text);
-    const char* pieces_text = value_of("ISHMEM_GPU_MEDIUM_PIECES");
-    if (!parse_long(pieces_text, 1, 64, &v))
-        fatal(routine, "ISHMEM_GPU_MEDIUM_PIECES=%s is not an integer from 1 to 64", pieces_text);
-    config.gpu_medium_pieces = static_cast<unsigned>(v);
 
     config.backend = value_of("ISHMEM_BACKEND");
     if (strcmp(config.backend, "auto") != 0 && strcmp(config.backend, "host") != 0 &&

@@ -21,7 +21,6 @@ struct config_t {
     size_t gpu_medium_gather_bytes; // ISHMEM_GPU_MEDIUM_GATHER_BYTES (fcollect, alltoall; 0: off)
     size_t gpu_medium_reduce_bytes; // ISHMEM_GPU_MEDIUM_REDUCE_BYTES (reductions, scans; 0: off)
     size_t gpu_medium_part;      // ISHMEM_GPU_MEDIUM_PART_BYTES
-    unsigned gpu_medium_pieces;  // ISHMEM_GPU_MEDIUM_PIECES (1: no call larger than its kind's limit)
     bool gpu_early_launch;       // ISHMEM_GPU_EARLY_LAUNCH
     const char* backend;         // ISHMEM_BACKEND: host, cuda or auto
     int device;                  // ISHMEM_DEVICE: an ordinal, or -1 for local

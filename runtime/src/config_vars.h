@@ -68,12 +68,6 @@ inline constexpr config_var config_vars[] = {
      "CUDA backend: the least bytes of each PE's block in one part of a medium collective (see "
      "ISHMEM_GPU_MEDIUM_BYTES); a call has up to 16 parts, and a host-called or stream call runs one "
      "block per part. Every PE must use the same value."},
-    {"ISHMEM_GPU_MEDIUM_PIECES", "8",
-     "CUDA backend: a broadcast, fcollect, alltoall, reduction or scan larger than its kind's medium "
-     "limit still goes through the stage when it can be cut into at most this many pieces that each "
-     "fit that limit, one after the other, the halves of the stage alternating (so with the defaults "
-     "up to 2 MiB received). 1: such calls take the direct form. At most 64; every PE must use the "
-     "same value."},
     {"ISHMEM_GPU_EARLY_LAUNCH", "1",
      "CUDA backend, Hopper GPUs and later: a collective or barrier kernel that the library queues on a "
      "stream right after another of its own is launched while that one still runs and waits on the GPU "

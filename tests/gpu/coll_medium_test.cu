@@ -4,9 +4,9 @@
 // team's stage (device_state.h, gpu_medium_slot) on the world and the first teams, and through the
 // direct form on later teams and above the limits.
 // Rounds cycle through a cut into one part of 16 KiB, one into 16 parts of 15 KiB, and calls larger
-// than a stage half, which go through it in pieces (ISHMEM_GPU_MEDIUM_PIECES; reductions on more
-// than one PE receive too much and take the direct form), so each stage half is reused under
-// another cut; every round's values differ, so stale stage data shows.
+// than a stage half (about 800 KB: the direct form, between stage calls on the same team and
+// buffers), so each stage half is reused under another cut; every round's values differ, so stale
+// stage data shows.
 // In kernels from a thread, a warp and a block (one kernel, every round: stale L1 lines would show);
 // on streams (the library's kernel then runs a block per part) and from the host; and with some PEs
 // on a stream while the others call from a block, which cut the same call differently.
@@ -29,7 +29,7 @@ __host__ __device__ inline int mval(int pe, int r, long long i) { return pattern
 
 // Elements of a broadcast's or reduction's array, and of a gather's block per member, in round r:
 // 4099 ints (just past the ring's 16 KiB), close to the stage half's 256 KiB, or about 800 KB in all
-// (4 pieces of a broadcast or a gather at the default limits).
+// (past every medium limit).
 __host__ __device__ inline size_t array_n(int r) { return r % 3 == 1 ? 4099 : r % 3 == 2 ? 60001 : 200001; }
 __host__ __device__ inline size_t block_n(int r, int n_t) {
     return r % 3 == 1 ? 4099 : r % 3 == 2 ? 65536 / n_t - 5 : 200000 / n_t - 3;

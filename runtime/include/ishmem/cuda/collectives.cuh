@@ -543,8 +543,7 @@ template <class B> __device__ inline void broadcast_medium(const medium_call<B>&
 }
 
 // The gathers: every member puts block(m) into member m's half as its me()-th block, and takes each
-// other member's block j into dest + j * bytes; its own block comes from `mine`. (A piece of a call:
-// dest, mine and block(m) point at the piece's bytes, and `bytes` is still the whole block's.)
+// other member's block j into dest + j * bytes; its own block comes from `mine`.
 template <class B, class Block>
 __device__ inline void gather_medium(const medium_call<B>& k, char* dest, size_t bytes, const void* mine, Block block) {
     for (int i = 1; i < k.size(); ++i) {
@@ -561,33 +560,25 @@ __device__ inline void gather_medium(const medium_call<B>& k, char* dest, size_t
     k.ack();
 }
 
-// Runs a call through the stage when it takes it: run(k, at), with the medium_call of what handles
-// this PE's parts - each block of a library kernel's grid its own (block b: parts b, b + blocks,
-// ...), so blocks never wait for each other; any other group all of them. It takes the call when the
-// ring does not, the team has a stage and the call fits `limit` (its kind's; dstate) in at most
-// dstate.medium_pieces pieces; that depends on the sizes and the team alone, so it is the same on
-// every member whatever its group (the library's kernels launch one block per part of a piece with
-// data, runtime/cuda/collectives.cu). A call of several pieces is that many stage calls in a row,
-// each on bytes [at, at + k's bytes) of every block: the halves alternate, so a sender stores a
-// piece while the receivers take the one before. all_send: every member sends its block of
-// `bytes` to every member (all but broadcast). Returns whether it ran the call.
+// Runs a call through the stage when it takes it: run(k), with the medium_call of what handles this
+// PE's parts - each block of a library kernel's grid its own (block b: parts b, b + blocks, ...), so
+// blocks never wait for each other; any other group all of them. It takes the call when the ring
+// does not, the team has a stage and the call fits `limit` (its kind's; dstate); that depends on
+// the sizes and the team alone, so it is the same on every member whatever its group (the library's
+// kernels launch one block per part with data, runtime/cuda/collectives.cu). all_send: every member
+// sends its block of `bytes` to every member (all but broadcast). Returns whether it ran the call.
 template <class G, class Run>
 __device__ inline bool via_medium(const G& g, int team, unsigned limit, bool all_send, size_t bytes, const char* routine,
                                   Run&& run) {
     const auto* t = find_team(team);
     if (!t || t->size > ishmemi::cuda::gpu_sync_slot::max_members) return false;
     const size_t blocks = all_send ? static_cast<size_t>(t->size) : 1;
-    if (through_ring<G>(blocks * bytes)) return false;
-    const size_t piece = ishmemi::cuda::medium_piece(team, limit, dstate.medium_pieces, blocks, bytes);
-    if (piece == 0) return false;
-    for (size_t at = 0; at < bytes; at += piece) {
-        const size_t len = bytes - at < piece ? bytes - at : piece;
-        if constexpr (::cuda::std::is_same_v<G, kernel_grid>) {
-            const auto block = cg::this_thread_block();
-            run(medium_call<cg::thread_block>(block, team, blockIdx.x, gridDim.x, len, routine), at);
-        } else {
-            run(medium_call<G>(g, team, 0u, 1u, len, routine), at);
-        }
+    if (through_ring<G>(blocks * bytes) || !ishmemi::cuda::medium_takes(team, limit, blocks, bytes)) return false;
+    if constexpr (::cuda::std::is_same_v<G, kernel_grid>) {
+        const auto block = cg::this_thread_block();
+        run(medium_call<cg::thread_block>(block, team, blockIdx.x, gridDim.x, bytes, routine));
+    } else {
+        run(medium_call<G>(g, team, 0u, 1u, bytes, routine));
     }
     return true;
 }
@@ -596,9 +587,7 @@ template <class G>
 __device__ inline int broadcast(const G& g, int team, void* dest, const void* source, size_t bytes, int root) {
     if (bytes == 0) return 0;
     if (via_medium(g, team, dstate.medium_limit, false, bytes, "ishmem_broadcast",
-                   [&](const auto& k, size_t at) {
-                       broadcast_medium(k, static_cast<char*>(dest) + at, static_cast<const char*>(source) + at, root);
-                   }))
+                   [&](const auto& k) { broadcast_medium(k, dest, source, root); }))
         return 0;
     call<G> k(g, team, "ishmem_broadcast");
     if (through_ring<G>(bytes)) {
@@ -646,9 +635,8 @@ __device__ inline void take_blocks(const call<G>& k, char* dest, const void* min
 
 template <class G> __device__ inline int fcollect(const G& g, int team, void* dest, const void* source, size_t bytes) {
     if (bytes == 0) return 0;
-    if (via_medium(g, team, dstate.medium_gather_limit, true, bytes, "ishmem_fcollect", [&](const auto& k, size_t at) {
-            const char* mine = static_cast<const char*>(source) + at;
-            gather_medium(k, static_cast<char*>(dest) + at, bytes, mine, [&](int) { return mine; });
+    if (via_medium(g, team, dstate.medium_gather_limit, true, bytes, "ishmem_fcollect", [&](const auto& k) {
+            gather_medium(k, static_cast<char*>(dest), bytes, source, [&](int) { return source; });
         }))
         return 0;
     call<G> k(g, team, "ishmem_fcollect");
@@ -667,9 +655,8 @@ template <class G> __device__ inline int fcollect(const G& g, int team, void* de
 template <class G> __device__ inline int alltoall(const G& g, int team, void* dest, const void* source, size_t bytes) {
     if (bytes == 0) return 0;
     const char* src = static_cast<const char*>(source);
-    if (via_medium(g, team, dstate.medium_gather_limit, true, bytes, "ishmem_alltoall", [&](const auto& k, size_t at) {
-            gather_medium(k, static_cast<char*>(dest) + at, bytes, src + k.me() * bytes + at,
-                          [&](int m) { return src + m * bytes + at; });
+    if (via_medium(g, team, dstate.medium_gather_limit, true, bytes, "ishmem_alltoall", [&](const auto& k) {
+            gather_medium(k, static_cast<char*>(dest), bytes, src + k.me() * bytes, [&](int m) { return src + m * bytes; });
         }))
         return 0;
     call<G> k(g, team, "ishmem_alltoall");
@@ -847,9 +834,7 @@ template <int Op, int Scan, class T, class G>
 __device__ inline int combine_chunks(const G& g, int team, T* dest, const T* source, size_t n, const char* routine) {
     if (n == 0) return 0;
     if (via_medium(g, team, dstate.medium_reduce_limit, true, n * sizeof(T), routine,
-                   [&](const auto& k, size_t at) {  // at: a multiple of 16 bytes, so of sizeof(T)
-                       combine_medium<Op, Scan>(k, dest + at / sizeof(T), source + at / sizeof(T));
-                   }))
+                   [&](const auto& k) { combine_medium<Op, Scan>(k, dest, source); }))
         return 0;
     call<G> k(g, team, routine);
     if (through_ring<G>(n * sizeof(T) * k.size())) {

@@ -141,16 +141,10 @@ ISHMEM_HD inline unsigned medium_parts_with_data(size_t bytes, size_t part_min) 
     return bytes == 0 ? 1u : static_cast<unsigned>((bytes + c - 1) / c);
 }
 // Whether a data collective on team slot `slot` goes through the medium stage, given what it puts
-// in one PE's half: `blocks` blocks of `block_bytes` (the gathers: one per member; broadcast: one);
-// the caller has ruled out the ring first. Returns the bytes of each block that one piece of the call
-// carries: all of them when the blocks fit `limit`, else the largest multiple of 16 with which they
-// fit, if the call then takes at most `max_pieces` pieces (ISHMEM_GPU_MEDIUM_PIECES); 0: the
-// direct form. The pieces run one after the other as calls of their own on the stage.
-ISHMEM_HD inline size_t medium_piece(int slot, unsigned limit, unsigned max_pieces, size_t blocks, size_t block_bytes) {
-    if (slot < 0 || slot >= medium_slots || blocks == 0) return 0;
-    if (blocks * medium_stride(block_bytes) <= limit) return block_bytes;
-    const size_t piece = limit / blocks / 16 * 16;
-    return piece > 0 && (block_bytes + piece - 1) / piece <= max_pieces ? piece : 0;
+// in one PE's half: `blocks` blocks of `block_bytes` (the gathers: one per member; broadcast: one).
+// The caller has ruled out the ring first.
+ISHMEM_HD inline bool medium_takes(int slot, unsigned limit, size_t blocks, size_t block_bytes) {
+    return slot >= 0 && slot < medium_slots && blocks * medium_stride(block_bytes) <= limit;
 }
 
 struct device_state {
@@ -178,7 +172,6 @@ struct device_state {
     unsigned medium_gather_limit;    // ISHMEM_GPU_MEDIUM_GATHER_BYTES: the same for fcollect and alltoall
     unsigned medium_reduce_limit;    // ISHMEM_GPU_MEDIUM_REDUCE_BYTES: and for the reductions and scans
     unsigned medium_part;            // ISHMEM_GPU_MEDIUM_PART_BYTES: the least bytes of a part
-    unsigned medium_pieces;          // ISHMEM_GPU_MEDIUM_PIECES: the most pieces of a call through the stage
 };
 
 using device_state_setter = void (*)(const device_state*);
