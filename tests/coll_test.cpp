@@ -496,6 +496,10 @@ TEST(Coll, CollectDifferentNelemsIncludingZero) {
         {"5 on even k, 0 on odd", [](int k) { return std::size_t(k % 2 == 0 ? 5 : 0); }},
         {"0 everywhere", [](int) { return std::size_t{0}; }},
         {"k + 1", [](int k) { return static_cast<std::size_t>(k + 1); }},
+        // Around an inbox (512 bytes: 64 longs): blocks that travel in the message and blocks that
+        // stay in the sender's source, in one call.
+        {"64, 65, 0, 1000 by k % 4", [](int k) { return std::size_t{k % 4 == 0 ? 64u : k % 4 == 1 ? 65u : k % 4 == 2 ? 0u : 1000u}; }},
+        {"65 on even k, 64 on odd", [](int k) { return std::size_t(k % 2 == 0 ? 65 : 64); }},
     };
     for (const team_info& t : ts.all()) {
         for (const auto& [name, count] : patterns) {
@@ -517,6 +521,48 @@ TEST(Coll, CollectDifferentNelemsIncludingZero) {
         if (t.team == ISHMEM_TEAM_WORLD)
             check_collect<float>(t, [](int k) { return static_cast<std::size_t>((k + 2) % 3); }, "ishmem_float_collect (world form)",
                                  [](ishmem_team_t, float* d, const float* s, std::size_t m) { return ishmem_float_collect(d, s, m); });
+    }
+}
+
+// collect calls back to back with no barrier between them, more calls than a sender may run ahead
+// of a reader (8), each PE's count changing every call between 0, 1, 64 longs (an inbox), 65 and
+// 300: every result is checked, and each PE rewrites its source right after each call, so a block
+// that its readers still copied from the source after the call returned would show.
+TEST(Coll, CollectBackToBackAcrossTheInboxSize) {
+    team_set ts;
+    ASSERT_TRUE(ts.ok());
+    const world w;
+    constexpr std::size_t counts[] = {0, 1, 64, 65, 300};
+    constexpr int rounds = 12;
+    for (const team_info& t : ts.all()) {
+        SCOPED_TRACE(t.name);
+        auto count = [&](int r, int k) { return counts[static_cast<std::size_t>(r + 2 * k) % 5]; };
+        auto value = [&](int r, int pe, std::size_t i) { return make_value<long>((pe + 4 * r) % 64, i); };
+        std::size_t most = 0;
+        for (int r = 0; r < rounds; ++r) {
+            std::size_t total = 0;
+            for (int k = 0; k < t.size(); ++k) total += count(r, k);
+            most = std::max(most, total);
+        }
+        sym_array<long> src(300), dest(most + tail);
+        ASSERT_TRUE(src && dest);
+        dest.fill(sentinel<long>());
+        for (std::size_t i = 0; i < 300; ++i) src[i] = value(0, w.me, i);
+        ishmem_barrier_all();
+        if (t.member()) {
+            for (int r = 0; r < rounds; ++r) {
+                EXPECT_EQ(ishmem_long_collect(t.team, dest.get(), src.get(), count(r, t.me)), 0) << "round " << r;
+                for (std::size_t i = 0; i < 300; ++i) src[i] = value(r + 1, w.me, i);  // at once: the next round's
+                std::size_t offset = 0;
+                for (int k = 0; k < t.size(); ++k) {
+                    expect_elements(dest.get() + offset, count(r, k), [&](std::size_t i) { return value(r, t.pes[k], i); },
+                                    "round " + std::to_string(r) + ", the block of team PE " + std::to_string(k));
+                    offset += count(r, k);
+                }
+            }
+        }
+        ishmem_barrier_all();
+        if (!t.member()) expect_untouched(dest.get(), most + tail, "dest of a PE outside the team");
     }
 }
 

@@ -155,11 +155,14 @@ class eager {
         return team < eager_slots && teams[team].size <= eager_members && bytes <= eager_bytes;
     }
     const team_t& team() const { return t_; }
+    uint64_t op() const { return op_; }
+    // The message carries its size, and its data when that fits (only collect sends more).
     void send(int to, const void* data, size_t bytes) const {
         const int pe = t_.world_pe(to);
         if (op_ > eager_depth) wait_at_least(&team_slot_of(pe, team_)->eager_done, op_ - eager_depth, pe, routine_);
         eager_box* box = eager_inbox(pe, team_, op_, t_.my_index);
-        if (bytes) std::memcpy(box->data, data, bytes);
+        box->bytes = bytes;
+        if (bytes && bytes <= eager_bytes) std::memcpy(box->data, data, bytes);
         __atomic_store_n(&box->seq, op_, __ATOMIC_RELEASE);
     }
     void send_to_others(const void* data, size_t bytes) const {
@@ -167,10 +170,11 @@ class eager {
             if (j != t_.my_index) send(j, data, bytes);
     }
     // Member from's message in this operation; valid until finish().
-    const void* receive(int from) const {
+    const void* receive(int from) const { return receive_box(from)->data; }
+    const eager_box* receive_box(int from) const {
         eager_box* box = eager_inbox(state.my_pe, team_, op_, from);
         wait_at_least(&box->seq, op_, t_.world_pe(from), routine_);
-        return box->data;
+        return box;
     }
     void finish() const { __atomic_store_n(&team_slot_of(state.my_pe, team_)->eager_done, op_, __ATOMIC_RELEASE); }
 
@@ -383,13 +387,57 @@ template <class T, class W> int fcollect(const W& w, ishmem_team_t team, T* dest
     return 0;
 }
 
-// Counts differ per PE: each publishes its own in the team's slot with its ready flag.
+// collect on a team with inboxes (every call, whatever the counts: members cannot know each
+// other's before the call). Each member sends every other its count, with its block when that fits
+// an inbox, and goes on; a larger block stays in the member's source: its readers copy it from
+// there and acknowledge, and the member waits for them before it returns. A reader places each
+// block once the counts before it have arrived. One hand-over per message for small blocks, as in
+// fcollect, instead of ready flags, copies and acknowledgements.
+template <class T, class W> void collect_eager(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems) {
+    team_t& t = teams[team];
+    const size_t mine = nelems * sizeof(T);
+    leader(w, [&] {
+        eager ea(team, "ishmem_collect");
+        ea.send_to_others(source, mine);
+        for (int j = 0; j < t.size; ++j)
+            if (j != t.my_index) ea.receive_box(j);  // every count (and small block) is in
+    });
+    // The leader's receives (acquire) and the group barrier make the inboxes readable by the group.
+    const uint64_t op = t.eager_ops;
+    size_t offset = 0;
+    for (int j = 0; j < t.size; ++j) {
+        const eager_box* box = j == t.my_index ? nullptr : eager_inbox(state.my_pe, team, op, j);
+        const size_t bytes = box ? box->bytes : mine;
+        const void* from = !box ? static_cast<const void*>(source)
+                                : bytes <= eager_bytes ? static_cast<const void*>(box->data) : translate(source, t.world_pe(j));
+        copy(w, reinterpret_cast<char*>(dest) + offset, from, bytes);
+        offset += bytes;
+    }
+    w.sync();
+    leader(w, [&] {
+        for (int j = 0; j < t.size; ++j)
+            if (j != t.my_index && eager_inbox(state.my_pe, team, op, j)->bytes > eager_bytes)
+                __atomic_fetch_add(&team_slot_of(t.world_pe(j), team)->acks, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&team_slot_of(state.my_pe, team)->eager_done, op, __ATOMIC_RELEASE);  // finish()
+        if (mine > eager_bytes && t.size > 1) {  // my source is read in place: wait for every reader
+            t.acks_expected += static_cast<uint64_t>(t.size - 1);
+            wait_at_least(&team_slot_of(state.my_pe, team)->acks, t.acks_expected, -1, "ishmem_collect");
+        }
+    });
+}
+
+// Counts differ per PE: on teams with inboxes they come with the data (collect_eager); on others each
+// publishes its own in the team's slot with its ready flag.
 template <class T, class W> int collect(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems) {
     watched_call wc(w, team, "ishmem_collect", -1, nelems, sizeof(T), type_name<T>(), true);
     if (heap_on_gpu())
         return by_leader(w, [&] { gpu::collective(gpu::coll_collect, team, dest, source, nelems * sizeof(T), -1, nullptr); });
     if (teams[team].spans_nodes)
         return by_leader(w, [&] { remote->collective(coll_collect, team, dest, source, nelems * sizeof(T), -1); });
+    if (eager::usable(team, 0)) {
+        collect_eager(w, team, dest, source, nelems);
+        return 0;
+    }
     exchange ex(w, team, "ishmem_collect");
     const team_t& t = ex.team();
     if (w.rank() == 0) __atomic_store_n(&team_slot_of(state.my_pe, team)->published, nelems, __ATOMIC_RELAXED);

@@ -65,6 +65,7 @@ inline constexpr size_t eager_bytes = 512;
 inline constexpr uint64_t eager_depth = 8;
 struct eager_box {
     alignas(64) uint64_t seq;  // the eager operation whose message the data holds
+    uint64_t bytes;            // what the sender sent; in collect more than eager_bytes: not the data
     alignas(64) unsigned char data[eager_bytes];
 };
 inline constexpr size_t eager_region_offset = internal_scratch_offset + 4096;
