@@ -155,7 +155,6 @@ class eager {
         return team < eager_slots && teams[team].size <= eager_members && bytes <= eager_bytes;
     }
     const team_t& team() const { return t_; }
-    uint64_t op() const { return op_; }
     // The message carries its size, and its data when that fits (only collect sends more).
     void send(int to, const void* data, size_t bytes) const {
         const int pe = t_.world_pe(to);
@@ -176,7 +175,11 @@ class eager {
         wait_at_least(&box->seq, op_, t_.world_pe(from), routine_);
         return box;
     }
-    void finish() const { __atomic_store_n(&team_slot_of(state.my_pe, team_)->eager_done, op_, __ATOMIC_RELEASE); }
+    void finish() const { finish(team_, op_); }
+    // This PE has read its inboxes of operation op on the team: senders may reuse them.
+    static void finish(ishmem_team_t team, uint64_t op) {
+        __atomic_store_n(&team_slot_of(state.my_pe, team)->eager_done, op, __ATOMIC_RELEASE);
+    }
 
   private:
     const team_t& t_;
@@ -418,7 +421,7 @@ template <class T, class W> void collect_eager(const W& w, ishmem_team_t team, T
         for (int j = 0; j < t.size; ++j)
             if (j != t.my_index && eager_inbox(state.my_pe, team, op, j)->bytes > eager_bytes)
                 __atomic_fetch_add(&team_slot_of(t.world_pe(j), team)->acks, 1, __ATOMIC_RELEASE);
-        __atomic_store_n(&team_slot_of(state.my_pe, team)->eager_done, op, __ATOMIC_RELEASE);  // finish()
+        eager::finish(team, op);
         if (mine > eager_bytes && t.size > 1) {  // my source is read in place: wait for every reader
             t.acks_expected += static_cast<uint64_t>(t.size - 1);
             wait_at_least(&team_slot_of(state.my_pe, team)->acks, t.acks_expected, -1, "ishmem_collect");
