@@ -12,14 +12,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                          \
-    do {                                                                               \
-        cudaError_t e_ = (x);                                                          \
-        if (e_ != cudaSuccess) {                                                       \
-            std::fprintf(stderr, "%s: %s (line %d)\n", #x, cudaGetErrorString(e_), __LINE__); \
-            std::exit(1);                                                              \
-        }                                                                              \
-    } while (0)
+#include "check.h"
 
 __device__ __forceinline__ unsigned long long now_ns() {
     unsigned long long t;

@@ -19,14 +19,7 @@
 #include <cstring>
 #include <vector>
 
-#define CK(x)                                                                                     \
-    do {                                                                                          \
-        cudaError_t e_ = (x);                                                                     \
-        if (e_ != cudaSuccess) {                                                                  \
-            std::fprintf(stderr, "%s: %s (line %d)\n", #x, cudaGetErrorString(e_), __LINE__);     \
-            std::exit(1);                                                                         \
-        }                                                                                         \
-    } while (0)
+#include "check.h"
 
 // n16: 16-byte units. U units in flight per thread (their loads issued together, then their stores).
 template <int U> __global__ void copy_units(int4* __restrict__ dst, const int4* __restrict__ src, size_t n16) {

@@ -99,6 +99,17 @@ template <class T> inline constexpr size_t chunk_block = 8192 / sizeof(T) ? 8192
 
 enum op_kind : int { op_and, op_or, op_xor, op_max, op_min, op_sum, op_prod };
 
+// Reads of a PE's buffers in place (flag-exchange collectives, and collect's large blocks): the
+// reader adds one to the owner's count when it is done, and the owner, before it reuses them,
+// waits until `readers` more reads have finished (counts only grow: nothing to reset).
+inline void read_done(ishmem_team_t team, int owner_pe) {
+    __atomic_fetch_add(&team_slot_of(owner_pe, team)->acks, 1, __ATOMIC_RELEASE);
+}
+inline void wait_reads_done(team_t& t, ishmem_team_t team, int readers, const char* routine) {
+    t.acks_expected += static_cast<uint64_t>(readers);
+    wait_at_least(&team_slot_of(state.my_pe, team)->acks, t.acks_expected, -1, routine);
+}
+
 // One call of a flag-exchange collective on a team, as seen by one PE (one thread per PE).
 class exchange {
   public:
@@ -115,14 +126,9 @@ class exchange {
         wait_at_least(&team_slot_of(pe, team_)->ready, call_, pe, routine_);
     }
     // I have finished reading member's buffers.
-    void ack(int member) const {
-        __atomic_fetch_add(&team_slot_of(t_.world_pe(member), team_)->acks, 1, __ATOMIC_RELEASE);
-    }
+    void ack(int member) const { read_done(team_, t_.world_pe(member)); }
     // Waits until `readers` more reads of my buffers have finished.
-    void wait_acks(int readers) const {
-        t_.acks_expected += static_cast<uint64_t>(readers);
-        wait_at_least(&team_slot_of(state.my_pe, team_)->acks, t_.acks_expected, -1, routine_);
-    }
+    void wait_acks(int readers) const { wait_reads_done(t_, team_, readers, routine_); }
     // The common shape where every member reads every other: publish, then wait for all the others.
     void publish_and_wait_all() const {
         publish();
@@ -419,13 +425,10 @@ template <class T, class W> void collect_eager(const W& w, ishmem_team_t team, T
     w.sync();
     leader(w, [&] {
         for (int j = 0; j < t.size; ++j)
-            if (j != t.my_index && eager_inbox(state.my_pe, team, op, j)->bytes > eager_bytes)
-                __atomic_fetch_add(&team_slot_of(t.world_pe(j), team)->acks, 1, __ATOMIC_RELEASE);
+            if (j != t.my_index && eager_inbox(state.my_pe, team, op, j)->bytes > eager_bytes) read_done(team, t.world_pe(j));
         eager::finish(team, op);
-        if (mine > eager_bytes && t.size > 1) {  // my source is read in place: wait for every reader
-            t.acks_expected += static_cast<uint64_t>(t.size - 1);
-            wait_at_least(&team_slot_of(state.my_pe, team)->acks, t.acks_expected, -1, "ishmem_collect");
-        }
+        // My source is read in place: wait for every reader.
+        if (mine > eager_bytes && t.size > 1) wait_reads_done(t, team, t.size - 1, "ishmem_collect");
     });
 }
 
