@@ -257,13 +257,22 @@ template <class G, class F> __device__ inline void group_then_leader(const G& g,
 
 // ---- copies --------------------------------------------------------------------------------------
 
-// Copies n bytes, the threads of a group striding over 16-, 8- or 4-byte words when both ends are
-// aligned to them (the widest that both are), bytes otherwise. Fresh: the loads go past this SM's
-// L1 cache (the source is memory that peers store into while one kernel runs).
+// The next narrower word of the copies: a tail shorter than a word goes on in halves, so that a
+// thread's copy of 8 bytes between 16-byte-aligned ends is one 8-byte store, not eight 1-byte ones.
+template <class W> struct narrower_word;
+template <> struct narrower_word<int4> { using type = unsigned long long; };
+template <> struct narrower_word<unsigned long long> { using type = unsigned; };
+template <> struct narrower_word<unsigned> { using type = unsigned short; };
+template <> struct narrower_word<unsigned short> { using type = unsigned char; };
+
+// Copies n bytes between ends aligned to W, the threads of a group striding over W words (four
+// independent loads in flight per thread once there are enough words for that), then the tail in
+// narrower words. Fresh: the loads go past this SM's L1 cache (the source is memory that peers
+// store into while one kernel runs). The ranges do not overlap (callers skip a copy onto itself).
 template <class W, bool Fresh = false>
-__device__ inline void copy_words(char* d, const char* s, size_t n, unsigned rank, unsigned size) {
-    W* dw = reinterpret_cast<W*>(d);
-    const W* sw = reinterpret_cast<const W*>(s);
+__device__ inline void copy_words(char* __restrict__ d, const char* __restrict__ s, size_t n, unsigned rank, unsigned size) {
+    W* __restrict__ dw = reinterpret_cast<W*>(d);
+    const W* __restrict__ sw = reinterpret_cast<const W*>(s);
     auto ld = [](const auto* p) {
         if constexpr (Fresh)
             return __ldcg(p);
@@ -272,19 +281,23 @@ __device__ inline void copy_words(char* d, const char* s, size_t n, unsigned ran
     };
     const size_t nw = n / sizeof(W);
     size_t i = rank;
-    // four independent loads in flight per thread before the stores
-    for (; i + 3 * size < nw; i += 4 * size) {
-        W a = ld(sw + i), b = ld(sw + i + size), c = ld(sw + i + 2 * size), e = ld(sw + i + 3 * size);
-        dw[i] = a;
-        dw[i + size] = b;
-        dw[i + 2 * size] = c;
-        dw[i + 3 * size] = e;
-    }
+    if (nw >= 4 * size_t(size))  // the same choice on every thread of the group
+        for (; i + 3 * size < nw; i += 4 * size) {
+            W a = ld(sw + i), b = ld(sw + i + size), c = ld(sw + i + 2 * size), e = ld(sw + i + 3 * size);
+            dw[i] = a;
+            dw[i + size] = b;
+            dw[i + 2 * size] = c;
+            dw[i + 3 * size] = e;
+        }
     for (; i < nw; i += size) dw[i] = ld(sw + i);
-    for (size_t j = nw * sizeof(W) + rank; j < n; j += size) d[j] = ld(s + j);
+    if constexpr (sizeof(W) > 1) {
+        const size_t done = nw * sizeof(W);
+        if (done < n)
+            copy_words<typename narrower_word<W>::type, Fresh>(d + done, s + done, n - done, rank, size);
+    }
 }
 
-// Calls f with a value of the widest word type (16, 8 or 4 bytes, else char) to which every address
+// Calls f with a value of the widest word type (16, 8, 4, 2 or 1 bytes) to which every address
 // or-ed into `bits` is aligned.
 template <class F> __device__ inline void with_widest_word(uintptr_t bits, F&& f) {
     if ((bits & 15) == 0)
@@ -293,8 +306,10 @@ template <class F> __device__ inline void with_widest_word(uintptr_t bits, F&& f
         f(0ull);
     else if ((bits & 3) == 0)
         f(0u);
+    else if ((bits & 1) == 0)
+        f(static_cast<unsigned short>(0));
     else
-        f(char{});
+        f(static_cast<unsigned char>(0));
 }
 
 template <bool Fresh = false>
