@@ -3,6 +3,8 @@
 // (bench/README.md, stop 27: a thread's 8 B at 1.92x, a warp's 64 B-1 KiB at 1.28-1.38x).
 //   - library: ishmemi::dev::copy_bytes as the library has it now (device.cuh);
 //   - before:  the copy of stop 27 (a tail shorter than the widest word went byte by byte);
+//   - narrow:  the first try of stop 28 (a63980c): any tail in ever narrower words, all by the
+//              group's first thread, and the unrolled loop only when there are words for it;
 //   - plain:   one loop per word width, widest first, no unrolling.
 // One process, both GPUs, peer access; no ishmem init (the copies take raw pointers). A point: one
 // kernel of `iters` back-to-back copies of n bytes from GPU 0's memory into GPU 1's, each followed
@@ -52,6 +54,44 @@ __device__ inline void before_copy(char* d, const char* s, size_t n, unsigned ra
         before_words<char>(d, s, n, rank, size);
 }
 
+// a63980c's copy, kept to compare against
+template <class W> struct narrow_next;
+template <> struct narrow_next<int4> { using type = unsigned long long; };
+template <> struct narrow_next<unsigned long long> { using type = unsigned; };
+template <> struct narrow_next<unsigned> { using type = unsigned short; };
+template <> struct narrow_next<unsigned short> { using type = unsigned char; };
+template <class W>
+__device__ inline void narrow_words(char* __restrict__ d, const char* __restrict__ s, size_t n, unsigned rank, unsigned size) {
+    W* __restrict__ dw = reinterpret_cast<W*>(d);
+    const W* __restrict__ sw = reinterpret_cast<const W*>(s);
+    const size_t nw = n / sizeof(W);
+    size_t i = rank;
+    if (nw >= 4 * size_t(size))
+        for (; i + 3 * size < nw; i += 4 * size) {
+            W a = sw[i], b = sw[i + size], c = sw[i + 2 * size], e = sw[i + 3 * size];
+            dw[i] = a;
+            dw[i + size] = b;
+            dw[i + 2 * size] = c;
+            dw[i + 3 * size] = e;
+        }
+    for (; i < nw; i += size) dw[i] = sw[i];
+    if constexpr (sizeof(W) > 1) {
+        const size_t done = nw * sizeof(W);
+        if (done < n) narrow_words<typename narrow_next<W>::type>(d + done, s + done, n - done, rank, size);
+    }
+}
+__device__ inline void narrow_copy(char* d, const char* s, size_t n, unsigned rank, unsigned size) {
+    const uintptr_t bits = reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s);
+    if ((bits & 15) == 0)
+        narrow_words<int4>(d, s, n, rank, size);
+    else if ((bits & 7) == 0)
+        narrow_words<unsigned long long>(d, s, n, rank, size);
+    else if ((bits & 3) == 0)
+        narrow_words<unsigned>(d, s, n, rank, size);
+    else
+        narrow_words<unsigned char>(d, s, n, rank, size);
+}
+
 // One simple loop per width: as many W words as both ends allow, then the rest one width down.
 template <class W>
 __device__ inline void plain_step(char*& d, const char*& s, size_t& n, unsigned rank, unsigned size) {
@@ -70,14 +110,16 @@ __device__ inline void plain_copy(char* d, const char* s, size_t n, unsigned ran
     plain_step<unsigned char>(d, s, n, rank, size);
 }
 
-enum variant : int { v_library, v_before, v_plain };
-constexpr const char* variant_name[] = {"library", "before", "plain"};
+enum variant : int { v_library, v_before, v_narrow, v_plain };
+constexpr const char* variant_name[] = {"library", "before", "narrow", "plain"};
 
 template <int V> __device__ inline void copy(char* d, const char* s, size_t n, unsigned rank, unsigned size) {
     if constexpr (V == v_library)
         ishmemi::dev::copy_bytes(d, s, n, rank, size);
     else if constexpr (V == v_before)
         before_copy(d, s, n, rank, size);
+    else if constexpr (V == v_narrow)
+        narrow_copy(d, s, n, rank, size);
     else
         plain_copy(d, s, n, rank, size);
 }
@@ -159,6 +201,7 @@ bool run_variant(const char* group, char* d1, const char* s0, const std::vector<
 template <int Threads> bool run_group(const char* group, char* d1, const char* s0, const std::vector<char>& src_host, size_t n, cudaStream_t st) {
     return run_variant<v_library, Threads>(group, d1, s0, src_host, n, st) &&
            run_variant<v_before, Threads>(group, d1, s0, src_host, n, st) &&
+           run_variant<v_narrow, Threads>(group, d1, s0, src_host, n, st) &&
            run_variant<v_plain, Threads>(group, d1, s0, src_host, n, st);
 }
 
@@ -186,7 +229,7 @@ int main() {
     std::printf("# small_put_study on %s: us per copy (GPU 0 -> GPU 1), best of 5\n", prop.name);
     std::printf("group,variant,bytes,us\n");
     bool ok = true;
-    for (size_t n : {size_t(8), size_t(64), size_t(256), size_t(1024), size_t(4096), size_t(16384), size_t(65536)}) {
+    for (size_t n : {size_t(8), size_t(24), size_t(64), size_t(256), size_t(1024), size_t(4096), size_t(16384), size_t(65536)}) {
         ok = ok && run_group<1>("thread", d1, s0, src_host, n, st);
         ok = ok && run_group<32>("warp", d1, s0, src_host, n, st);
         ok = ok && run_group<1024>("block", d1, s0, src_host, n, st);

@@ -257,22 +257,23 @@ template <class G, class F> __device__ inline void group_then_leader(const G& g,
 
 // ---- copies --------------------------------------------------------------------------------------
 
-// The next narrower word of the copies: a tail shorter than a word goes on in halves, so that a
-// thread's copy of 8 bytes between 16-byte-aligned ends is one 8-byte store, not eight 1-byte ones.
+// The next narrower word of the copies (see copy_words' tail).
 template <class W> struct narrower_word;
 template <> struct narrower_word<int4> { using type = unsigned long long; };
 template <> struct narrower_word<unsigned long long> { using type = unsigned; };
 template <> struct narrower_word<unsigned> { using type = unsigned short; };
 template <> struct narrower_word<unsigned short> { using type = unsigned char; };
 
-// Copies n bytes between ends aligned to W, the threads of a group striding over W words (four
-// independent loads in flight per thread once there are enough words for that), then the tail in
-// narrower words. Fresh: the loads go past this SM's L1 cache (the source is memory that peers
-// store into while one kernel runs). The ranges do not overlap (callers skip a copy onto itself).
+// Copies n bytes between ends aligned to W, the threads of a group striding over W words with four
+// independent loads in flight per thread. Fresh: the loads go past this SM's L1 cache (the source
+// is memory that peers store into while one kernel runs).
+// The tail (n not a multiple of W): a lone thread copies it in ever narrower words (8 bytes between
+// 16-byte-aligned ends: one store, not eight); a group's threads take a byte each, which measured
+// faster for groups than one thread storing narrower words (bench/results/small-put-study-*.txt).
 template <class W, bool Fresh = false>
-__device__ inline void copy_words(char* __restrict__ d, const char* __restrict__ s, size_t n, unsigned rank, unsigned size) {
-    W* __restrict__ dw = reinterpret_cast<W*>(d);
-    const W* __restrict__ sw = reinterpret_cast<const W*>(s);
+__device__ inline void copy_words(char* d, const char* s, size_t n, unsigned rank, unsigned size) {
+    W* dw = reinterpret_cast<W*>(d);
+    const W* sw = reinterpret_cast<const W*>(s);
     auto ld = [](const auto* p) {
         if constexpr (Fresh)
             return __ldcg(p);
@@ -281,23 +282,25 @@ __device__ inline void copy_words(char* __restrict__ d, const char* __restrict__
     };
     const size_t nw = n / sizeof(W);
     size_t i = rank;
-    if (nw >= 4 * size_t(size))  // the same choice on every thread of the group
-        for (; i + 3 * size < nw; i += 4 * size) {
-            W a = ld(sw + i), b = ld(sw + i + size), c = ld(sw + i + 2 * size), e = ld(sw + i + 3 * size);
-            dw[i] = a;
-            dw[i + size] = b;
-            dw[i + 2 * size] = c;
-            dw[i + 3 * size] = e;
-        }
-    for (; i < nw; i += size) dw[i] = ld(sw + i);
-    if constexpr (sizeof(W) > 1) {
-        const size_t done = nw * sizeof(W);
-        if (done < n)
-            copy_words<typename narrower_word<W>::type, Fresh>(d + done, s + done, n - done, rank, size);
+    for (; i + 3 * size < nw; i += 4 * size) {
+        W a = ld(sw + i), b = ld(sw + i + size), c = ld(sw + i + 2 * size), e = ld(sw + i + 3 * size);
+        dw[i] = a;
+        dw[i + size] = b;
+        dw[i + 2 * size] = c;
+        dw[i + 3 * size] = e;
     }
+    for (; i < nw; i += size) dw[i] = ld(sw + i);
+    const size_t done = nw * sizeof(W);
+    if constexpr (sizeof(W) > 1) {
+        if (size == 1) {
+            if (done < n) copy_words<typename narrower_word<W>::type, Fresh>(d + done, s + done, n - done, 0, 1);
+            return;
+        }
+    }
+    for (size_t j = done + rank; j < n; j += size) d[j] = ld(s + j);
 }
 
-// Calls f with a value of the widest word type (16, 8, 4, 2 or 1 bytes) to which every address
+// Calls f with a value of the widest word type (16, 8 or 4 bytes, else 1) to which every address
 // or-ed into `bits` is aligned.
 template <class F> __device__ inline void with_widest_word(uintptr_t bits, F&& f) {
     if ((bits & 15) == 0)
@@ -306,8 +309,6 @@ template <class F> __device__ inline void with_widest_word(uintptr_t bits, F&& f
         f(0ull);
     else if ((bits & 3) == 0)
         f(0u);
-    else if ((bits & 1) == 0)
-        f(static_cast<unsigned short>(0));
     else
         f(static_cast<unsigned char>(0));
 }
