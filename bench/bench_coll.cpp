@@ -56,11 +56,20 @@ struct options : bench::options {
     // MPI_Ibcast, ...), the form ishmem's MPI transport calls across nodes: tells the cost of the
     // non-blocking algorithms from that of ishmem's own wait loop.
     bool mpi_nb = false;
+    // --ops: the ops to run (names as in the CSV; "barriers" or any barrier's name runs all three);
+    // empty: every op.
+    std::vector<std::string> ops;
+    bool wants(const char* name) const {
+        if (ops.empty()) return true;
+        for (const std::string& n : ops)
+            if (n == name) return true;
+        return false;
+    }
 };
 
 void usage(const char* argv0) {
     fprintf(stderr,
-            "usage: mpirun -n P %s [--quick] [--csv FILE] [--sizes LIST] [--batches N] [--batch-ms MS] [--mpi-nb]\n"
+            "usage: mpirun -n P %s [--quick] [--csv FILE] [--sizes LIST] [--batches N] [--batch-ms MS] [--mpi-nb] [--ops LIST]\n"
             "  Every ishmem collective on the world team next to Open MPI's equivalent, on all P processes.\n"
             "  --quick          few, short batches and three small sizes (a smoke test; numbers are rough)\n"
             "  --csv FILE       also write the CSV lines to FILE\n"
@@ -68,7 +77,9 @@ void usage(const char* argv0) {
             "                   (default 8,16,64,256,1K,4K,16K,64K,256K,1M,4M,16M; quick 8,1K,64K)\n"
             "  --batches N      rounds per point, one batch of each variant (default 31, quick 3)\n"
             "  --batch-ms MS    target duration of one batch in ms (default 5, quick 0.2)\n"
-            "  --mpi-nb         the MPI peer is each collective's non-blocking form + MPI_Wait\n",
+            "  --mpi-nb         the MPI peer is each collective's non-blocking form + MPI_Wait\n"
+            "  --ops LIST       only these ops, comma-separated, named as in the CSV (e.g. int64_sum_inscan;\n"
+            "                   barrier_all, team_sync or sync_all runs the three barriers)\n",
             argv0);
 }
 
@@ -94,6 +105,16 @@ options parse(int argc, char** argv) {
     options o;
     bench::parse_options(o, argc, argv, [&](const std::string& a, int& i) {
         if (a == "--mpi-nb") return o.mpi_nb = true;
+        if (a == "--ops" && i + 1 < argc) {
+            const std::string list = argv[++i];
+            for (size_t pos = 0; pos <= list.size();) {
+                size_t comma = list.find(',', pos);
+                if (comma == std::string::npos) comma = list.size();
+                if (comma > pos) o.ops.push_back(list.substr(pos, comma - pos));
+                pos = comma + 1;
+            }
+            return true;
+        }
         if (a != "--sizes" || i + 1 >= argc) return false;
         std::string list = argv[++i];
         size_t pos = 0;
@@ -342,6 +363,7 @@ class coll_bench {
     template <class Prepare, class Ours, class Theirs, class Check>
     void op(const char* name, size_t bytes, const char* mpi_name, Prepare prepare, Ours ours, Theirs theirs,
             Check check) {
+        if (!o_.wants(name)) return;
         char context[160];
         snprintf(context, sizeof context, "%s, %s on %d PEs", name, human(bytes).c_str(), npes_);
         set_doing("%s, checking the answers", context);
@@ -525,7 +547,7 @@ int main(int argc, char** argv) {
     const int right = (me + 1) % npes, left = (me + npes - 1) % npes;
 
     // ---- barrier_all, team_sync, sync_all against MPI_Barrier (no size: bytes 0) ------------------
-    {
+    if (o.wants("barrier_all") || o.wants("team_sync") || o.wants("sync_all")) {
         // Checks: barrier_all completes puts (each PE puts into its right neighbour's word, then reads
         // the word its left neighbour put into); team_sync and sync_all order local stores (each PE
         // stores into its own word, then gets its left neighbour's). Two words, used in turn, so that

@@ -690,7 +690,9 @@ TEST(Coll, InclusiveAndExclusiveScans) {
     team_set ts;
     ASSERT_TRUE(ts.ok());
     for (const team_info& t : ts.all()) {
-        for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{6}, std::size_t{2000}}) {
+        // 128 ints fill one eager piece, 1024 the most that pass along the chain (ISHMEM_SCAN_CHAIN_MAX)
+        for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{6}, std::size_t{129}, std::size_t{1024}, std::size_t{1025},
+                              std::size_t{2000}}) {
             check_scan<int>(t, true, n, "ishmem_int_sum_inscan(team)", [](ishmem_team_t team, int* d, const int* s, std::size_t m) {
                 return ishmem_int_sum_inscan(team, d, s, m);
             });
@@ -757,6 +759,59 @@ TEST(Coll, SmallBroadcastsAndScansInARow) {
     ishmem_free(ex);
     ishmem_free(in);
     ishmem_free(bcast);
+    ishmem_free(src);
+}
+
+// Scans in a row across the piece size of the chain (64 longs) and past its limit (512 longs,
+// ISHMEM_SCAN_CHAIN_MAX), with no barrier between them, every third one in place (dest is source):
+// chained scans in pieces and the other forms follow each other on the same team.
+TEST(Coll, ScansInPiecesInARow) {
+    const world w;
+    constexpr int calls = 24;
+    constexpr std::size_t sizes[] = {64, 65, 300, 512, 513, 1};
+    constexpr std::size_t most = 513;
+    auto* src = static_cast<long*>(ishmem_malloc(calls * most * sizeof(long)));
+    auto* in = static_cast<long*>(ishmem_malloc(calls * most * sizeof(long)));
+    auto* ex = static_cast<long*>(ishmem_malloc(calls * most * sizeof(long)));
+    ASSERT_TRUE(src && in && ex);
+    auto value = [](int call, int pe, std::size_t i) { return 100000L * call + 1000L * pe + static_cast<long>(i); };
+    for (int c = 0; c < calls; ++c)
+        for (std::size_t i = 0; i < most; ++i) {
+            src[c * most + i] = value(c, w.me, i);
+            in[c * most + i] = ex[c * most + i] = -1;
+        }
+    ishmem_barrier_all();
+    for (int c = 0; c < calls; ++c) {
+        const std::size_t n = sizes[c % 6];
+        long* s = src + c * most;
+        if (c % 3 == 2) {  // in place: the inclusive scan into a copy of the source, the exclusive onto it
+            std::memcpy(in + c * most, s, n * sizeof(long));
+            ASSERT_EQ(ishmem_long_sum_inscan(ISHMEM_TEAM_WORLD, in + c * most, in + c * most, n), 0);
+            std::memcpy(ex + c * most, s, n * sizeof(long));
+            ASSERT_EQ(ishmem_long_sum_exscan(ISHMEM_TEAM_WORLD, ex + c * most, ex + c * most, n), 0);
+        } else {
+            ASSERT_EQ(ishmem_long_sum_inscan(ISHMEM_TEAM_WORLD, in + c * most, s, n), 0);
+            ASSERT_EQ(ishmem_long_sum_exscan(ISHMEM_TEAM_WORLD, ex + c * most, s, n), 0);
+        }
+    }
+    for (int c = 0; c < calls; ++c) {
+        const std::size_t n = sizes[c % 6];
+        for (std::size_t i = 0; i < most; ++i) {
+            long below = 0;
+            for (int pe = 0; pe < w.me; ++pe) below += value(c, pe, i);
+            if (i < n) {
+                ASSERT_EQ(in[c * most + i], below + value(c, w.me, i)) << "inscan " << c << " of " << n << ", element " << i;
+                ASSERT_EQ(ex[c * most + i], below) << "exscan " << c << " of " << n << ", element " << i;
+            } else {
+                ASSERT_EQ(in[c * most + i], -1) << "inscan " << c << " of " << n << " wrote past nelems, element " << i;
+                ASSERT_EQ(ex[c * most + i], -1) << "exscan " << c << " of " << n << " wrote past nelems, element " << i;
+            }
+            ASSERT_EQ(src[c * most + i], value(c, w.me, i)) << "source of call " << c << ", element " << i;
+        }
+    }
+    ishmem_barrier_all();
+    ishmem_free(ex);
+    ishmem_free(in);
     ishmem_free(src);
 }
 

@@ -71,7 +71,8 @@ void check_settings_agree(const char* routine) {
     std::vector<setting> mine = {{"ISHMEM_SYMMETRIC_SIZE", config.symmetric_size},
                                  {"ISHMEM_TEAMS_MAX", static_cast<uint64_t>(config.teams_max)},
                                  {"ISHMEM_REDUCE_SCATTER_MIN", config.reduce_scatter_min},
-                                 {"ISHMEM_CHAIN_MIN", static_cast<uint64_t>(chain_min)}};
+                                 {"ISHMEM_CHAIN_MIN", static_cast<uint64_t>(chain_min)},
+                                 {"ISHMEM_SCAN_CHAIN_MAX", scan_chain_max}};
     if (state.backend == backend_kind::cuda)
         mine.insert(mine.end(), {{"ISHMEM_GPU_STAGE_BYTES", config.gpu_stage_bytes},
                                  {"ISHMEM_GPU_MEDIUM_BYTES", config.gpu_medium_bytes},

@@ -40,6 +40,8 @@ namespace ishmemi {
 extern ISHMEM_API size_t reduce_scatter_min;
 // Team size from which small scans and broadcasts pass along a chain of the members (ISHMEM_CHAIN_MIN).
 extern ISHMEM_API int chain_min;
+// Bytes up to which scans on such teams pass along the chain, in pieces of an inbox each (ISHMEM_SCAN_CHAIN_MAX).
+extern ISHMEM_API size_t scan_chain_max;
 
 namespace coll {
 
@@ -193,6 +195,13 @@ class eager {
     uint64_t op_;
     const char* routine_;
 };
+
+// Whether a scan of `bytes` on the team runs as a chain of eager messages (alike on every member:
+// the settings agree, and a scan's size is the same on all).
+inline bool chains_scan(ishmem_team_t team, size_t bytes) {
+    return teams[team].size >= chain_min && eager::usable(team, std::min(bytes, eager_bytes)) &&
+           bytes <= std::max(eager_bytes, scan_chain_max);
+}
 
 // Runs f on the group's leader only (f exchanges flags), then lets the group go on.
 template <class W, class F> void leader(const W& w, F&& f) {
@@ -520,23 +529,29 @@ int scan(const W& w, ishmem_team_t team, T* dest, const T* source, size_t nelems
         });
     if (teams[team].spans_nodes)
         return by_leader(w, [&] { remote->reduction(op_sum, inclusive ? 1 : 2, elem_kind_of<T>(), team, dest, source, nelems); });
-    if (eager::usable(team, nelems * sizeof(T)) && teams[team].size >= chain_min) {
+    if (chains_scan(team, nelems * sizeof(T))) {
         // A chain: member i adds its source to the partial sum of the members below it (from i - 1)
         // and passes the result on to i + 1. One message in and one out per member, so that calls
-        // in a row overlap along the chain, as MPI's scans do.
+        // in a row overlap along the chain, as MPI's scans do. A scan of more than an inbox holds
+        // goes along the chain in pieces, one eager operation each (every member cuts alike).
         leader(w, [&] {
-            eager ea(team, routine);
-            const team_t& t = ea.team();
-            const size_t bytes = nelems * sizeof(T);
-            T below[eager_bytes / sizeof(T) + 1], upto[eager_bytes / sizeof(T) + 1];
-            if (t.my_index > 0)
-                std::memcpy(below, ea.receive(t.my_index - 1), bytes);
-            else
-                std::fill_n(below, nelems, T{});  // only what is used: a small call costs tens of ns
-            for (size_t i = 0; i < nelems; ++i) upto[i] = t.my_index > 0 ? combine<op_sum>(below[i], source[i]) : source[i];
-            if (t.my_index + 1 < t.size) ea.send(t.my_index + 1, upto, bytes);
-            std::memcpy(dest, inclusive ? upto : below, bytes);
-            ea.finish();
+            constexpr size_t per = eager_bytes / sizeof(T);
+            T below[per + 1], upto[per + 1];
+            size_t lo = 0;
+            do {
+                const size_t m = std::min(per, nelems - lo), bytes = m * sizeof(T);
+                eager ea(team, routine);
+                const team_t& t = ea.team();
+                if (t.my_index > 0)
+                    std::memcpy(below, ea.receive(t.my_index - 1), bytes);
+                else
+                    std::fill_n(below, m, T{});  // only what is used: a small call costs tens of ns
+                for (size_t i = 0; i < m; ++i) upto[i] = t.my_index > 0 ? combine<op_sum>(below[i], source[lo + i]) : source[lo + i];
+                if (t.my_index + 1 < t.size) ea.send(t.my_index + 1, upto, bytes);
+                std::memcpy(dest + lo, inclusive ? upto : below, bytes);
+                ea.finish();
+                lo += m;
+            } while (lo < nelems);
         });
         return 0;
     }
