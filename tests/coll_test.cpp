@@ -690,8 +690,9 @@ TEST(Coll, InclusiveAndExclusiveScans) {
     team_set ts;
     ASSERT_TRUE(ts.ok());
     for (const team_info& t : ts.all()) {
-        // 128 ints fill one eager piece, 1024 the most that pass along the chain (ISHMEM_SCAN_CHAIN_MAX)
-        for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{6}, std::size_t{129}, std::size_t{1024}, std::size_t{1025},
+        // 128 ints fill one eager piece, 256 are the most that pass along the chain by default
+        // (ISHMEM_SCAN_CHAIN_MAX=1K)
+        for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{6}, std::size_t{129}, std::size_t{256}, std::size_t{257},
                               std::size_t{2000}}) {
             check_scan<int>(t, true, n, "ishmem_int_sum_inscan(team)", [](ishmem_team_t team, int* d, const int* s, std::size_t m) {
                 return ishmem_int_sum_inscan(team, d, s, m);
@@ -762,14 +763,14 @@ TEST(Coll, SmallBroadcastsAndScansInARow) {
     ishmem_free(src);
 }
 
-// Scans in a row across the piece size of the chain (64 longs) and past its limit (512 longs,
-// ISHMEM_SCAN_CHAIN_MAX), with no barrier between them, every third one in place (dest is source):
+// Scans in a row across the piece size of the chain (64 longs), up to its default limit (128 longs,
+// ISHMEM_SCAN_CHAIN_MAX=1K) and past it, with no barrier between them, every third one in place (dest is source):
 // chained scans in pieces and the other forms follow each other on the same team.
 TEST(Coll, ScansInPiecesInARow) {
     const world w;
     constexpr int calls = 24;
-    constexpr std::size_t sizes[] = {64, 65, 300, 512, 513, 1};
-    constexpr std::size_t most = 513;
+    constexpr std::size_t sizes[] = {64, 65, 300, 128, 129, 1};
+    constexpr std::size_t most = 300;
     auto* src = static_cast<long*>(ishmem_malloc(calls * most * sizeof(long)));
     auto* in = static_cast<long*>(ishmem_malloc(calls * most * sizeof(long)));
     auto* ex = static_cast<long*>(ishmem_malloc(calls * most * sizeof(long)));

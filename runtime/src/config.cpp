@@ -22,7 +22,7 @@ namespace ishmemi {
 config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{64} << 10, size_t{32} << 10, size_t{16} << 10, size_t{256} << 10, size_t{256} << 10, size_t{256} << 10, size_t{4} << 10, true, "auto", -1, false, 0, "0", true, 0, 0, "hostname", true, 1000};
 size_t reduce_scatter_min = 65536;
 int chain_min = 2;
-size_t scan_chain_max = 4096;
+size_t scan_chain_max = 1024;
 unsigned spin_limit = 4;
 unsigned wait_spin_limit = 4096;
 
@@ -139,7 +139,7 @@ void load_config(bool warn_unknown) {
     chain_min = static_cast<int>(v);
     const char* scan_chain_text = value_of("ISHMEM_SCAN_CHAIN_MAX");
     if (!parse_size(scan_chain_text, &scan_chain_max))
-        fatal(routine, "ISHMEM_SCAN_CHAIN_MAX=%s is not a byte count (a number, optionally with K, M or G)", scan_chain_text);
+        fatal(routine, "ISHMEM_SCAN_CHAIN_MAX=%s is not a positive byte count (a number, optionally with K, M or G)", scan_chain_text);
     for (auto [name, bytes] : {std::pair{"ISHMEM_GPU_COLL_BLOCK_BYTES", &config.gpu_coll_block_bytes},
                                std::pair{"ISHMEM_GPU_REDUCE_BLOCK_BYTES", &config.gpu_reduce_block_bytes}}) {
         const char* text = value_of(name);

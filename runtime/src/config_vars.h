@@ -38,7 +38,7 @@ inline constexpr config_var config_vars[] = {
      "Host backend: team size from which scans and broadcasts of at most 512 bytes (on teams of at most 8 "
      "PEs) pass along a chain of the members, one message in and one out per PE, so that calls in a row "
      "overlap; smaller teams send each message straight to every member that needs it (one step)."},
-    {"ISHMEM_SCAN_CHAIN_MAX", "4K",
+    {"ISHMEM_SCAN_CHAIN_MAX", "1K",
      "Host backend: bytes (nelems times the element size) up to which scans on teams of ISHMEM_CHAIN_MIN "
      "to 8 PEs pass along the chain, in pieces of 512 bytes, one message each; larger scans wait for "
      "the members below and read their sources. 512 or less: only scans of one piece chain."},
