@@ -166,7 +166,12 @@ class eager {
     // The message carries its size, and its data when that fits (only collect sends more).
     void send(int to, const void* data, size_t bytes) const {
         const int pe = t_.world_pe(to);
-        if (op_ > eager_depth) wait_at_least(&team_slot_of(pe, team_)->eager_done, op_ - eager_depth, pe, routine_);
+        if (op_ > eager_depth && t_.eager_done_seen[to] < op_ - eager_depth) {
+            uint64_t* done = &team_slot_of(pe, team_)->eager_done;
+            wait_at_least(done, op_ - eager_depth, pe, routine_);
+            // acquire: the reader's reads of every operation up to this value are over
+            teams[team_].eager_done_seen[to] = __atomic_load_n(done, __ATOMIC_ACQUIRE);
+        }
         eager_box* box = eager_inbox(pe, team_, op_, t_.my_index);
         box->bytes = bytes;
         if (bytes && bytes <= eager_bytes) std::memcpy(box->data, data, bytes);

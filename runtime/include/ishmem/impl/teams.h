@@ -24,6 +24,9 @@ struct team_t {
     uint64_t eager_ops;       // eager collectives (small messages through inboxes) on the team
     uint64_t agreed_calls;    // collectives checked by agree_on_call on the team (ISHMEM_CHECK=full)
     bool spans_nodes = false; // some member is on another node: barriers and collectives go through the transport
+    // Eager collectives: the last eager_done seen of each member (index), so that a sender reads a
+    // reader's word only when the reader may be eager_depth operations behind, not on every send.
+    uint64_t eager_done_seen[8] = {};
 
     int world_pe(int index) const { return start + index * stride; }
 };
@@ -61,6 +64,7 @@ inline constexpr int team_slots_max = static_cast<int>(internal_sync_size / size
 // means fewer context switches per operation.
 inline constexpr int eager_slots = 160;
 inline constexpr int eager_members = 8;
+static_assert(eager_members <= int(sizeof(team_t::eager_done_seen) / sizeof(uint64_t)));
 inline constexpr size_t eager_bytes = 512;
 inline constexpr uint64_t eager_depth = 8;
 struct eager_box {
