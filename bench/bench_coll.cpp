@@ -101,33 +101,36 @@ bool parse_size(const std::string& s, size_t* out) {
     return true;
 }
 
+// "a,b,,c" -> {"a", "b", "", "c"}.
+std::vector<std::string> split_commas(const std::string& list) {
+    std::vector<std::string> items;
+    for (size_t pos = 0; pos <= list.size();) {
+        size_t comma = list.find(',', pos);
+        if (comma == std::string::npos) comma = list.size();
+        items.push_back(list.substr(pos, comma - pos));
+        pos = comma + 1;
+    }
+    return items;
+}
+
 options parse(int argc, char** argv) {
     options o;
     bench::parse_options(o, argc, argv, [&](const std::string& a, int& i) {
         if (a == "--mpi-nb") return o.mpi_nb = true;
         if (a == "--ops" && i + 1 < argc) {
-            const std::string list = argv[++i];
-            for (size_t pos = 0; pos <= list.size();) {
-                size_t comma = list.find(',', pos);
-                if (comma == std::string::npos) comma = list.size();
-                if (comma > pos) o.ops.push_back(list.substr(pos, comma - pos));
-                pos = comma + 1;
-            }
+            for (const std::string& op : split_commas(argv[++i]))
+                if (!op.empty()) o.ops.push_back(op);
             return true;
         }
         if (a != "--sizes" || i + 1 >= argc) return false;
-        std::string list = argv[++i];
-        size_t pos = 0;
-        while (pos <= list.size()) {
-            size_t comma = list.find(',', pos);
-            if (comma == std::string::npos) comma = list.size();
+        const std::string list = argv[++i];
+        for (const std::string& item : split_commas(list)) {
             size_t v = 0;
-            if (!parse_size(list.substr(pos, comma - pos), &v)) {
+            if (!parse_size(item, &v)) {
                 if (o.bad.empty()) o.bad = "--sizes " + list;
                 break;
             }
             o.sizes.push_back(v);
-            pos = comma + 1;
         }
         return true;
     });

@@ -42,24 +42,15 @@ __device__ inline void before_words(char* d, const char* s, size_t n, unsigned r
     for (; i < nw; i += size) dw[i] = sw[i];
     for (size_t j = nw * sizeof(W) + rank; j < n; j += size) d[j] = s[j];
 }
+// The widest word both ends allow, as the library picks it (ishmemi::dev::with_widest_word).
+__device__ inline uintptr_t ends_of(const char* d, const char* s) {
+    return reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s);
+}
 __device__ inline void before_copy(char* d, const char* s, size_t n, unsigned rank, unsigned size) {
-    const uintptr_t bits = reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s);
-    if ((bits & 15) == 0)
-        before_words<int4>(d, s, n, rank, size);
-    else if ((bits & 7) == 0)
-        before_words<unsigned long long>(d, s, n, rank, size);
-    else if ((bits & 3) == 0)
-        before_words<unsigned>(d, s, n, rank, size);
-    else
-        before_words<char>(d, s, n, rank, size);
+    ishmemi::dev::with_widest_word(ends_of(d, s), [&](auto w) { before_words<decltype(w)>(d, s, n, rank, size); });
 }
 
 // a63980c's copy, kept to compare against
-template <class W> struct narrow_next;
-template <> struct narrow_next<int4> { using type = unsigned long long; };
-template <> struct narrow_next<unsigned long long> { using type = unsigned; };
-template <> struct narrow_next<unsigned> { using type = unsigned short; };
-template <> struct narrow_next<unsigned short> { using type = unsigned char; };
 template <class W>
 __device__ inline void narrow_words(char* __restrict__ d, const char* __restrict__ s, size_t n, unsigned rank, unsigned size) {
     W* __restrict__ dw = reinterpret_cast<W*>(d);
@@ -77,19 +68,11 @@ __device__ inline void narrow_words(char* __restrict__ d, const char* __restrict
     for (; i < nw; i += size) dw[i] = sw[i];
     if constexpr (sizeof(W) > 1) {
         const size_t done = nw * sizeof(W);
-        if (done < n) narrow_words<typename narrow_next<W>::type>(d + done, s + done, n - done, rank, size);
+        if (done < n) narrow_words<typename ishmemi::dev::narrower_word<W>::type>(d + done, s + done, n - done, rank, size);
     }
 }
 __device__ inline void narrow_copy(char* d, const char* s, size_t n, unsigned rank, unsigned size) {
-    const uintptr_t bits = reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(s);
-    if ((bits & 15) == 0)
-        narrow_words<int4>(d, s, n, rank, size);
-    else if ((bits & 7) == 0)
-        narrow_words<unsigned long long>(d, s, n, rank, size);
-    else if ((bits & 3) == 0)
-        narrow_words<unsigned>(d, s, n, rank, size);
-    else
-        narrow_words<unsigned char>(d, s, n, rank, size);
+    ishmemi::dev::with_widest_word(ends_of(d, s), [&](auto w) { narrow_words<decltype(w)>(d, s, n, rank, size); });
 }
 
 // One simple loop per width: as many W words as both ends allow, then the rest one width down.

@@ -170,7 +170,7 @@ class eager {
             uint64_t* done = &team_slot_of(pe, team_)->eager_done;
             wait_at_least(done, op_ - eager_depth, pe, routine_);
             // acquire: the reader's reads of every operation up to this value are over
-            teams[team_].eager_done_seen[to] = __atomic_load_n(done, __ATOMIC_ACQUIRE);
+            t_.eager_done_seen[to] = __atomic_load_n(done, __ATOMIC_ACQUIRE);
         }
         eager_box* box = eager_inbox(pe, team_, op_, t_.my_index);
         box->bytes = bytes;
@@ -195,7 +195,7 @@ class eager {
     }
 
   private:
-    const team_t& t_;
+    team_t& t_;  // its eager_done_seen changes as the sends go
     ishmem_team_t team_;
     uint64_t op_;
     const char* routine_;

@@ -14,6 +14,9 @@
 
 namespace ishmemi {
 
+// Most members of a team with eager inboxes (see the eager section below).
+inline constexpr int eager_members = 8;
+
 struct team_t {
     bool valid;
     int start, stride, size;  // world PEs start, start + stride, ... (size of them)
@@ -26,7 +29,7 @@ struct team_t {
     bool spans_nodes = false; // some member is on another node: barriers and collectives go through the transport
     // Eager collectives: the last eager_done seen of each member (index), so that a sender reads a
     // reader's word only when the reader may be eager_depth operations behind, not on every send.
-    uint64_t eager_done_seen[8] = {};
+    uint64_t eager_done_seen[eager_members] = {};
 
     int world_pe(int index) const { return start + index * stride; }
 };
@@ -63,8 +66,6 @@ inline constexpr int team_slots_max = static_cast<int>(internal_sync_size / size
 // may run that many operations ahead of a reader: with more PEs than cores, a deeper pipeline
 // means fewer context switches per operation.
 inline constexpr int eager_slots = 160;
-inline constexpr int eager_members = 8;
-static_assert(eager_members <= int(sizeof(team_t::eager_done_seen) / sizeof(uint64_t)));
 inline constexpr size_t eager_bytes = 512;
 inline constexpr uint64_t eager_depth = 8;
 struct eager_box {
