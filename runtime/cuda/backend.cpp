@@ -240,6 +240,7 @@ void gpu_backend_start() {
     s.medium_gather_limit = static_cast<unsigned>(config.gpu_medium_gather_bytes);
     s.medium_reduce_limit = static_cast<unsigned>(config.gpu_medium_reduce_bytes);
     s.medium_part = static_cast<unsigned>(config.gpu_medium_part);
+    s.broadcast_piece = static_cast<unsigned>(config.gpu_broadcast_piece);
     stop_watcher = false;
     watcher = new std::thread(watch);
     std::lock_guard<std::mutex> lock(setters_mutex);

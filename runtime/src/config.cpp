@@ -19,7 +19,7 @@ extern char** environ;
 
 namespace ishmemi {
 
-config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{64} << 10, size_t{32} << 10, size_t{16} << 10, size_t{256} << 10, size_t{256} << 10, size_t{256} << 10, size_t{4} << 10, true, "auto", -1, false, 0, "0", true, 0, 0, "hostname", true, 1000};
+config_t config = {size_t{512} << 20, "512M", false, 64, 1024, 4096, 65536, size_t{64} << 10, size_t{32} << 10, size_t{16} << 10, size_t{256} << 10, size_t{256} << 10, size_t{256} << 10, size_t{4} << 10, size_t{256} << 10, true, "auto", -1, false, 0, "0", true, 0, 0, "hostname", true, 1000};
 size_t reduce_scatter_min = 65536;
 int chain_min = 2;
 size_t scan_chain_max = 1024;
@@ -168,6 +168,11 @@ void load_config(bool warn_unknown) {
     const char* part_text = value_of("ISHMEM_GPU_MEDIUM_PART_BYTES");
     if (!parse_size(part_text, &config.gpu_medium_part) || config.gpu_medium_part > 262144)
         fatal(routine, "ISHMEM_GPU_MEDIUM_PART_BYTES=%s is not a positive byte count of at most 256K", part_text);
+    const char* piece_text = value_of("ISHMEM_GPU_BROADCAST_PIECE_BYTES");
+    if (strcmp(piece_text, "0") == 0)
+        config.gpu_broadcast_piece = 0;
+    else if (!parse_size(piece_text, &config.gpu_broadcast_piece) || config.gpu_broadcast_piece > (1ull << 30))
+        fatal(routine, "ISHMEM_GPU_BROADCAST_PIECE_BYTES=%s is not 0 or a byte count of at most 1G", piece_text);
 
     config.backend = value_of("ISHMEM_BACKEND");
     if (strcmp(config.backend, "auto") != 0 && strcmp(config.backend, "host") != 0 &&

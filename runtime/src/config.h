@@ -21,6 +21,7 @@ struct config_t {
     size_t gpu_medium_gather_bytes; // ISHMEM_GPU_MEDIUM_GATHER_BYTES (fcollect, alltoall; 0: off)
     size_t gpu_medium_reduce_bytes; // ISHMEM_GPU_MEDIUM_REDUCE_BYTES (reductions, scans; 0: off)
     size_t gpu_medium_part;      // ISHMEM_GPU_MEDIUM_PART_BYTES
+    size_t gpu_broadcast_piece;  // ISHMEM_GPU_BROADCAST_PIECE_BYTES (0: no relay)
     bool gpu_early_launch;       // ISHMEM_GPU_EARLY_LAUNCH
     const char* backend;         // ISHMEM_BACKEND: host, cuda or auto
     int device;                  // ISHMEM_DEVICE: an ordinal, or -1 for local

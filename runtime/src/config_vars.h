@@ -72,6 +72,12 @@ inline constexpr config_var config_vars[] = {
      "CUDA backend: the least bytes of each PE's block in one part of a medium collective (see "
      "ISHMEM_GPU_MEDIUM_BYTES); a call has up to 16 parts, and a host-called or stream call runs one "
      "block per part. Every PE must use the same value."},
+    {"ISHMEM_GPU_BROADCAST_PIECE_BYTES", "256K",
+     "CUDA backend: broadcasts larger than a stage takes, on teams of 3 to 65 PEs, are relayed: the "
+     "array is cut into pieces of at least this many bytes (at most 64 pieces), the root stores each "
+     "piece into one other member's dest alone, and that member passes it on to the rest, so that no "
+     "PE sends the array more than about once. 0: the root stores the whole array into every member. "
+     "Every PE must use the same value."},
     {"ISHMEM_GPU_EARLY_LAUNCH", "1",
      "CUDA backend, Hopper GPUs and later: a collective or barrier kernel that the library queues on a "
      "stream right after another of its own is launched while that one still runs and waits on the GPU "

@@ -341,6 +341,82 @@ TEST_F(GpuColl, SmallCallsGoOnPastTwoToThe32CallsOnATeam) {
     ishmem_team_destroy(team);
 }
 
+// A broadcast from a kernel by one thread, the first warp or the whole block; ret: its return value.
+enum caller : int { by_thread, by_warp, by_block, by_host, by_stream };
+__global__ void broadcast_by(caller who, ishmem_team_t team, int* dest, const int* src, size_t n, int root, int* ret) {
+    auto block = cg::this_thread_block();
+    auto warp = cg::tiled_partition<32>(block);
+    int r = 0;
+    if (who == by_block)
+        r = ishmemx_int_broadcast_work_group(team, dest, src, n, root, block);
+    else if (who == by_warp && warp.meta_group_rank() == 0)
+        r = ishmemx_int_broadcast_work_group(team, dest, src, n, root, warp);
+    else if (who == by_thread && block.thread_rank() == 0)
+        r = ishmem_int_broadcast(team, dest, src, n, root);
+    if (block.thread_rank() == 0) *ret = r;
+}
+
+// Broadcasts larger than the stage takes. On three or more members the root hands each piece to
+// one other member, which passes it on (collectives.cuh, broadcast_relayed); on two the root writes
+// the whole array. Every root, on the world and on every PE but the first, called from a thread, a
+// warp, a block, the host and a stream, in place and not, with an odd element count (the last piece
+// shorter, and a tail narrower than the widest words). PEs outside the team or the round find their
+// buffers untouched.
+TEST_F(GpuColl, LargeBroadcastsFromEveryRootAndEveryCaller) {
+    constexpr size_t nelems = 100003;  // 400,012 B: past the stage; in three pieces on four PEs
+    gpu_sym<int> src(nelems + 4), dest(nelems + 4);
+    ASSERT_TRUE(src && dest);
+    std::vector<int> mine(nelems + 4);
+    for (size_t i = 0; i < mine.size(); ++i) mine[i] = value(me, static_cast<long long>(i));
+    const int others_start = n > 1 ? 1 : 0;
+    ishmem_team_t others = ISHMEM_TEAM_INVALID;
+    ASSERT_EQ(ishmem_team_split_strided(ISHMEM_TEAM_WORLD, others_start, 1, n - others_start, nullptr, 0, &others), 0);
+    const char* caller_names[] = {"a thread", "a warp", "a block", "the host", "a stream"};
+    for (const team_info& t : {team_info(ISHMEM_TEAM_WORLD, "the world"), team_info(others, "every PE but the first")}) {
+        for (caller who : {by_thread, by_warp, by_block, by_host, by_stream}) {
+            for (int root = 0; root < n; ++root) {  // as many rounds on every PE
+                for (bool in_place : {false, true}) {
+                    SCOPED_TRACE(std::string(in_place ? "in place, " : "") + "from " + caller_names[who] + " on " +
+                                 t.name + ", team root " + std::to_string(root));
+                    const bool takes_part = t.member() && root < t.size;
+                    src.write(mine);
+                    dest.fill(untouched);
+                    int* to = in_place ? src.get() : dest.get();
+                    ishmem_barrier_all();
+                    if (takes_part) {
+                        managed<int> ret(1);
+                        ret[0] = -1;
+                        stream st;
+                        if (who == by_host) {
+                            ret[0] = ishmem_int_broadcast(t.team, to, src.get(), nelems, root);
+                        } else if (who == by_stream) {
+                            ishmem::queue q(st.get());
+                            ishmemx_int_broadcast_on_queue(t.team, to, src.get(), nelems, root, ret.get(), q).wait();
+                        } else {
+                            broadcast_by<<<1, 128, 0, st>>>(who, t.team, to, src.get(), nelems, root, ret.get());
+                            GPU_LAUNCHED("broadcast_by");
+                            sync(st, "a large broadcast in a kernel");
+                        }
+                        EXPECT_EQ(ret[0], 0) << "the return value";
+                        const std::vector<int> got = (in_place ? src : dest).read();
+                        expect_elements(std::vector<int>(got.begin(), got.begin() + nelems),
+                                        [&](size_t i) { return value(t.pes[root], static_cast<long long>(i)); }, "result");
+                        expect_elements(std::vector<int>(got.begin() + nelems, got.end()), [&](size_t i) {
+                            return in_place ? mine[nelems + i] : untouched;
+                        }, "past the result");
+                    }
+                    ishmem_barrier_all();
+                    if (!takes_part) {
+                        expect_elements(dest.read(), [](size_t) { return untouched; }, "dest outside the team or round");
+                        expect_elements(src.read(), [&](size_t i) { return mine[i]; }, "source outside the team or round");
+                    }
+                }
+            }
+        }
+    }
+    ishmem_team_destroy(others);
+}
+
 // Host-called and stream forms on arrays big enough for many blocks, and nelems 0 there.
 TEST_F(GpuColl, LargeArraysFromTheHostAndOnAStream) {
     constexpr size_t big = size_t{3} << 20;  // 12 MiB of int per PE

@@ -118,6 +118,61 @@ template <class G> class call {
     __device__ void await_others(flag f) const {
         for (int i = 1; i < t_.size; ++i) await(f, (t_.my_index + i) % t_.size);
     }
+    // tell_others and await_others for every member but `skip` (and this one).
+    __device__ void tell_others_but(flag f, int skip) const {
+        __threadfence_system();
+        for (int i = 1; i < t_.size; ++i)
+            if (const int m = (t_.my_index + i) % t_.size; m != skip) set(f, m, ::cuda::std::memory_order_relaxed);
+    }
+    __device__ void await_others_but(flag f, int skip) const {
+        for (int i = 1; i < t_.size; ++i)
+            if (const int m = (t_.my_index + i) % t_.size; m != skip) await(f, m);
+    }
+    // Every thread learns the call's number (the leader counted it); after a sync of the group
+    // that follows the construction.
+    __device__ void share_number() {
+        if (!leader()) c_ = *reinterpret_cast<volatile unsigned long long*>(&mine_->calls.value);
+    }
+    // ---- a relayed broadcast's pieces (broadcast_relayed; after share_number) -------------------
+    // Waits until the root has put piece p into this PE's dest. In one of the library's grids each
+    // block waits for itself, so that its blocks never wait for each other.
+    __device__ void await_piece(int p) const {
+        auto r = sys_ref(&mine_->pieces[p]);
+        if constexpr (whole_kernel) {
+            if (threadIdx.x == 0)
+                while (r.load(::cuda::std::memory_order_acquire) < c_) {
+                }
+            __syncthreads();
+        } else {
+            if (leader())
+                while (r.load(::cuda::std::memory_order_acquire) < c_) {
+                }
+            sync();
+        }
+    }
+    // Once the group has stored its share of piece p into member m's dest: tells m, when every
+    // thread has (in a library grid, every block: the last of them to count itself tells m).
+    __device__ void piece_stored(int p, int m) const {
+        auto flag_at_m = sys_ref(&slot_of(m)->pieces[p]);
+        if constexpr (whole_kernel) {
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                __threadfence_system();  // this block's stores, before the count
+                const unsigned blocks = gridDim.x * gridDim.y * gridDim.z;
+                if (atomicAdd(&mine_->piece_blocks[p], 1u) == blocks - 1) {
+                    mine_->piece_blocks[p] = 0;  // the next use is a later kernel's
+                    __threadfence_system();      // every counted block's stores, before the flag
+                    flag_at_m.store(c_, ::cuda::std::memory_order_relaxed);
+                }
+            }
+        } else {
+            sync();
+            if (leader()) {
+                __threadfence_system();
+                flag_at_m.store(c_, ::cuda::std::memory_order_relaxed);
+            }
+        }
+    }
     // Leader only: my count for collect, at every member (before my ready, which publishes it).
     __device__ void publish_count(unsigned long long n) const {
         for (int m = 0; m < t_.size; ++m)
@@ -206,21 +261,20 @@ __device__ inline void push_to_all(const call<G>& k, char* dest, size_t at_offse
     }
 }
 
-// The same `bytes` from src into every member's dest at at_offset (broadcast, fcollect, collect):
-// each word is loaded once and stored to every member in turn, from the member after this one, so
-// that the copy into this PE's own dest runs alongside the stores over the links rather than after
-// them, and the source is read once instead of once per member.
-template <class W, class G>
-__device__ inline void push_words_to_all(const call<G>& k, char* dest, size_t at_offset, const char* src, size_t n) {
+// Loads the n bytes at src once, word by word, and stores each word to the ndst destinations
+// to(0), ..., to(ndst - 1) in turn (one of them src itself, in place: skipped); the group's threads
+// (rank of size) share the words.
+template <class W, class To>
+__device__ inline void store_words_to(unsigned rank, size_t size, const char* src, size_t n, int ndst, To to) {
     const W* s = reinterpret_cast<const W*>(src);
-    const size_t nw = n / sizeof(W), size = k.threads();
-    auto to = [&](int j) { return reinterpret_cast<W*>(k.at(dest, (k.me() + j) % k.size()) + at_offset); };
-    size_t i = k.rank();
+    const size_t nw = n / sizeof(W);
+    auto dst = [&](int j) { return reinterpret_cast<W*>(to(j)); };
+    size_t i = rank;
     for (; i + 3 * size < nw; i += 4 * size) {  // four loads in flight per thread
         const W a = s[i], b = s[i + size], c = s[i + 2 * size], e = s[i + 3 * size];
-        for (int j = 1; j <= k.size(); ++j) {
-            W* d = to(j);
-            if (d == s) continue;  // the root's own dest, in place
+        for (int j = 0; j < ndst; ++j) {
+            W* d = dst(j);
+            if (d == s) continue;
             d[i] = a;
             d[i + size] = b;
             d[i + 2 * size] = c;
@@ -229,20 +283,31 @@ __device__ inline void push_words_to_all(const call<G>& k, char* dest, size_t at
     }
     for (; i < nw; i += size) {
         const W a = s[i];
-        for (int j = 1; j <= k.size(); ++j)
-            if (W* d = to(j); d != s) d[i] = a;
+        for (int j = 0; j < ndst; ++j)
+            if (W* d = dst(j); d != s) d[i] = a;
     }
-    for (size_t b = nw * sizeof(W) + k.rank(); b < n; b += size) {
+    for (size_t b = nw * sizeof(W) + rank; b < n; b += size) {
         const char v = src[b];
-        for (int j = 1; j <= k.size(); ++j)
-            if (char* d = k.at(dest, (k.me() + j) % k.size()) + at_offset; d != src) d[b] = v;
+        for (int j = 0; j < ndst; ++j)
+            if (char* d = to(j); d != src) d[b] = v;
     }
 }
+// The same in the widest word that every destination and src allow; `aligned_as` is what they
+// have in common (the destinations of one symmetric object at one offset share their alignment).
+template <class To>
+__device__ inline void store_to(unsigned rank, size_t size, const char* src, size_t n, int ndst, uintptr_t aligned_as, To to) {
+    with_widest_word(aligned_as, [&](auto w) { store_words_to<decltype(w)>(rank, size, src, n, ndst, to); });
+}
+
+// The same `bytes` from src into every member's dest at at_offset (broadcast, fcollect, collect),
+// each word loaded once and stored to every member in turn, from the member after this one, so that
+// the copy into this PE's own dest runs alongside the stores over the links rather than after them.
 template <class G>
 __device__ inline void push_same_to_all(const call<G>& k, char* dest, size_t at_offset, const void* source, size_t bytes) {
     const char* src = static_cast<const char*>(source);
-    with_widest_word(reinterpret_cast<uintptr_t>(dest + at_offset) | reinterpret_cast<uintptr_t>(src),
-                     [&](auto w) { push_words_to_all<decltype(w)>(k, dest, at_offset, src, bytes); });
+    store_to(k.rank(), k.threads(), src, bytes, k.size(),
+             reinterpret_cast<uintptr_t>(dest + at_offset) | reinterpret_cast<uintptr_t>(src),
+             [&](int j) { return k.at(dest, (k.me() + 1 + j) % k.size()) + at_offset; });
 }
 
 // ---- the ring ---------------------------------------------------------------------------------
@@ -583,6 +648,65 @@ __device__ inline bool via_medium(const G& g, int team, unsigned limit, bool all
     return true;
 }
 
+// ---- the relayed broadcast -------------------------------------------------------------------
+// A large broadcast on three or more members. When the root alone stored the array into every
+// member, n - 1 copies went over the root's links (on 4 H200s, 120 GB/s at 256 MiB against the
+// peers' 350). Here the array is cut into pieces, each carried by one member other than the root
+// (piece p by the p % (n - 1)-th of them): the root stores each piece into its carrier's dest alone
+// and flags it there (pieces[p] = the call's number), and each carrier, as soon as a piece of its
+// own is in, stores it on into the other members' dests. So every member's links carry the array
+// about once, and the pieces keep the root and the carriers busy at once. The layout depends on the
+// size, the team's size and ISHMEM_GPU_BROADCAST_PIECE_BYTES alone, so it is the same on every
+// member whatever its group.
+// (The cut: device_state.h, plan_relay.)
+template <class G> __device__ inline void broadcast_relayed(call<G>& k, char* dest, const char* source, size_t bytes, int root) {
+    const int n = k.size();
+    const ishmemi::cuda::relay_plan plan = ishmemi::cuda::plan_relay(bytes, n, dstate.broadcast_piece);
+    auto carrier = [&](int p) {
+        const int c = p % (n - 1);
+        return c < root ? c : c + 1;
+    };
+    auto piece_at = [&](int p, size_t* off) -> size_t {  // returns the piece's bytes
+        *off = static_cast<size_t>(p) * plan.piece;
+        return *off >= bytes ? 0 : bytes - *off < plan.piece ? bytes - *off : plan.piece;
+    };
+    if (k.me() == root) {
+        if (k.leader()) k.await_others(ready);  // every dest may be written
+        k.sync();
+        k.share_number();
+        for (int p = 0; p < plan.count; ++p) {
+            size_t off;
+            const size_t len = piece_at(p, &off);
+            const int m = carrier(p);
+            // To the carrier, and into my own dest (skipped word by word when in place).
+            store_to(k.rank(), k.threads(), source + off, len, 2,
+                     reinterpret_cast<uintptr_t>(dest + off) | reinterpret_cast<uintptr_t>(source + off),
+                     [&](int j) { return j == 0 ? k.at(dest, m) + off : dest + off; });
+            k.piece_stored(p, m);
+        }
+    } else {
+        if (k.leader()) k.tell(ready, root);
+        k.sync();
+        k.share_number();
+        // The other carriers, from the member after this one, the root left out.
+        const int root_at = (root - k.me() - 1 + n) % n;
+        auto other = [&](int j) { return (k.me() + 1 + j + (j >= root_at ? 1 : 0)) % n; };
+        for (int p = k.me() < root ? k.me() : k.me() - 1; p < plan.count; p += n - 1) {
+            size_t off;
+            const size_t len = piece_at(p, &off);
+            k.await_piece(p);
+            store_to(k.rank(), k.threads(), dest + off, len, n - 2, reinterpret_cast<uintptr_t>(dest + off),
+                     [&](int j) { return k.at(dest, other(j)) + off; });
+        }
+        k.sync();  // every thread's (every block's) stores are in
+        if (k.leader()) {
+            k.tell_others_but(done, root);
+            k.await_others_but(done, root);  // the other carriers' pieces are in my dest
+        }
+    }
+    k.finish();
+}
+
 template <class G>
 __device__ inline int broadcast(const G& g, int team, void* dest, const void* source, size_t bytes, int root) {
     if (bytes == 0) return 0;
@@ -592,6 +716,10 @@ __device__ inline int broadcast(const G& g, int team, void* dest, const void* so
     call<G> k(g, team, "ishmem_broadcast");
     if (through_ring<G>(bytes)) {
         broadcast_ring(k, dest, source, bytes, root);
+        return 0;
+    }
+    if (ishmemi::cuda::relays(k.size(), dstate.broadcast_piece)) {
+        broadcast_relayed(k, static_cast<char*>(dest), static_cast<const char*>(source), bytes, root);
         return 0;
     }
     if (k.me() == root) {

@@ -101,6 +101,13 @@ struct gpu_sync_slot {
     alignas(64) unsigned long long ready[max_members];
     alignas(64) unsigned long long done[max_members];
     alignas(64) unsigned long long counts[max_members];
+    // A large broadcast on three or more members (collectives.cuh, broadcast_relayed): the root sets
+    // pieces[p] at piece p's carrier to the call's number once the piece is in the carrier's dest;
+    // piece_blocks[p] counts the blocks of one of the library's grids that have stored their share
+    // of piece p, so that the last one sets the flag (back to 0 then).
+    static constexpr int max_pieces = 64;
+    alignas(64) unsigned long long pieces[max_pieces];
+    alignas(64) unsigned piece_blocks[max_pieces];
     counter ring_used;
     static constexpr size_t ring_words = 16384;  // 128 KiB of ring words: 64 KiB of data
     alignas(128) unsigned long long ring[ring_words];
@@ -147,6 +154,26 @@ ISHMEM_HD inline bool medium_takes(int slot, unsigned limit, size_t blocks, size
     return slot >= 0 && slot < medium_slots && blocks * medium_stride(block_bytes) <= limit;
 }
 
+// A relayed broadcast (collectives.cuh, broadcast_relayed): whether a team of n members relays,
+// and how the array is cut into pieces of at least `least` bytes (ISHMEM_GPU_BROADCAST_PIECE_BYTES;
+// 0: no relay), each carried by one of the n - 1 members other than the root. Host and device cut
+// alike.
+struct relay_plan {
+    size_t piece;  // bytes of each piece: a 16-byte multiple (the last pieces shorter, or empty)
+    int count;     // pieces: a multiple of n - 1, at most gpu_sync_slot::max_pieces
+};
+ISHMEM_HD inline bool relays(int n, size_t least) {
+    return least != 0 && n >= 3 && n - 1 <= gpu_sync_slot::max_pieces;
+}
+ISHMEM_HD inline relay_plan plan_relay(size_t bytes, int n, size_t least) {
+    const size_t carriers = static_cast<size_t>(n - 1);
+    const size_t most_each = static_cast<size_t>(gpu_sync_slot::max_pieces) / carriers;
+    size_t each = ((bytes + least - 1) / least + carriers - 1) / carriers;  // pieces per carrier
+    each = each < 1 ? 1 : each > most_each ? most_each : each;
+    const size_t count = carriers * each;
+    return {medium_stride((bytes + count - 1) / count), static_cast<int>(count)};
+}
+
 struct device_state {
     int initialized;
     int device;                // this PE's GPU: the setter makes it current before copying
@@ -172,6 +199,8 @@ struct device_state {
     unsigned medium_gather_limit;    // ISHMEM_GPU_MEDIUM_GATHER_BYTES: the same for fcollect and alltoall
     unsigned medium_reduce_limit;    // ISHMEM_GPU_MEDIUM_REDUCE_BYTES: and for the reductions and scans
     unsigned medium_part;            // ISHMEM_GPU_MEDIUM_PART_BYTES: the least bytes of a part
+    unsigned broadcast_piece;        // ISHMEM_GPU_BROADCAST_PIECE_BYTES: the least bytes of a piece of a
+                                     // relayed broadcast (0: the root stores into every member)
 };
 
 using device_state_setter = void (*)(const device_state*);
