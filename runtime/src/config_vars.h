@@ -72,7 +72,7 @@ inline constexpr config_var config_vars[] = {
      "CUDA backend: the least bytes of each PE's block in one part of a medium collective (see "
      "ISHMEM_GPU_MEDIUM_BYTES); a call has up to 16 parts, and a host-called or stream call runs one "
      "block per part. Every PE must use the same value."},
-    {"ISHMEM_GPU_BROADCAST_PIECE_BYTES", "256K",
+    {"ISHMEM_GPU_BROADCAST_PIECE_BYTES", "1M",
      "CUDA backend: broadcasts larger than a stage takes, on teams of 3 to 65 PEs, are relayed: the "
      "array is cut into pieces of at least this many bytes (at most 64 pieces), the root stores each "
      "piece into one other member's dest alone, and that member passes it on to the rest, so that no "

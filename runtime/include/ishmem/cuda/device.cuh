@@ -264,22 +264,38 @@ template <> struct narrower_word<unsigned long long> { using type = unsigned; };
 template <> struct narrower_word<unsigned> { using type = unsigned short; };
 template <> struct narrower_word<unsigned short> { using type = unsigned char; };
 
+// A load of a copy. Fresh: it goes past this SM's L1 cache (the source is memory that peers store
+// into while one kernel runs).
+template <bool Fresh, class T> __device__ inline T copy_load(const T* p) {
+    if constexpr (Fresh)
+        return __ldcg(p);
+    else
+        return *p;
+}
+
+// A lone thread's tail of a copy: n < sizeof(W) bytes between ends aligned to W, in at most one
+// word of each narrower width (8 bytes between 16-byte-aligned ends: one store, not eight). Not
+// the full copy loop at each width: inlined four times over, that raised a block-wide put's
+// kernel from 56 to 96 registers, too many for a block of 1024 threads.
+template <class W, bool Fresh> __device__ inline void copy_tail(char* d, const char* s, size_t n) {
+    using N = typename narrower_word<W>::type;
+    if (n >= sizeof(N)) {
+        *reinterpret_cast<N*>(d) = copy_load<Fresh>(reinterpret_cast<const N*>(s));
+        d += sizeof(N), s += sizeof(N), n -= sizeof(N);
+    }
+    if constexpr (sizeof(N) > 1) copy_tail<N, Fresh>(d, s, n);
+}
+
 // Copies n bytes between ends aligned to W, the threads of a group striding over W words with four
-// independent loads in flight per thread. Fresh: the loads go past this SM's L1 cache (the source
-// is memory that peers store into while one kernel runs).
-// The tail (n not a multiple of W): a lone thread copies it in ever narrower words (8 bytes between
-// 16-byte-aligned ends: one store, not eight); a group's threads take a byte each, which measured
-// faster for groups than one thread storing narrower words (bench/results/small-put-study-*.txt).
+// independent loads in flight per thread (Fresh: see copy_load).
+// The tail (n not a multiple of W): a lone thread copies it in ever narrower words (copy_tail); a
+// group's threads take a byte each, which measured faster for groups than one thread storing
+// narrower words (bench/results/small-put-study-*.txt).
 template <class W, bool Fresh = false>
 __device__ inline void copy_words(char* d, const char* s, size_t n, unsigned rank, unsigned size) {
     W* dw = reinterpret_cast<W*>(d);
     const W* sw = reinterpret_cast<const W*>(s);
-    auto ld = [](const auto* p) {
-        if constexpr (Fresh)
-            return __ldcg(p);
-        else
-            return *p;
-    };
+    auto ld = [](const auto* p) { return copy_load<Fresh>(p); };
     const size_t nw = n / sizeof(W);
     size_t i = rank;
     for (; i + 3 * size < nw; i += 4 * size) {
@@ -293,7 +309,7 @@ __device__ inline void copy_words(char* d, const char* s, size_t n, unsigned ran
     const size_t done = nw * sizeof(W);
     if constexpr (sizeof(W) > 1) {
         if (size == 1) {
-            if (done < n) copy_words<typename narrower_word<W>::type, Fresh>(d + done, s + done, n - done, 0, 1);
+            if (done < n) copy_tail<W, Fresh>(d + done, s + done, n - done);
             return;
         }
     }
