@@ -61,7 +61,7 @@ def merge(ours, peer):
 
 def write(rows, path, notes, peer):
     with open(path, "w", newline="") as f:
-        f.write(f"# bench_gpu: ishmem (ours) against {peer} on 2 GPUs; ratio = ours / {peer}\n")
+        f.write(f"# bench_gpu: ishmem (ours) against {peer} in one job; ratio = ours / {peer}\n")
         f.write("# metric us (time per operation): ratio < 1 means ishmem is faster\n")
         f.write("# metric GBps (bandwidth): ratio > 1 means ishmem is faster\n")
         for n in notes:
