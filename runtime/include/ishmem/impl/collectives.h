@@ -174,7 +174,7 @@ class eager {
         }
         eager_box* box = eager_inbox(pe, team_, op_, t_.my_index);
         box->bytes = bytes;
-        if (bytes && bytes <= eager_bytes) std::memcpy(box->data, data, bytes);
+        if (bytes && bytes <= eager_bytes) std::memcpy(box->payload(bytes), data, bytes);
         __atomic_store_n(&box->seq, op_, __ATOMIC_RELEASE);
     }
     void send_to_others(const void* data, size_t bytes) const {
@@ -182,7 +182,10 @@ class eager {
             if (j != t_.my_index) send(j, data, bytes);
     }
     // Member from's message in this operation; valid until finish().
-    const void* receive(int from) const { return receive_box(from)->data; }
+    const void* receive(int from) const {
+        const eager_box* box = receive_box(from);
+        return box->payload(box->bytes);
+    }
     const eager_box* receive_box(int from) const {
         eager_box* box = eager_inbox(state.my_pe, team_, op_, from);
         wait_at_least(&box->seq, op_, t_.world_pe(from), routine_);
@@ -432,7 +435,7 @@ template <class T, class W> void collect_eager(const W& w, ishmem_team_t team, T
         const eager_box* box = j == t.my_index ? nullptr : eager_inbox(state.my_pe, team, op, j);
         const size_t bytes = box ? box->bytes : mine;
         const void* from = !box ? static_cast<const void*>(source)
-                                : bytes <= eager_bytes ? static_cast<const void*>(box->data) : translate(source, t.world_pe(j));
+                                : bytes <= eager_bytes ? static_cast<const void*>(box->payload(bytes)) : translate(source, t.world_pe(j));
         copy(w, reinterpret_cast<char*>(dest) + offset, from, bytes);
         offset += bytes;
     }

@@ -69,10 +69,17 @@ inline constexpr int eager_slots = 160;
 inline constexpr size_t eager_bytes = 512;
 inline constexpr uint64_t eager_depth = 8;
 struct eager_box {
+    static constexpr size_t head_bytes = 48;
     alignas(64) uint64_t seq;  // the eager operation whose message the data holds
     uint64_t bytes;            // what the sender sent; in collect more than eager_bytes: not the data
+    // A message of at most head_bytes goes in seq's cache line, so that its reader takes one line
+    // from the sender's core, not two one after the other; a larger one goes in data.
+    alignas(16) unsigned char head[head_bytes];
     alignas(64) unsigned char data[eager_bytes];
+    unsigned char* payload(size_t n) { return n <= head_bytes ? head : data; }
+    const unsigned char* payload(size_t n) const { return n <= head_bytes ? head : data; }
 };
+static_assert(offsetof(eager_box, head) + eager_box::head_bytes == 64, "the head fills seq's line");
 inline constexpr size_t eager_region_offset = internal_scratch_offset + 4096;
 inline constexpr size_t eager_slot_size = eager_depth * eager_members * sizeof(eager_box);
 static_assert(4096 + eager_slots * eager_slot_size <= internal_scratch_size);
