@@ -463,7 +463,9 @@ TEST(Coll, BroadcastFromEveryRoot) {
     ASSERT_TRUE(ts.ok());
     for (const team_info& t : ts.all()) {
         for (int root = 0; root < t.size(); ++root) {
-            for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{37}, std::size_t{3000}}) {
+            // 12 ints fill an inbox's first line (48 bytes, beside its sequence word); 13 do not.
+            for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{12}, std::size_t{13}, std::size_t{37},
+                                  std::size_t{3000}}) {
                 check_broadcast<int>(t, root, n, "ishmem_int_broadcast(team)", [](ishmem_team_t team, int* d, const int* s, std::size_t m, int r) {
                     return ishmem_int_broadcast(team, d, s, m, r);
                 });
@@ -525,18 +527,19 @@ TEST(Coll, CollectDifferentNelemsIncludingZero) {
 }
 
 // collect calls back to back with no barrier between them, more calls than a sender may run ahead
-// of a reader (8), each PE's count changing every call between 0, 1, 64 longs (an inbox), 65 and
-// 300: every result is checked, and each PE rewrites its source right after each call, so a block
-// that its readers still copied from the source after the call returned would show.
+// of a reader (8), each PE's count changing every call between 0, 1, 6 longs (what an inbox's first
+// line holds), 7, 64 (an inbox), 65 and 300: every result is checked, and each PE rewrites its
+// source right after each call, so a block that its readers still copied from the source after the
+// call returned would show.
 TEST(Coll, CollectBackToBackAcrossTheInboxSize) {
     team_set ts;
     ASSERT_TRUE(ts.ok());
     const world w;
-    constexpr std::size_t counts[] = {0, 1, 64, 65, 300};
-    constexpr int rounds = 12;
+    constexpr std::size_t counts[] = {0, 1, 6, 7, 64, 65, 300};
+    constexpr int rounds = 14;
     for (const team_info& t : ts.all()) {
         SCOPED_TRACE(t.name);
-        auto count = [&](int r, int k) { return counts[static_cast<std::size_t>(r + 2 * k) % 5]; };
+        auto count = [&](int r, int k) { return counts[static_cast<std::size_t>(r + 2 * k) % 7]; };
         auto value = [&](int r, int pe, std::size_t i) { return make_value<long>((pe + 4 * r) % 64, i); };
         std::size_t most = 0;
         for (int r = 0; r < rounds; ++r) {
