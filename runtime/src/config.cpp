@@ -146,7 +146,7 @@ void load_config(bool warn_unknown) {
         if (!parse_size(text, bytes))
             fatal(routine, "%s=%s is not a positive byte count (a number, optionally with K, M or G)", name, text);
     }
-    // The ring's and the stage's limits: 0 (off), or bytes up to what a ring or a stage half holds.
+    // The ring's and the stage's limits and the relay's piece: 0 (off), or bytes up to a most.
     struct gpu_limit {
         const char* name;
         size_t* bytes;
@@ -158,7 +158,8 @@ void load_config(bool warn_unknown) {
                                gpu_limit{"ISHMEM_GPU_MEDIUM_GATHER_BYTES", &config.gpu_medium_gather_bytes, 262144,
                                          "256K (half a team's medium stage)"},
                                gpu_limit{"ISHMEM_GPU_MEDIUM_REDUCE_BYTES", &config.gpu_medium_reduce_bytes, 262144,
-                                         "256K (half a team's medium stage)"}}) {
+                                         "256K (half a team's medium stage)"},
+                               gpu_limit{"ISHMEM_GPU_BROADCAST_PIECE_BYTES", &config.gpu_broadcast_piece, size_t{1} << 30, "1G"}}) {
         const char* text = value_of(l.name);
         if (strcmp(text, "0") == 0)
             *l.bytes = 0;
@@ -168,11 +169,6 @@ void load_config(bool warn_unknown) {
     const char* part_text = value_of("ISHMEM_GPU_MEDIUM_PART_BYTES");
     if (!parse_size(part_text, &config.gpu_medium_part) || config.gpu_medium_part > 262144)
         fatal(routine, "ISHMEM_GPU_MEDIUM_PART_BYTES=%s is not a positive byte count of at most 256K", part_text);
-    const char* piece_text = value_of("ISHMEM_GPU_BROADCAST_PIECE_BYTES");
-    if (strcmp(piece_text, "0") == 0)
-        config.gpu_broadcast_piece = 0;
-    else if (!parse_size(piece_text, &config.gpu_broadcast_piece) || config.gpu_broadcast_piece > (1ull << 30))
-        fatal(routine, "ISHMEM_GPU_BROADCAST_PIECE_BYTES=%s is not 0 or a byte count of at most 1G", piece_text);
 
     config.backend = value_of("ISHMEM_BACKEND");
     if (strcmp(config.backend, "auto") != 0 && strcmp(config.backend, "host") != 0 &&

@@ -103,11 +103,12 @@ template <class G> class call {
     // Leader only: sets my entry of flag f at member m to this call (release: what this PE did
     // before, and what its group did before the last sync, comes with it).
     __device__ void tell(flag f, int m) const { set(f, m, ::cuda::std::memory_order_release); }
-    // The same at every other member, behind one system fence (each release store would be a fence
-    // of its own, and a system fence costs about as much as a hop over NVLink).
-    __device__ void tell_others(flag f) const {
+    // The same at every other member but `skip` (-1: none), behind one system fence (each release
+    // store would be a fence of its own, and a system fence costs about as much as a hop over NVLink).
+    __device__ void tell_others(flag f, int skip = -1) const {
         __threadfence_system();
-        for (int i = 1; i < t_.size; ++i) set(f, (t_.my_index + i) % t_.size, ::cuda::std::memory_order_relaxed);
+        for (int i = 1; i < t_.size; ++i)
+            if (const int m = (t_.my_index + i) % t_.size; m != skip) set(f, m, ::cuda::std::memory_order_relaxed);
     }
     // Leader only: waits until member m has set flag f at this PE for this call.
     __device__ void await(flag f, int m) const {
@@ -115,16 +116,7 @@ template <class G> class call {
         while (r.load(::cuda::std::memory_order_acquire) < c_) {
         }
     }
-    __device__ void await_others(flag f) const {
-        for (int i = 1; i < t_.size; ++i) await(f, (t_.my_index + i) % t_.size);
-    }
-    // tell_others and await_others for every member but `skip` (and this one).
-    __device__ void tell_others_but(flag f, int skip) const {
-        __threadfence_system();
-        for (int i = 1; i < t_.size; ++i)
-            if (const int m = (t_.my_index + i) % t_.size; m != skip) set(f, m, ::cuda::std::memory_order_relaxed);
-    }
-    __device__ void await_others_but(flag f, int skip) const {
+    __device__ void await_others(flag f, int skip = -1) const {
         for (int i = 1; i < t_.size; ++i)
             if (const int m = (t_.my_index + i) % t_.size; m != skip) await(f, m);
     }
@@ -169,41 +161,24 @@ template <class G> class call {
     // Waits until the root has put piece p into this PE's dest. In one of the library's grids each
     // block waits for itself, so that its blocks never wait for each other.
     __device__ void await_piece(int p) const {
-        auto r = sys_ref(&mine_->pieces[p]);
-        if constexpr (whole_kernel) {
-            if (threadIdx.x == 0)
-                while (r.load(::cuda::std::memory_order_acquire) < c_) {
-                }
-            __syncthreads();
-        } else {
-            if (leader())
-                while (r.load(::cuda::std::memory_order_acquire) < c_) {
-                }
-            sync();
-        }
+        if (block_leader())
+            while (sys_ref(&mine_->pieces[p]).load(::cuda::std::memory_order_acquire) < c_) {
+            }
+        block_sync();
     }
     // Once the lane has stored its share of piece p into member m's dest: tells m, when every
     // thread has (in a library grid, every block of the lane: the last of them to count itself
     // tells m).
     __device__ void piece_stored(int p, int m) const {
-        auto flag_at_m = sys_ref(&slot_of(m)->pieces[p]);
-        if constexpr (whole_kernel) {
-            __syncthreads();
-            if (threadIdx.x == 0) {
-                __threadfence_system();  // this block's stores, before the count
-                if (atomicAdd(&mine_->piece_blocks[p], 1u) == blocks_in_lane() - 1) {
-                    mine_->piece_blocks[p] = 0;  // the next use is a later kernel's
-                    __threadfence_system();      // every counted block's stores, before the flag
-                    flag_at_m.store(c_, ::cuda::std::memory_order_relaxed);
-                }
-            }
-        } else {
-            sync();
-            if (leader()) {
-                __threadfence_system();
-                flag_at_m.store(c_, ::cuda::std::memory_order_relaxed);
-            }
+        block_sync();
+        if (!block_leader()) return;
+        __threadfence_system();  // this block's stores, before the count and the flag
+        if (blocks_in_lane() > 1) {
+            if (atomicAdd(&mine_->piece_blocks[p], 1u) != blocks_in_lane() - 1) return;
+            mine_->piece_blocks[p] = 0;  // the next use is a later kernel's
+            __threadfence_system();      // every counted block's stores, before the flag
         }
+        sys_ref(&slot_of(m)->pieces[p]).store(c_, ::cuda::std::memory_order_relaxed);
     }
     // Leader only: my count for collect, at every member (before my ready, which publishes it).
     __device__ void publish_count(unsigned long long n) const {
@@ -268,7 +243,23 @@ template <class G> class call {
 
   private:
     __device__ unsigned blocks_in_lane() const {  // blocks b < gridDim.x with b % lanes() == lane()
-        return (gridDim.x - lane() + lanes() - 1) / lanes();
+        if constexpr (whole_kernel)
+            return (gridDim.x - lane() + lanes() - 1) / lanes();
+        else
+            return 1u;
+    }
+    // A library grid's blocks go each their own way; any other group is one block here.
+    __device__ bool block_leader() const {
+        if constexpr (whole_kernel)
+            return threadIdx.x == 0;
+        else
+            return leader();
+    }
+    __device__ void block_sync() const {
+        if constexpr (whole_kernel)
+            __syncthreads();
+        else
+            sync();
     }
     __device__ void set(flag f, int m, ::cuda::std::memory_order order) const {
         sys_ref(entry(slot_of(m), f, t_.my_index)).store(c_, order);
@@ -737,8 +728,8 @@ template <class G> __device__ inline void broadcast_relayed(call<G>& k, char* de
         }
         k.sync();  // every thread's (every block's) stores are in
         if (k.leader()) {
-            k.tell_others_but(done, root);
-            k.await_others_but(done, root);  // the other carriers' pieces are in my dest
+            k.tell_others(done, root);
+            k.await_others(done, root);  // the other carriers' pieces are in my dest
         }
     }
     k.finish();
