@@ -305,6 +305,9 @@ __device__ inline void copy_words(char* d, const char* s, size_t n, unsigned ran
         dw[i + 2 * size] = c;
         dw[i + 3 * size] = e;
     }
+    // Not unrolled: a group's small copy (fewer than 4 words per thread, e.g. a warp's 64 B-1 KiB)
+    // spends its time here, and an unrolled loop's trip-count arithmetic sits before its first load.
+#pragma unroll 1
     for (; i < nw; i += size) dw[i] = ld(sw + i);
     const size_t done = nw * sizeof(W);
     if constexpr (sizeof(W) > 1) {
