@@ -83,6 +83,27 @@ def checks_text(fam: Family) -> str:
 
 
 GPU_CASES_PER_FILE = 150
+# Cases whose kernels take nvcc several times as long as most (a broadcast inlines the relay of
+# large broadcasts, an fcollect the stage and the direct form) count this many times towards a
+# file's 150: with 150 to a file, the files holding them were still compiling (one nvcc each) when
+# a cold build on 32 cores was stopped after 480-535 s, long after every other file was done.
+GPU_CASE_WEIGHT = {"broadcast": 4, "fcollect": 3}
+
+
+def gpu_case_parts(eps) -> list[list]:
+    """The GPU cases of a chapter's entry points, cut into files of at most GPU_CASES_PER_FILE
+    weighted cases, in order."""
+    parts: list[list] = [[]]
+    load = 0
+    for ep in eps:
+        weight = GPU_CASE_WEIGHT.get(ep.family.name, 1)
+        for tc in ep.gpu_tests:
+            if parts[-1] and load + weight > GPU_CASES_PER_FILE:
+                parts.append([])
+                load = 0
+            parts[-1].append(tc)
+            load += weight
+    return [p for p in parts if p]
 
 
 def render_all(api: Api, template_dir: Path) -> dict[str, str]:
@@ -120,11 +141,10 @@ def render_all(api: Api, template_dir: Path) -> dict[str, str]:
         cases = [tc for ep in eps for tc in ep.tests]
         if cases:
             render(f"tests/{ch.name}_cases.cpp", "test_cases.cpp.j2", ch.file, chapter=ch, cases=cases)
-        gpu_cases = [tc for ep in eps for tc in ep.gpu_tests]
         # In parts: nvcc spends about 0.3 s per case (a kernel each), and parts build in parallel.
-        for part, first in enumerate(range(0, len(gpu_cases), GPU_CASES_PER_FILE)):
+        for part, cases in enumerate(gpu_case_parts(eps)):
             render(f"tests/gpu/{ch.name}_cases_{part}.cu", "test_cases.cu.j2", ch.file, chapter=ch, part=part,
-                   cases=gpu_cases[first:first + GPU_CASES_PER_FILE])
+                   cases=cases)
         render(f"docs/{ch.name}.rst", "chapter.rst.j2", ch.file, chapter=ch,
                families=[(f, api.family_entry_points(f)) for f in ch.families])
     render("docs/constants.rst", "constants.rst.j2", "spec/constants.yaml")

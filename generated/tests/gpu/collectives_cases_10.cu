@@ -16,1170 +16,392 @@
 namespace ishmem_gpu_cases_collectives_10 {
 
 void case_0() {
-    ishmem_testing::patterns::min_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_min_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_1() {
-    ishmem_testing::patterns::min_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_min_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_2() {
-    ishmem_testing::patterns::min_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint16_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_3() {
-    ishmem_testing::patterns::min_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint16_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_fcollect(dest, source, nelems); });
     });
 }
 
 void case_4() {
-    ishmem_testing::patterns::min_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_min_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_fcollect(team, dest, source, nelems); });
     });
 }
 
 void case_5() {
-    ishmem_testing::patterns::min_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_min_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ulonglong_fcollect_on_queue(dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_6() {
-    ishmem_testing::patterns::min_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_min_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ulonglong_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_7() {
-    ishmem_testing::patterns::min_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_min_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_8() {
-    ishmem_testing::patterns::min_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_min_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_9() {
-    ishmem_testing::patterns::min_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_min_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_10() {
-    ishmem_testing::patterns::min_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint32_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_11() {
-    ishmem_testing::patterns::min_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint32_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_fcollect(dest, source, nelems); });
     });
 }
 
 void case_12() {
-    ishmem_testing::patterns::min_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_min_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_fcollect(team, dest, source, nelems); });
     });
 }
 
 void case_13() {
-    ishmem_testing::patterns::min_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_min_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int8_fcollect_on_queue(dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_14() {
-    ishmem_testing::patterns::min_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_min_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int8_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_15() {
-    ishmem_testing::patterns::min_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_min_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_16() {
-    ishmem_testing::patterns::min_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_min_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_17() {
-    ishmem_testing::patterns::min_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_min_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_18() {
-    ishmem_testing::patterns::min_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint64_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_19() {
-    ishmem_testing::patterns::min_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint64_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_fcollect(dest, source, nelems); });
     });
 }
 
 void case_20() {
-    ishmem_testing::patterns::min_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_min_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_fcollect(team, dest, source, nelems); });
     });
 }
 
 void case_21() {
-    ishmem_testing::patterns::min_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_min_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int16_fcollect_on_queue(dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_22() {
-    ishmem_testing::patterns::min_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_min_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int16_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_23() {
-    ishmem_testing::patterns::min_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_min_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_24() {
-    ishmem_testing::patterns::min_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_min_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_25() {
-    ishmem_testing::patterns::min_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_min_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_26() {
-    ishmem_testing::patterns::min_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_size_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_27() {
-    ishmem_testing::patterns::min_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_size_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_fcollect(dest, source, nelems); });
     });
 }
 
 void case_28() {
-    ishmem_testing::patterns::min_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_min_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_fcollect(team, dest, source, nelems); });
     });
 }
 
 void case_29() {
-    ishmem_testing::patterns::min_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_min_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int32_fcollect_on_queue(dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_30() {
-    ishmem_testing::patterns::min_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_min_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int32_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_31() {
-    ishmem_testing::patterns::min_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_min_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_32() {
-    ishmem_testing::patterns::min_reduce<float>([](float* dest, const float* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_float_min_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_33() {
-    ishmem_testing::patterns::min_reduce<float>([](ishmem_team_t team, float* dest, const float* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_float_min_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_34() {
-    ishmem_testing::patterns::min_reduce<float>([](float* dest, const float* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_float_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_35() {
-    ishmem_testing::patterns::min_reduce<float>([](ishmem_team_t team, float* dest, const float* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_float_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_fcollect(dest, source, nelems); });
     });
 }
 
 void case_36() {
-    ishmem_testing::patterns::min_reduce<float>([](float* dest, const float* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_float_min_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_fcollect(team, dest, source, nelems); });
     });
 }
 
 void case_37() {
-    ishmem_testing::patterns::min_reduce<float>([](float* dest, const float* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_float_min_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int64_fcollect_on_queue(dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_38() {
-    ishmem_testing::patterns::min_reduce<float>([](ishmem_team_t team, float* dest, const float* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_float_min_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int64_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_39() {
-    ishmem_testing::patterns::min_reduce<float>([](ishmem_team_t team, float* dest, const float* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_float_min_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_40() {
-    ishmem_testing::patterns::min_reduce<double>([](double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_double_min_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_41() {
-    ishmem_testing::patterns::min_reduce<double>([](ishmem_team_t team, double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_double_min_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_42() {
-    ishmem_testing::patterns::min_reduce<double>([](double* dest, const double* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_double_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_43() {
-    ishmem_testing::patterns::min_reduce<double>([](ishmem_team_t team, double* dest, const double* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_double_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_fcollect(dest, source, nelems); });
     });
 }
 
 void case_44() {
-    ishmem_testing::patterns::min_reduce<double>([](double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_double_min_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_fcollect(team, dest, source, nelems); });
     });
 }
 
 void case_45() {
-    ishmem_testing::patterns::min_reduce<double>([](double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_double_min_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint8_fcollect_on_queue(dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_46() {
-    ishmem_testing::patterns::min_reduce<double>([](ishmem_team_t team, double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_double_min_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint8_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_47() {
-    ishmem_testing::patterns::min_reduce<double>([](ishmem_team_t team, double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_double_min_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_48() {
-    ishmem_testing::patterns::min_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_min_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_49() {
-    ishmem_testing::patterns::min_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_min_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_50() {
-    ishmem_testing::patterns::min_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_51() {
-    ishmem_testing::patterns::min_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_52() {
-    ishmem_testing::patterns::min_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_53() {
-    ishmem_testing::patterns::min_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_54() {
-    ishmem_testing::patterns::min_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_55() {
-    ishmem_testing::patterns::min_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_56() {
-    ishmem_testing::patterns::sum_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_char_sum_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_57() {
-    ishmem_testing::patterns::sum_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_char_sum_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_58() {
-    ishmem_testing::patterns::sum_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_char_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_59() {
-    ishmem_testing::patterns::sum_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_char_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_60() {
-    ishmem_testing::patterns::sum_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_char_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_61() {
-    ishmem_testing::patterns::sum_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_char_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_62() {
-    ishmem_testing::patterns::sum_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_char_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_63() {
-    ishmem_testing::patterns::sum_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_char_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_64() {
-    ishmem_testing::patterns::sum_reduce<signed char>([](signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_schar_sum_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_65() {
-    ishmem_testing::patterns::sum_reduce<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_schar_sum_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_66() {
-    ishmem_testing::patterns::sum_reduce<signed char>([](signed char* dest, const signed char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_schar_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_67() {
-    ishmem_testing::patterns::sum_reduce<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_schar_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_68() {
-    ishmem_testing::patterns::sum_reduce<signed char>([](signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_schar_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_69() {
-    ishmem_testing::patterns::sum_reduce<signed char>([](signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_schar_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_70() {
-    ishmem_testing::patterns::sum_reduce<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_schar_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_71() {
-    ishmem_testing::patterns::sum_reduce<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_schar_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_72() {
-    ishmem_testing::patterns::sum_reduce<short>([](short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_sum_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_73() {
-    ishmem_testing::patterns::sum_reduce<short>([](ishmem_team_t team, short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_sum_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_74() {
-    ishmem_testing::patterns::sum_reduce<short>([](short* dest, const short* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_short_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_75() {
-    ishmem_testing::patterns::sum_reduce<short>([](ishmem_team_t team, short* dest, const short* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_short_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_76() {
-    ishmem_testing::patterns::sum_reduce<short>([](short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_short_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_77() {
-    ishmem_testing::patterns::sum_reduce<short>([](short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_short_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_78() {
-    ishmem_testing::patterns::sum_reduce<short>([](ishmem_team_t team, short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_short_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_79() {
-    ishmem_testing::patterns::sum_reduce<short>([](ishmem_team_t team, short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_short_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_80() {
-    ishmem_testing::patterns::sum_reduce<int>([](int* dest, const int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int_sum_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_81() {
-    ishmem_testing::patterns::sum_reduce<int>([](ishmem_team_t team, int* dest, const int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int_sum_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_82() {
-    ishmem_testing::patterns::sum_reduce<int>([](int* dest, const int* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_83() {
-    ishmem_testing::patterns::sum_reduce<int>([](ishmem_team_t team, int* dest, const int* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_84() {
-    ishmem_testing::patterns::sum_reduce<int>([](int* dest, const int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_85() {
-    ishmem_testing::patterns::sum_reduce<int>([](int* dest, const int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_86() {
-    ishmem_testing::patterns::sum_reduce<int>([](ishmem_team_t team, int* dest, const int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_87() {
-    ishmem_testing::patterns::sum_reduce<int>([](ishmem_team_t team, int* dest, const int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_88() {
-    ishmem_testing::patterns::sum_reduce<long>([](long* dest, const long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_long_sum_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_89() {
-    ishmem_testing::patterns::sum_reduce<long>([](ishmem_team_t team, long* dest, const long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_long_sum_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_90() {
-    ishmem_testing::patterns::sum_reduce<long>([](long* dest, const long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_long_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_91() {
-    ishmem_testing::patterns::sum_reduce<long>([](ishmem_team_t team, long* dest, const long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_long_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_92() {
-    ishmem_testing::patterns::sum_reduce<long>([](long* dest, const long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_long_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_93() {
-    ishmem_testing::patterns::sum_reduce<long>([](long* dest, const long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_long_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_94() {
-    ishmem_testing::patterns::sum_reduce<long>([](ishmem_team_t team, long* dest, const long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_long_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_95() {
-    ishmem_testing::patterns::sum_reduce<long>([](ishmem_team_t team, long* dest, const long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_long_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_96() {
-    ishmem_testing::patterns::sum_reduce<long long>([](long long* dest, const long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_longlong_sum_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_97() {
-    ishmem_testing::patterns::sum_reduce<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_longlong_sum_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_98() {
-    ishmem_testing::patterns::sum_reduce<long long>([](long long* dest, const long long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_longlong_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_99() {
-    ishmem_testing::patterns::sum_reduce<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_longlong_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_100() {
-    ishmem_testing::patterns::sum_reduce<long long>([](long long* dest, const long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_longlong_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_101() {
-    ishmem_testing::patterns::sum_reduce<long long>([](long long* dest, const long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_longlong_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_102() {
-    ishmem_testing::patterns::sum_reduce<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_longlong_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_103() {
-    ishmem_testing::patterns::sum_reduce<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_longlong_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_104() {
-    ishmem_testing::patterns::sum_reduce<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ptrdiff_sum_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_105() {
-    ishmem_testing::patterns::sum_reduce<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ptrdiff_sum_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_106() {
-    ishmem_testing::patterns::sum_reduce<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ptrdiff_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_107() {
-    ishmem_testing::patterns::sum_reduce<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ptrdiff_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_108() {
-    ishmem_testing::patterns::sum_reduce<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_109() {
-    ishmem_testing::patterns::sum_reduce<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_110() {
-    ishmem_testing::patterns::sum_reduce<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_111() {
-    ishmem_testing::patterns::sum_reduce<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_112() {
-    ishmem_testing::patterns::sum_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_sum_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_113() {
-    ishmem_testing::patterns::sum_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_sum_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_114() {
-    ishmem_testing::patterns::sum_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uchar_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_115() {
-    ishmem_testing::patterns::sum_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uchar_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_116() {
-    ishmem_testing::patterns::sum_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_117() {
-    ishmem_testing::patterns::sum_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_118() {
-    ishmem_testing::patterns::sum_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_119() {
-    ishmem_testing::patterns::sum_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_120() {
-    ishmem_testing::patterns::sum_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_sum_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_121() {
-    ishmem_testing::patterns::sum_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_sum_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_122() {
-    ishmem_testing::patterns::sum_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ushort_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_123() {
-    ishmem_testing::patterns::sum_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ushort_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_124() {
-    ishmem_testing::patterns::sum_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_125() {
-    ishmem_testing::patterns::sum_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_126() {
-    ishmem_testing::patterns::sum_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_127() {
-    ishmem_testing::patterns::sum_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_128() {
-    ishmem_testing::patterns::sum_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_sum_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_129() {
-    ishmem_testing::patterns::sum_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_sum_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_130() {
-    ishmem_testing::patterns::sum_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_131() {
-    ishmem_testing::patterns::sum_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_132() {
-    ishmem_testing::patterns::sum_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_133() {
-    ishmem_testing::patterns::sum_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_134() {
-    ishmem_testing::patterns::sum_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_135() {
-    ishmem_testing::patterns::sum_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_136() {
-    ishmem_testing::patterns::sum_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_sum_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_137() {
-    ishmem_testing::patterns::sum_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_sum_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_138() {
-    ishmem_testing::patterns::sum_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulong_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_139() {
-    ishmem_testing::patterns::sum_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulong_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_140() {
-    ishmem_testing::patterns::sum_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_141() {
-    ishmem_testing::patterns::sum_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_142() {
-    ishmem_testing::patterns::sum_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_143() {
-    ishmem_testing::patterns::sum_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_144() {
-    ishmem_testing::patterns::sum_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_sum_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_145() {
-    ishmem_testing::patterns::sum_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_sum_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_146() {
-    ishmem_testing::patterns::sum_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulonglong_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_147() {
-    ishmem_testing::patterns::sum_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulonglong_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_148() {
-    ishmem_testing::patterns::sum_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_149() {
-    ishmem_testing::patterns::sum_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_sum_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 const ishmem_testing::GeneratedCase cases[] = {
-    {"ishmem_uint16_min_reduce [thread]", case_0},
-    {"ishmem_uint16_min_reduce(team) [thread]", case_1},
-    {"ishmemx_uint16_min_reduce_on_queue [stream]", case_2},
-    {"ishmemx_uint16_min_reduce_on_queue(team) [stream]", case_3},
-    {"ishmemx_uint16_min_reduce_work_group [block]", case_4},
-    {"ishmemx_uint16_min_reduce_work_group [warp]", case_5},
-    {"ishmemx_uint16_min_reduce_work_group(team) [block]", case_6},
-    {"ishmemx_uint16_min_reduce_work_group(team) [warp]", case_7},
-    {"ishmem_uint32_min_reduce [thread]", case_8},
-    {"ishmem_uint32_min_reduce(team) [thread]", case_9},
-    {"ishmemx_uint32_min_reduce_on_queue [stream]", case_10},
-    {"ishmemx_uint32_min_reduce_on_queue(team) [stream]", case_11},
-    {"ishmemx_uint32_min_reduce_work_group [block]", case_12},
-    {"ishmemx_uint32_min_reduce_work_group [warp]", case_13},
-    {"ishmemx_uint32_min_reduce_work_group(team) [block]", case_14},
-    {"ishmemx_uint32_min_reduce_work_group(team) [warp]", case_15},
-    {"ishmem_uint64_min_reduce [thread]", case_16},
-    {"ishmem_uint64_min_reduce(team) [thread]", case_17},
-    {"ishmemx_uint64_min_reduce_on_queue [stream]", case_18},
-    {"ishmemx_uint64_min_reduce_on_queue(team) [stream]", case_19},
-    {"ishmemx_uint64_min_reduce_work_group [block]", case_20},
-    {"ishmemx_uint64_min_reduce_work_group [warp]", case_21},
-    {"ishmemx_uint64_min_reduce_work_group(team) [block]", case_22},
-    {"ishmemx_uint64_min_reduce_work_group(team) [warp]", case_23},
-    {"ishmem_size_min_reduce [thread]", case_24},
-    {"ishmem_size_min_reduce(team) [thread]", case_25},
-    {"ishmemx_size_min_reduce_on_queue [stream]", case_26},
-    {"ishmemx_size_min_reduce_on_queue(team) [stream]", case_27},
-    {"ishmemx_size_min_reduce_work_group [block]", case_28},
-    {"ishmemx_size_min_reduce_work_group [warp]", case_29},
-    {"ishmemx_size_min_reduce_work_group(team) [block]", case_30},
-    {"ishmemx_size_min_reduce_work_group(team) [warp]", case_31},
-    {"ishmem_float_min_reduce [thread]", case_32},
-    {"ishmem_float_min_reduce(team) [thread]", case_33},
-    {"ishmemx_float_min_reduce_on_queue [stream]", case_34},
-    {"ishmemx_float_min_reduce_on_queue(team) [stream]", case_35},
-    {"ishmemx_float_min_reduce_work_group [block]", case_36},
-    {"ishmemx_float_min_reduce_work_group [warp]", case_37},
-    {"ishmemx_float_min_reduce_work_group(team) [block]", case_38},
-    {"ishmemx_float_min_reduce_work_group(team) [warp]", case_39},
-    {"ishmem_double_min_reduce [thread]", case_40},
-    {"ishmem_double_min_reduce(team) [thread]", case_41},
-    {"ishmemx_double_min_reduce_on_queue [stream]", case_42},
-    {"ishmemx_double_min_reduce_on_queue(team) [stream]", case_43},
-    {"ishmemx_double_min_reduce_work_group [block]", case_44},
-    {"ishmemx_double_min_reduce_work_group [warp]", case_45},
-    {"ishmemx_double_min_reduce_work_group(team) [block]", case_46},
-    {"ishmemx_double_min_reduce_work_group(team) [warp]", case_47},
-    {"ishmem_min_reduce<char> [thread]", case_48},
-    {"ishmem_min_reduce<char>(team) [thread]", case_49},
-    {"ishmemx_min_reduce_on_queue<char> [stream]", case_50},
-    {"ishmemx_min_reduce_on_queue<char>(team) [stream]", case_51},
-    {"ishmemx_min_reduce_work_group<char> [block]", case_52},
-    {"ishmemx_min_reduce_work_group<char> [warp]", case_53},
-    {"ishmemx_min_reduce_work_group<char>(team) [block]", case_54},
-    {"ishmemx_min_reduce_work_group<char>(team) [warp]", case_55},
-    {"ishmem_char_sum_reduce [thread]", case_56},
-    {"ishmem_char_sum_reduce(team) [thread]", case_57},
-    {"ishmemx_char_sum_reduce_on_queue [stream]", case_58},
-    {"ishmemx_char_sum_reduce_on_queue(team) [stream]", case_59},
-    {"ishmemx_char_sum_reduce_work_group [block]", case_60},
-    {"ishmemx_char_sum_reduce_work_group [warp]", case_61},
-    {"ishmemx_char_sum_reduce_work_group(team) [block]", case_62},
-    {"ishmemx_char_sum_reduce_work_group(team) [warp]", case_63},
-    {"ishmem_schar_sum_reduce [thread]", case_64},
-    {"ishmem_schar_sum_reduce(team) [thread]", case_65},
-    {"ishmemx_schar_sum_reduce_on_queue [stream]", case_66},
-    {"ishmemx_schar_sum_reduce_on_queue(team) [stream]", case_67},
-    {"ishmemx_schar_sum_reduce_work_group [block]", case_68},
-    {"ishmemx_schar_sum_reduce_work_group [warp]", case_69},
-    {"ishmemx_schar_sum_reduce_work_group(team) [block]", case_70},
-    {"ishmemx_schar_sum_reduce_work_group(team) [warp]", case_71},
-    {"ishmem_short_sum_reduce [thread]", case_72},
-    {"ishmem_short_sum_reduce(team) [thread]", case_73},
-    {"ishmemx_short_sum_reduce_on_queue [stream]", case_74},
-    {"ishmemx_short_sum_reduce_on_queue(team) [stream]", case_75},
-    {"ishmemx_short_sum_reduce_work_group [block]", case_76},
-    {"ishmemx_short_sum_reduce_work_group [warp]", case_77},
-    {"ishmemx_short_sum_reduce_work_group(team) [block]", case_78},
-    {"ishmemx_short_sum_reduce_work_group(team) [warp]", case_79},
-    {"ishmem_int_sum_reduce [thread]", case_80},
-    {"ishmem_int_sum_reduce(team) [thread]", case_81},
-    {"ishmemx_int_sum_reduce_on_queue [stream]", case_82},
-    {"ishmemx_int_sum_reduce_on_queue(team) [stream]", case_83},
-    {"ishmemx_int_sum_reduce_work_group [block]", case_84},
-    {"ishmemx_int_sum_reduce_work_group [warp]", case_85},
-    {"ishmemx_int_sum_reduce_work_group(team) [block]", case_86},
-    {"ishmemx_int_sum_reduce_work_group(team) [warp]", case_87},
-    {"ishmem_long_sum_reduce [thread]", case_88},
-    {"ishmem_long_sum_reduce(team) [thread]", case_89},
-    {"ishmemx_long_sum_reduce_on_queue [stream]", case_90},
-    {"ishmemx_long_sum_reduce_on_queue(team) [stream]", case_91},
-    {"ishmemx_long_sum_reduce_work_group [block]", case_92},
-    {"ishmemx_long_sum_reduce_work_group [warp]", case_93},
-    {"ishmemx_long_sum_reduce_work_group(team) [block]", case_94},
-    {"ishmemx_long_sum_reduce_work_group(team) [warp]", case_95},
-    {"ishmem_longlong_sum_reduce [thread]", case_96},
-    {"ishmem_longlong_sum_reduce(team) [thread]", case_97},
-    {"ishmemx_longlong_sum_reduce_on_queue [stream]", case_98},
-    {"ishmemx_longlong_sum_reduce_on_queue(team) [stream]", case_99},
-    {"ishmemx_longlong_sum_reduce_work_group [block]", case_100},
-    {"ishmemx_longlong_sum_reduce_work_group [warp]", case_101},
-    {"ishmemx_longlong_sum_reduce_work_group(team) [block]", case_102},
-    {"ishmemx_longlong_sum_reduce_work_group(team) [warp]", case_103},
-    {"ishmem_ptrdiff_sum_reduce [thread]", case_104},
-    {"ishmem_ptrdiff_sum_reduce(team) [thread]", case_105},
-    {"ishmemx_ptrdiff_sum_reduce_on_queue [stream]", case_106},
-    {"ishmemx_ptrdiff_sum_reduce_on_queue(team) [stream]", case_107},
-    {"ishmemx_ptrdiff_sum_reduce_work_group [block]", case_108},
-    {"ishmemx_ptrdiff_sum_reduce_work_group [warp]", case_109},
-    {"ishmemx_ptrdiff_sum_reduce_work_group(team) [block]", case_110},
-    {"ishmemx_ptrdiff_sum_reduce_work_group(team) [warp]", case_111},
-    {"ishmem_uchar_sum_reduce [thread]", case_112},
-    {"ishmem_uchar_sum_reduce(team) [thread]", case_113},
-    {"ishmemx_uchar_sum_reduce_on_queue [stream]", case_114},
-    {"ishmemx_uchar_sum_reduce_on_queue(team) [stream]", case_115},
-    {"ishmemx_uchar_sum_reduce_work_group [block]", case_116},
-    {"ishmemx_uchar_sum_reduce_work_group [warp]", case_117},
-    {"ishmemx_uchar_sum_reduce_work_group(team) [block]", case_118},
-    {"ishmemx_uchar_sum_reduce_work_group(team) [warp]", case_119},
-    {"ishmem_ushort_sum_reduce [thread]", case_120},
-    {"ishmem_ushort_sum_reduce(team) [thread]", case_121},
-    {"ishmemx_ushort_sum_reduce_on_queue [stream]", case_122},
-    {"ishmemx_ushort_sum_reduce_on_queue(team) [stream]", case_123},
-    {"ishmemx_ushort_sum_reduce_work_group [block]", case_124},
-    {"ishmemx_ushort_sum_reduce_work_group [warp]", case_125},
-    {"ishmemx_ushort_sum_reduce_work_group(team) [block]", case_126},
-    {"ishmemx_ushort_sum_reduce_work_group(team) [warp]", case_127},
-    {"ishmem_uint_sum_reduce [thread]", case_128},
-    {"ishmem_uint_sum_reduce(team) [thread]", case_129},
-    {"ishmemx_uint_sum_reduce_on_queue [stream]", case_130},
-    {"ishmemx_uint_sum_reduce_on_queue(team) [stream]", case_131},
-    {"ishmemx_uint_sum_reduce_work_group [block]", case_132},
-    {"ishmemx_uint_sum_reduce_work_group [warp]", case_133},
-    {"ishmemx_uint_sum_reduce_work_group(team) [block]", case_134},
-    {"ishmemx_uint_sum_reduce_work_group(team) [warp]", case_135},
-    {"ishmem_ulong_sum_reduce [thread]", case_136},
-    {"ishmem_ulong_sum_reduce(team) [thread]", case_137},
-    {"ishmemx_ulong_sum_reduce_on_queue [stream]", case_138},
-    {"ishmemx_ulong_sum_reduce_on_queue(team) [stream]", case_139},
-    {"ishmemx_ulong_sum_reduce_work_group [block]", case_140},
-    {"ishmemx_ulong_sum_reduce_work_group [warp]", case_141},
-    {"ishmemx_ulong_sum_reduce_work_group(team) [block]", case_142},
-    {"ishmemx_ulong_sum_reduce_work_group(team) [warp]", case_143},
-    {"ishmem_ulonglong_sum_reduce [thread]", case_144},
-    {"ishmem_ulonglong_sum_reduce(team) [thread]", case_145},
-    {"ishmemx_ulonglong_sum_reduce_on_queue [stream]", case_146},
-    {"ishmemx_ulonglong_sum_reduce_on_queue(team) [stream]", case_147},
-    {"ishmemx_ulonglong_sum_reduce_work_group [block]", case_148},
-    {"ishmemx_ulonglong_sum_reduce_work_group [warp]", case_149},
+    {"ishmemx_ulong_fcollect_work_group [warp]", case_0},
+    {"ishmemx_ulong_fcollect_work_group(team) [block]", case_1},
+    {"ishmemx_ulong_fcollect_work_group(team) [warp]", case_2},
+    {"ishmem_ulonglong_fcollect [thread]", case_3},
+    {"ishmem_ulonglong_fcollect(team) [thread]", case_4},
+    {"ishmemx_ulonglong_fcollect_on_queue [stream]", case_5},
+    {"ishmemx_ulonglong_fcollect_on_queue(team) [stream]", case_6},
+    {"ishmemx_ulonglong_fcollect_work_group [block]", case_7},
+    {"ishmemx_ulonglong_fcollect_work_group [warp]", case_8},
+    {"ishmemx_ulonglong_fcollect_work_group(team) [block]", case_9},
+    {"ishmemx_ulonglong_fcollect_work_group(team) [warp]", case_10},
+    {"ishmem_int8_fcollect [thread]", case_11},
+    {"ishmem_int8_fcollect(team) [thread]", case_12},
+    {"ishmemx_int8_fcollect_on_queue [stream]", case_13},
+    {"ishmemx_int8_fcollect_on_queue(team) [stream]", case_14},
+    {"ishmemx_int8_fcollect_work_group [block]", case_15},
+    {"ishmemx_int8_fcollect_work_group [warp]", case_16},
+    {"ishmemx_int8_fcollect_work_group(team) [block]", case_17},
+    {"ishmemx_int8_fcollect_work_group(team) [warp]", case_18},
+    {"ishmem_int16_fcollect [thread]", case_19},
+    {"ishmem_int16_fcollect(team) [thread]", case_20},
+    {"ishmemx_int16_fcollect_on_queue [stream]", case_21},
+    {"ishmemx_int16_fcollect_on_queue(team) [stream]", case_22},
+    {"ishmemx_int16_fcollect_work_group [block]", case_23},
+    {"ishmemx_int16_fcollect_work_group [warp]", case_24},
+    {"ishmemx_int16_fcollect_work_group(team) [block]", case_25},
+    {"ishmemx_int16_fcollect_work_group(team) [warp]", case_26},
+    {"ishmem_int32_fcollect [thread]", case_27},
+    {"ishmem_int32_fcollect(team) [thread]", case_28},
+    {"ishmemx_int32_fcollect_on_queue [stream]", case_29},
+    {"ishmemx_int32_fcollect_on_queue(team) [stream]", case_30},
+    {"ishmemx_int32_fcollect_work_group [block]", case_31},
+    {"ishmemx_int32_fcollect_work_group [warp]", case_32},
+    {"ishmemx_int32_fcollect_work_group(team) [block]", case_33},
+    {"ishmemx_int32_fcollect_work_group(team) [warp]", case_34},
+    {"ishmem_int64_fcollect [thread]", case_35},
+    {"ishmem_int64_fcollect(team) [thread]", case_36},
+    {"ishmemx_int64_fcollect_on_queue [stream]", case_37},
+    {"ishmemx_int64_fcollect_on_queue(team) [stream]", case_38},
+    {"ishmemx_int64_fcollect_work_group [block]", case_39},
+    {"ishmemx_int64_fcollect_work_group [warp]", case_40},
+    {"ishmemx_int64_fcollect_work_group(team) [block]", case_41},
+    {"ishmemx_int64_fcollect_work_group(team) [warp]", case_42},
+    {"ishmem_uint8_fcollect [thread]", case_43},
+    {"ishmem_uint8_fcollect(team) [thread]", case_44},
+    {"ishmemx_uint8_fcollect_on_queue [stream]", case_45},
+    {"ishmemx_uint8_fcollect_on_queue(team) [stream]", case_46},
+    {"ishmemx_uint8_fcollect_work_group [block]", case_47},
+    {"ishmemx_uint8_fcollect_work_group [warp]", case_48},
+    {"ishmemx_uint8_fcollect_work_group(team) [block]", case_49},
 };
 
 }  // namespace ishmem_gpu_cases_collectives_10

@@ -16,1170 +16,392 @@
 namespace ishmem_gpu_cases_collectives_11 {
 
 void case_0() {
-    ishmem_testing::patterns::sum_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_sum_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_1() {
-    ishmem_testing::patterns::sum_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_sum_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_fcollect(dest, source, nelems); });
     });
 }
 
 void case_2() {
-    ishmem_testing::patterns::sum_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_sum_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_fcollect(team, dest, source, nelems); });
     });
 }
 
 void case_3() {
-    ishmem_testing::patterns::sum_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_sum_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint16_fcollect_on_queue(dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_4() {
-    ishmem_testing::patterns::sum_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::fcollect<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_int8_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_uint16_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_5() {
-    ishmem_testing::patterns::sum_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int8_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_6() {
-    ishmem_testing::patterns::sum_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_sum_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_7() {
-    ishmem_testing::patterns::sum_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_sum_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_8() {
-    ishmem_testing::patterns::sum_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_sum_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_9() {
-    ishmem_testing::patterns::sum_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_sum_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_fcollect(dest, source, nelems); });
     });
 }
 
 void case_10() {
-    ishmem_testing::patterns::sum_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_sum_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_fcollect(team, dest, source, nelems); });
     });
 }
 
 void case_11() {
-    ishmem_testing::patterns::sum_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_sum_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint32_fcollect_on_queue(dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_12() {
-    ishmem_testing::patterns::sum_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::fcollect<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_int16_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_uint32_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_13() {
-    ishmem_testing::patterns::sum_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int16_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_14() {
-    ishmem_testing::patterns::sum_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_sum_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_15() {
-    ishmem_testing::patterns::sum_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_sum_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_16() {
-    ishmem_testing::patterns::sum_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_sum_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_17() {
-    ishmem_testing::patterns::sum_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_sum_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_fcollect(dest, source, nelems); });
     });
 }
 
 void case_18() {
-    ishmem_testing::patterns::sum_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_sum_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_fcollect(team, dest, source, nelems); });
     });
 }
 
 void case_19() {
-    ishmem_testing::patterns::sum_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_sum_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint64_fcollect_on_queue(dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_20() {
-    ishmem_testing::patterns::sum_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::fcollect<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_int32_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_uint64_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_21() {
-    ishmem_testing::patterns::sum_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int32_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_22() {
-    ishmem_testing::patterns::sum_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_sum_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_23() {
-    ishmem_testing::patterns::sum_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_sum_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_24() {
-    ishmem_testing::patterns::sum_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_sum_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_25() {
-    ishmem_testing::patterns::sum_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_sum_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<size_t>([](size_t* dest, const size_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_fcollect(dest, source, nelems); });
     });
 }
 
 void case_26() {
-    ishmem_testing::patterns::sum_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_sum_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_fcollect(team, dest, source, nelems); });
     });
 }
 
 void case_27() {
-    ishmem_testing::patterns::sum_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_sum_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<size_t>([](size_t* dest, const size_t* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_size_fcollect_on_queue(dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_28() {
-    ishmem_testing::patterns::sum_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::fcollect<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_int64_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_size_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_29() {
-    ishmem_testing::patterns::sum_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int64_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<size_t>([](size_t* dest, const size_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_30() {
-    ishmem_testing::patterns::sum_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_sum_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<size_t>([](size_t* dest, const size_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_31() {
-    ishmem_testing::patterns::sum_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_sum_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_32() {
-    ishmem_testing::patterns::sum_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_sum_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_33() {
-    ishmem_testing::patterns::sum_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_sum_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ptrdiff_fcollect(dest, source, nelems); });
     });
 }
 
 void case_34() {
-    ishmem_testing::patterns::sum_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_sum_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ptrdiff_fcollect(team, dest, source, nelems); });
     });
 }
 
 void case_35() {
-    ishmem_testing::patterns::sum_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_sum_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ptrdiff_fcollect_on_queue(dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_36() {
-    ishmem_testing::patterns::sum_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::fcollect<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_uint8_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_ptrdiff_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_37() {
-    ishmem_testing::patterns::sum_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint8_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_38() {
-    ishmem_testing::patterns::sum_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_sum_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_39() {
-    ishmem_testing::patterns::sum_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_sum_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_40() {
-    ishmem_testing::patterns::sum_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_sum_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_41() {
-    ishmem_testing::patterns::sum_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_sum_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_fcollectmem(dest, source, nelems); });
     });
 }
 
 void case_42() {
-    ishmem_testing::patterns::sum_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_sum_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_fcollectmem(team, dest, source, nelems); });
     });
 }
 
 void case_43() {
-    ishmem_testing::patterns::sum_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_sum_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_fcollectmem_on_queue(dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_44() {
-    ishmem_testing::patterns::sum_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::fcollect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_uint16_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_fcollectmem_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_45() {
-    ishmem_testing::patterns::sum_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint16_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_fcollectmem_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_46() {
-    ishmem_testing::patterns::sum_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_sum_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_fcollectmem_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_47() {
-    ishmem_testing::patterns::sum_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_sum_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_fcollectmem_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_48() {
-    ishmem_testing::patterns::sum_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_sum_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_fcollectmem_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_49() {
-    ishmem_testing::patterns::sum_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_50() {
-    ishmem_testing::patterns::sum_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_sum_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_51() {
-    ishmem_testing::patterns::sum_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_sum_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_52() {
-    ishmem_testing::patterns::sum_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint32_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_53() {
-    ishmem_testing::patterns::sum_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint32_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_54() {
-    ishmem_testing::patterns::sum_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_55() {
-    ishmem_testing::patterns::sum_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_56() {
-    ishmem_testing::patterns::sum_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_57() {
-    ishmem_testing::patterns::sum_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_58() {
-    ishmem_testing::patterns::sum_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_sum_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_59() {
-    ishmem_testing::patterns::sum_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_sum_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_60() {
-    ishmem_testing::patterns::sum_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint64_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_61() {
-    ishmem_testing::patterns::sum_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint64_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_62() {
-    ishmem_testing::patterns::sum_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_63() {
-    ishmem_testing::patterns::sum_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_64() {
-    ishmem_testing::patterns::sum_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_65() {
-    ishmem_testing::patterns::sum_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_66() {
-    ishmem_testing::patterns::sum_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_sum_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_67() {
-    ishmem_testing::patterns::sum_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_sum_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_68() {
-    ishmem_testing::patterns::sum_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_size_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_69() {
-    ishmem_testing::patterns::sum_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_size_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_70() {
-    ishmem_testing::patterns::sum_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_71() {
-    ishmem_testing::patterns::sum_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_72() {
-    ishmem_testing::patterns::sum_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_73() {
-    ishmem_testing::patterns::sum_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_74() {
-    ishmem_testing::patterns::sum_reduce<float>([](float* dest, const float* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_float_sum_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_75() {
-    ishmem_testing::patterns::sum_reduce<float>([](ishmem_team_t team, float* dest, const float* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_float_sum_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_76() {
-    ishmem_testing::patterns::sum_reduce<float>([](float* dest, const float* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_float_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_77() {
-    ishmem_testing::patterns::sum_reduce<float>([](ishmem_team_t team, float* dest, const float* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_float_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_78() {
-    ishmem_testing::patterns::sum_reduce<float>([](float* dest, const float* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_float_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_79() {
-    ishmem_testing::patterns::sum_reduce<float>([](float* dest, const float* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_float_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_80() {
-    ishmem_testing::patterns::sum_reduce<float>([](ishmem_team_t team, float* dest, const float* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_float_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_81() {
-    ishmem_testing::patterns::sum_reduce<float>([](ishmem_team_t team, float* dest, const float* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_float_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_82() {
-    ishmem_testing::patterns::sum_reduce<double>([](double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_double_sum_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_83() {
-    ishmem_testing::patterns::sum_reduce<double>([](ishmem_team_t team, double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_double_sum_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_84() {
-    ishmem_testing::patterns::sum_reduce<double>([](double* dest, const double* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_double_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_85() {
-    ishmem_testing::patterns::sum_reduce<double>([](ishmem_team_t team, double* dest, const double* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_double_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_86() {
-    ishmem_testing::patterns::sum_reduce<double>([](double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_double_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_87() {
-    ishmem_testing::patterns::sum_reduce<double>([](double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_double_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_88() {
-    ishmem_testing::patterns::sum_reduce<double>([](ishmem_team_t team, double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_double_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_89() {
-    ishmem_testing::patterns::sum_reduce<double>([](ishmem_team_t team, double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_double_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_90() {
-    ishmem_testing::patterns::sum_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_sum_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_91() {
-    ishmem_testing::patterns::sum_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_sum_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_92() {
-    ishmem_testing::patterns::sum_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_sum_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_93() {
-    ishmem_testing::patterns::sum_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_sum_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_94() {
-    ishmem_testing::patterns::sum_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_95() {
-    ishmem_testing::patterns::sum_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_sum_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_96() {
-    ishmem_testing::patterns::sum_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_97() {
-    ishmem_testing::patterns::sum_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_sum_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_98() {
-    ishmem_testing::patterns::prod_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_char_prod_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_99() {
-    ishmem_testing::patterns::prod_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_char_prod_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_100() {
-    ishmem_testing::patterns::prod_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_char_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_101() {
-    ishmem_testing::patterns::prod_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_char_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_102() {
-    ishmem_testing::patterns::prod_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_char_prod_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_103() {
-    ishmem_testing::patterns::prod_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_char_prod_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_104() {
-    ishmem_testing::patterns::prod_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_char_prod_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_105() {
-    ishmem_testing::patterns::prod_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_char_prod_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_106() {
-    ishmem_testing::patterns::prod_reduce<signed char>([](signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_schar_prod_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_107() {
-    ishmem_testing::patterns::prod_reduce<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_schar_prod_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_108() {
-    ishmem_testing::patterns::prod_reduce<signed char>([](signed char* dest, const signed char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_schar_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_109() {
-    ishmem_testing::patterns::prod_reduce<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_schar_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_110() {
-    ishmem_testing::patterns::prod_reduce<signed char>([](signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_schar_prod_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_111() {
-    ishmem_testing::patterns::prod_reduce<signed char>([](signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_schar_prod_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_112() {
-    ishmem_testing::patterns::prod_reduce<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_schar_prod_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_113() {
-    ishmem_testing::patterns::prod_reduce<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_schar_prod_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_114() {
-    ishmem_testing::patterns::prod_reduce<short>([](short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_prod_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_115() {
-    ishmem_testing::patterns::prod_reduce<short>([](ishmem_team_t team, short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_prod_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_116() {
-    ishmem_testing::patterns::prod_reduce<short>([](short* dest, const short* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_short_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_117() {
-    ishmem_testing::patterns::prod_reduce<short>([](ishmem_team_t team, short* dest, const short* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_short_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_118() {
-    ishmem_testing::patterns::prod_reduce<short>([](short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_short_prod_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_119() {
-    ishmem_testing::patterns::prod_reduce<short>([](short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_short_prod_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_120() {
-    ishmem_testing::patterns::prod_reduce<short>([](ishmem_team_t team, short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_short_prod_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_121() {
-    ishmem_testing::patterns::prod_reduce<short>([](ishmem_team_t team, short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_short_prod_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_122() {
-    ishmem_testing::patterns::prod_reduce<int>([](int* dest, const int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int_prod_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_123() {
-    ishmem_testing::patterns::prod_reduce<int>([](ishmem_team_t team, int* dest, const int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int_prod_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_124() {
-    ishmem_testing::patterns::prod_reduce<int>([](int* dest, const int* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_125() {
-    ishmem_testing::patterns::prod_reduce<int>([](ishmem_team_t team, int* dest, const int* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_126() {
-    ishmem_testing::patterns::prod_reduce<int>([](int* dest, const int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int_prod_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_127() {
-    ishmem_testing::patterns::prod_reduce<int>([](int* dest, const int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int_prod_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_128() {
-    ishmem_testing::patterns::prod_reduce<int>([](ishmem_team_t team, int* dest, const int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int_prod_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_129() {
-    ishmem_testing::patterns::prod_reduce<int>([](ishmem_team_t team, int* dest, const int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int_prod_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_130() {
-    ishmem_testing::patterns::prod_reduce<long>([](long* dest, const long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_long_prod_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_131() {
-    ishmem_testing::patterns::prod_reduce<long>([](ishmem_team_t team, long* dest, const long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_long_prod_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_132() {
-    ishmem_testing::patterns::prod_reduce<long>([](long* dest, const long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_long_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_133() {
-    ishmem_testing::patterns::prod_reduce<long>([](ishmem_team_t team, long* dest, const long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_long_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_134() {
-    ishmem_testing::patterns::prod_reduce<long>([](long* dest, const long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_long_prod_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_135() {
-    ishmem_testing::patterns::prod_reduce<long>([](long* dest, const long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_long_prod_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_136() {
-    ishmem_testing::patterns::prod_reduce<long>([](ishmem_team_t team, long* dest, const long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_long_prod_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_137() {
-    ishmem_testing::patterns::prod_reduce<long>([](ishmem_team_t team, long* dest, const long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_long_prod_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_138() {
-    ishmem_testing::patterns::prod_reduce<long long>([](long long* dest, const long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_longlong_prod_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_139() {
-    ishmem_testing::patterns::prod_reduce<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_longlong_prod_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_140() {
-    ishmem_testing::patterns::prod_reduce<long long>([](long long* dest, const long long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_longlong_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_141() {
-    ishmem_testing::patterns::prod_reduce<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_longlong_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_142() {
-    ishmem_testing::patterns::prod_reduce<long long>([](long long* dest, const long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_longlong_prod_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_143() {
-    ishmem_testing::patterns::prod_reduce<long long>([](long long* dest, const long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_longlong_prod_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_144() {
-    ishmem_testing::patterns::prod_reduce<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_longlong_prod_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_145() {
-    ishmem_testing::patterns::prod_reduce<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_longlong_prod_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_146() {
-    ishmem_testing::patterns::prod_reduce<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ptrdiff_prod_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_147() {
-    ishmem_testing::patterns::prod_reduce<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ptrdiff_prod_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_148() {
-    ishmem_testing::patterns::prod_reduce<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ptrdiff_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_149() {
-    ishmem_testing::patterns::prod_reduce<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ptrdiff_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<float>([](float* dest, const float* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_fcollect(dest, source, nelems); });
     });
 }
 
 const ishmem_testing::GeneratedCase cases[] = {
-    {"ishmemx_ulonglong_sum_reduce_work_group(team) [block]", case_0},
-    {"ishmemx_ulonglong_sum_reduce_work_group(team) [warp]", case_1},
-    {"ishmem_int8_sum_reduce [thread]", case_2},
-    {"ishmem_int8_sum_reduce(team) [thread]", case_3},
-    {"ishmemx_int8_sum_reduce_on_queue [stream]", case_4},
-    {"ishmemx_int8_sum_reduce_on_queue(team) [stream]", case_5},
-    {"ishmemx_int8_sum_reduce_work_group [block]", case_6},
-    {"ishmemx_int8_sum_reduce_work_group [warp]", case_7},
-    {"ishmemx_int8_sum_reduce_work_group(team) [block]", case_8},
-    {"ishmemx_int8_sum_reduce_work_group(team) [warp]", case_9},
-    {"ishmem_int16_sum_reduce [thread]", case_10},
-    {"ishmem_int16_sum_reduce(team) [thread]", case_11},
-    {"ishmemx_int16_sum_reduce_on_queue [stream]", case_12},
-    {"ishmemx_int16_sum_reduce_on_queue(team) [stream]", case_13},
-    {"ishmemx_int16_sum_reduce_work_group [block]", case_14},
-    {"ishmemx_int16_sum_reduce_work_group [warp]", case_15},
-    {"ishmemx_int16_sum_reduce_work_group(team) [block]", case_16},
-    {"ishmemx_int16_sum_reduce_work_group(team) [warp]", case_17},
-    {"ishmem_int32_sum_reduce [thread]", case_18},
-    {"ishmem_int32_sum_reduce(team) [thread]", case_19},
-    {"ishmemx_int32_sum_reduce_on_queue [stream]", case_20},
-    {"ishmemx_int32_sum_reduce_on_queue(team) [stream]", case_21},
-    {"ishmemx_int32_sum_reduce_work_group [block]", case_22},
-    {"ishmemx_int32_sum_reduce_work_group [warp]", case_23},
-    {"ishmemx_int32_sum_reduce_work_group(team) [block]", case_24},
-    {"ishmemx_int32_sum_reduce_work_group(team) [warp]", case_25},
-    {"ishmem_int64_sum_reduce [thread]", case_26},
-    {"ishmem_int64_sum_reduce(team) [thread]", case_27},
-    {"ishmemx_int64_sum_reduce_on_queue [stream]", case_28},
-    {"ishmemx_int64_sum_reduce_on_queue(team) [stream]", case_29},
-    {"ishmemx_int64_sum_reduce_work_group [block]", case_30},
-    {"ishmemx_int64_sum_reduce_work_group [warp]", case_31},
-    {"ishmemx_int64_sum_reduce_work_group(team) [block]", case_32},
-    {"ishmemx_int64_sum_reduce_work_group(team) [warp]", case_33},
-    {"ishmem_uint8_sum_reduce [thread]", case_34},
-    {"ishmem_uint8_sum_reduce(team) [thread]", case_35},
-    {"ishmemx_uint8_sum_reduce_on_queue [stream]", case_36},
-    {"ishmemx_uint8_sum_reduce_on_queue(team) [stream]", case_37},
-    {"ishmemx_uint8_sum_reduce_work_group [block]", case_38},
-    {"ishmemx_uint8_sum_reduce_work_group [warp]", case_39},
-    {"ishmemx_uint8_sum_reduce_work_group(team) [block]", case_40},
-    {"ishmemx_uint8_sum_reduce_work_group(team) [warp]", case_41},
-    {"ishmem_uint16_sum_reduce [thread]", case_42},
-    {"ishmem_uint16_sum_reduce(team) [thread]", case_43},
-    {"ishmemx_uint16_sum_reduce_on_queue [stream]", case_44},
-    {"ishmemx_uint16_sum_reduce_on_queue(team) [stream]", case_45},
-    {"ishmemx_uint16_sum_reduce_work_group [block]", case_46},
-    {"ishmemx_uint16_sum_reduce_work_group [warp]", case_47},
-    {"ishmemx_uint16_sum_reduce_work_group(team) [block]", case_48},
-    {"ishmemx_uint16_sum_reduce_work_group(team) [warp]", case_49},
-    {"ishmem_uint32_sum_reduce [thread]", case_50},
-    {"ishmem_uint32_sum_reduce(team) [thread]", case_51},
-    {"ishmemx_uint32_sum_reduce_on_queue [stream]", case_52},
-    {"ishmemx_uint32_sum_reduce_on_queue(team) [stream]", case_53},
-    {"ishmemx_uint32_sum_reduce_work_group [block]", case_54},
-    {"ishmemx_uint32_sum_reduce_work_group [warp]", case_55},
-    {"ishmemx_uint32_sum_reduce_work_group(team) [block]", case_56},
-    {"ishmemx_uint32_sum_reduce_work_group(team) [warp]", case_57},
-    {"ishmem_uint64_sum_reduce [thread]", case_58},
-    {"ishmem_uint64_sum_reduce(team) [thread]", case_59},
-    {"ishmemx_uint64_sum_reduce_on_queue [stream]", case_60},
-    {"ishmemx_uint64_sum_reduce_on_queue(team) [stream]", case_61},
-    {"ishmemx_uint64_sum_reduce_work_group [block]", case_62},
-    {"ishmemx_uint64_sum_reduce_work_group [warp]", case_63},
-    {"ishmemx_uint64_sum_reduce_work_group(team) [block]", case_64},
-    {"ishmemx_uint64_sum_reduce_work_group(team) [warp]", case_65},
-    {"ishmem_size_sum_reduce [thread]", case_66},
-    {"ishmem_size_sum_reduce(team) [thread]", case_67},
-    {"ishmemx_size_sum_reduce_on_queue [stream]", case_68},
-    {"ishmemx_size_sum_reduce_on_queue(team) [stream]", case_69},
-    {"ishmemx_size_sum_reduce_work_group [block]", case_70},
-    {"ishmemx_size_sum_reduce_work_group [warp]", case_71},
-    {"ishmemx_size_sum_reduce_work_group(team) [block]", case_72},
-    {"ishmemx_size_sum_reduce_work_group(team) [warp]", case_73},
-    {"ishmem_float_sum_reduce [thread]", case_74},
-    {"ishmem_float_sum_reduce(team) [thread]", case_75},
-    {"ishmemx_float_sum_reduce_on_queue [stream]", case_76},
-    {"ishmemx_float_sum_reduce_on_queue(team) [stream]", case_77},
-    {"ishmemx_float_sum_reduce_work_group [block]", case_78},
-    {"ishmemx_float_sum_reduce_work_group [warp]", case_79},
-    {"ishmemx_float_sum_reduce_work_group(team) [block]", case_80},
-    {"ishmemx_float_sum_reduce_work_group(team) [warp]", case_81},
-    {"ishmem_double_sum_reduce [thread]", case_82},
-    {"ishmem_double_sum_reduce(team) [thread]", case_83},
-    {"ishmemx_double_sum_reduce_on_queue [stream]", case_84},
-    {"ishmemx_double_sum_reduce_on_queue(team) [stream]", case_85},
-    {"ishmemx_double_sum_reduce_work_group [block]", case_86},
-    {"ishmemx_double_sum_reduce_work_group [warp]", case_87},
-    {"ishmemx_double_sum_reduce_work_group(team) [block]", case_88},
-    {"ishmemx_double_sum_reduce_work_group(team) [warp]", case_89},
-    {"ishmem_sum_reduce<char> [thread]", case_90},
-    {"ishmem_sum_reduce<char>(team) [thread]", case_91},
-    {"ishmemx_sum_reduce_on_queue<char> [stream]", case_92},
-    {"ishmemx_sum_reduce_on_queue<char>(team) [stream]", case_93},
-    {"ishmemx_sum_reduce_work_group<char> [block]", case_94},
-    {"ishmemx_sum_reduce_work_group<char> [warp]", case_95},
-    {"ishmemx_sum_reduce_work_group<char>(team) [block]", case_96},
-    {"ishmemx_sum_reduce_work_group<char>(team) [warp]", case_97},
-    {"ishmem_char_prod_reduce [thread]", case_98},
-    {"ishmem_char_prod_reduce(team) [thread]", case_99},
-    {"ishmemx_char_prod_reduce_on_queue [stream]", case_100},
-    {"ishmemx_char_prod_reduce_on_queue(team) [stream]", case_101},
-    {"ishmemx_char_prod_reduce_work_group [block]", case_102},
-    {"ishmemx_char_prod_reduce_work_group [warp]", case_103},
-    {"ishmemx_char_prod_reduce_work_group(team) [block]", case_104},
-    {"ishmemx_char_prod_reduce_work_group(team) [warp]", case_105},
-    {"ishmem_schar_prod_reduce [thread]", case_106},
-    {"ishmem_schar_prod_reduce(team) [thread]", case_107},
-    {"ishmemx_schar_prod_reduce_on_queue [stream]", case_108},
-    {"ishmemx_schar_prod_reduce_on_queue(team) [stream]", case_109},
-    {"ishmemx_schar_prod_reduce_work_group [block]", case_110},
-    {"ishmemx_schar_prod_reduce_work_group [warp]", case_111},
-    {"ishmemx_schar_prod_reduce_work_group(team) [block]", case_112},
-    {"ishmemx_schar_prod_reduce_work_group(team) [warp]", case_113},
-    {"ishmem_short_prod_reduce [thread]", case_114},
-    {"ishmem_short_prod_reduce(team) [thread]", case_115},
-    {"ishmemx_short_prod_reduce_on_queue [stream]", case_116},
-    {"ishmemx_short_prod_reduce_on_queue(team) [stream]", case_117},
-    {"ishmemx_short_prod_reduce_work_group [block]", case_118},
-    {"ishmemx_short_prod_reduce_work_group [warp]", case_119},
-    {"ishmemx_short_prod_reduce_work_group(team) [block]", case_120},
-    {"ishmemx_short_prod_reduce_work_group(team) [warp]", case_121},
-    {"ishmem_int_prod_reduce [thread]", case_122},
-    {"ishmem_int_prod_reduce(team) [thread]", case_123},
-    {"ishmemx_int_prod_reduce_on_queue [stream]", case_124},
-    {"ishmemx_int_prod_reduce_on_queue(team) [stream]", case_125},
-    {"ishmemx_int_prod_reduce_work_group [block]", case_126},
-    {"ishmemx_int_prod_reduce_work_group [warp]", case_127},
-    {"ishmemx_int_prod_reduce_work_group(team) [block]", case_128},
-    {"ishmemx_int_prod_reduce_work_group(team) [warp]", case_129},
-    {"ishmem_long_prod_reduce [thread]", case_130},
-    {"ishmem_long_prod_reduce(team) [thread]", case_131},
-    {"ishmemx_long_prod_reduce_on_queue [stream]", case_132},
-    {"ishmemx_long_prod_reduce_on_queue(team) [stream]", case_133},
-    {"ishmemx_long_prod_reduce_work_group [block]", case_134},
-    {"ishmemx_long_prod_reduce_work_group [warp]", case_135},
-    {"ishmemx_long_prod_reduce_work_group(team) [block]", case_136},
-    {"ishmemx_long_prod_reduce_work_group(team) [warp]", case_137},
-    {"ishmem_longlong_prod_reduce [thread]", case_138},
-    {"ishmem_longlong_prod_reduce(team) [thread]", case_139},
-    {"ishmemx_longlong_prod_reduce_on_queue [stream]", case_140},
-    {"ishmemx_longlong_prod_reduce_on_queue(team) [stream]", case_141},
-    {"ishmemx_longlong_prod_reduce_work_group [block]", case_142},
-    {"ishmemx_longlong_prod_reduce_work_group [warp]", case_143},
-    {"ishmemx_longlong_prod_reduce_work_group(team) [block]", case_144},
-    {"ishmemx_longlong_prod_reduce_work_group(team) [warp]", case_145},
-    {"ishmem_ptrdiff_prod_reduce [thread]", case_146},
-    {"ishmem_ptrdiff_prod_reduce(team) [thread]", case_147},
-    {"ishmemx_ptrdiff_prod_reduce_on_queue [stream]", case_148},
-    {"ishmemx_ptrdiff_prod_reduce_on_queue(team) [stream]", case_149},
+    {"ishmemx_uint8_fcollect_work_group(team) [warp]", case_0},
+    {"ishmem_uint16_fcollect [thread]", case_1},
+    {"ishmem_uint16_fcollect(team) [thread]", case_2},
+    {"ishmemx_uint16_fcollect_on_queue [stream]", case_3},
+    {"ishmemx_uint16_fcollect_on_queue(team) [stream]", case_4},
+    {"ishmemx_uint16_fcollect_work_group [block]", case_5},
+    {"ishmemx_uint16_fcollect_work_group [warp]", case_6},
+    {"ishmemx_uint16_fcollect_work_group(team) [block]", case_7},
+    {"ishmemx_uint16_fcollect_work_group(team) [warp]", case_8},
+    {"ishmem_uint32_fcollect [thread]", case_9},
+    {"ishmem_uint32_fcollect(team) [thread]", case_10},
+    {"ishmemx_uint32_fcollect_on_queue [stream]", case_11},
+    {"ishmemx_uint32_fcollect_on_queue(team) [stream]", case_12},
+    {"ishmemx_uint32_fcollect_work_group [block]", case_13},
+    {"ishmemx_uint32_fcollect_work_group [warp]", case_14},
+    {"ishmemx_uint32_fcollect_work_group(team) [block]", case_15},
+    {"ishmemx_uint32_fcollect_work_group(team) [warp]", case_16},
+    {"ishmem_uint64_fcollect [thread]", case_17},
+    {"ishmem_uint64_fcollect(team) [thread]", case_18},
+    {"ishmemx_uint64_fcollect_on_queue [stream]", case_19},
+    {"ishmemx_uint64_fcollect_on_queue(team) [stream]", case_20},
+    {"ishmemx_uint64_fcollect_work_group [block]", case_21},
+    {"ishmemx_uint64_fcollect_work_group [warp]", case_22},
+    {"ishmemx_uint64_fcollect_work_group(team) [block]", case_23},
+    {"ishmemx_uint64_fcollect_work_group(team) [warp]", case_24},
+    {"ishmem_size_fcollect [thread]", case_25},
+    {"ishmem_size_fcollect(team) [thread]", case_26},
+    {"ishmemx_size_fcollect_on_queue [stream]", case_27},
+    {"ishmemx_size_fcollect_on_queue(team) [stream]", case_28},
+    {"ishmemx_size_fcollect_work_group [block]", case_29},
+    {"ishmemx_size_fcollect_work_group [warp]", case_30},
+    {"ishmemx_size_fcollect_work_group(team) [block]", case_31},
+    {"ishmemx_size_fcollect_work_group(team) [warp]", case_32},
+    {"ishmem_ptrdiff_fcollect [thread]", case_33},
+    {"ishmem_ptrdiff_fcollect(team) [thread]", case_34},
+    {"ishmemx_ptrdiff_fcollect_on_queue [stream]", case_35},
+    {"ishmemx_ptrdiff_fcollect_on_queue(team) [stream]", case_36},
+    {"ishmemx_ptrdiff_fcollect_work_group [block]", case_37},
+    {"ishmemx_ptrdiff_fcollect_work_group [warp]", case_38},
+    {"ishmemx_ptrdiff_fcollect_work_group(team) [block]", case_39},
+    {"ishmemx_ptrdiff_fcollect_work_group(team) [warp]", case_40},
+    {"ishmem_fcollectmem [thread]", case_41},
+    {"ishmem_fcollectmem(team) [thread]", case_42},
+    {"ishmemx_fcollectmem_on_queue [stream]", case_43},
+    {"ishmemx_fcollectmem_on_queue(team) [stream]", case_44},
+    {"ishmemx_fcollectmem_work_group [block]", case_45},
+    {"ishmemx_fcollectmem_work_group [warp]", case_46},
+    {"ishmemx_fcollectmem_work_group(team) [block]", case_47},
+    {"ishmemx_fcollectmem_work_group(team) [warp]", case_48},
+    {"ishmem_fcollect<float> [thread]", case_49},
 };
 
 }  // namespace ishmem_gpu_cases_collectives_11

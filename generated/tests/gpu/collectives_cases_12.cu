@@ -16,1170 +16,1060 @@
 namespace ishmem_gpu_cases_collectives_12 {
 
 void case_0() {
-    ishmem_testing::patterns::prod_reduce<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_fcollect(team, dest, source, nelems); });
     });
 }
 
 void case_1() {
-    ishmem_testing::patterns::prod_reduce<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<float>([](float* dest, const float* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_fcollect_on_queue(dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_2() {
-    ishmem_testing::patterns::prod_reduce<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_3() {
-    ishmem_testing::patterns::prod_reduce<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<float>([](float* dest, const float* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_4() {
-    ishmem_testing::patterns::prod_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_prod_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<float>([](float* dest, const float* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_5() {
-    ishmem_testing::patterns::prod_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_prod_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_6() {
-    ishmem_testing::patterns::prod_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uchar_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_7() {
-    ishmem_testing::patterns::prod_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uchar_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_and_reduce(dest, source, nreduce); });
     });
 }
 
 void case_8() {
-    ishmem_testing::patterns::prod_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_and_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_9() {
-    ishmem_testing::patterns::prod_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uchar_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_10() {
-    ishmem_testing::patterns::prod_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uchar_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_11() {
-    ishmem_testing::patterns::prod_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_12() {
-    ishmem_testing::patterns::prod_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_prod_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_13() {
-    ishmem_testing::patterns::prod_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_prod_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_14() {
-    ishmem_testing::patterns::prod_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ushort_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_15() {
-    ishmem_testing::patterns::prod_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ushort_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_and_reduce(dest, source, nreduce); });
     });
 }
 
 void case_16() {
-    ishmem_testing::patterns::prod_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_and_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_17() {
-    ishmem_testing::patterns::prod_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ushort_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_18() {
-    ishmem_testing::patterns::prod_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ushort_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_19() {
-    ishmem_testing::patterns::prod_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_20() {
-    ishmem_testing::patterns::prod_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_prod_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_21() {
-    ishmem_testing::patterns::prod_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_prod_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_22() {
-    ishmem_testing::patterns::prod_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_23() {
-    ishmem_testing::patterns::prod_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_and_reduce(dest, source, nreduce); });
     });
 }
 
 void case_24() {
-    ishmem_testing::patterns::prod_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_and_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_25() {
-    ishmem_testing::patterns::prod_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_26() {
-    ishmem_testing::patterns::prod_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_27() {
-    ishmem_testing::patterns::prod_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_28() {
-    ishmem_testing::patterns::prod_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_prod_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_29() {
-    ishmem_testing::patterns::prod_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_prod_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_30() {
-    ishmem_testing::patterns::prod_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulong_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_31() {
-    ishmem_testing::patterns::prod_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulong_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_and_reduce(dest, source, nreduce); });
     });
 }
 
 void case_32() {
-    ishmem_testing::patterns::prod_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_and_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_33() {
-    ishmem_testing::patterns::prod_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ulong_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_34() {
-    ishmem_testing::patterns::prod_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ulong_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_35() {
-    ishmem_testing::patterns::prod_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_36() {
-    ishmem_testing::patterns::prod_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_prod_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_37() {
-    ishmem_testing::patterns::prod_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_prod_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_38() {
-    ishmem_testing::patterns::prod_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulonglong_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_39() {
-    ishmem_testing::patterns::prod_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulonglong_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_and_reduce(dest, source, nreduce); });
     });
 }
 
 void case_40() {
-    ishmem_testing::patterns::prod_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_and_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_41() {
-    ishmem_testing::patterns::prod_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ulonglong_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_42() {
-    ishmem_testing::patterns::prod_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ulonglong_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_43() {
-    ishmem_testing::patterns::prod_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_44() {
-    ishmem_testing::patterns::prod_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_prod_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_45() {
-    ishmem_testing::patterns::prod_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_prod_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_46() {
-    ishmem_testing::patterns::prod_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int8_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_47() {
-    ishmem_testing::patterns::prod_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int8_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_and_reduce(dest, source, nreduce); });
     });
 }
 
 void case_48() {
-    ishmem_testing::patterns::prod_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_and_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_49() {
-    ishmem_testing::patterns::prod_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int8_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_50() {
-    ishmem_testing::patterns::prod_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int8_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_51() {
-    ishmem_testing::patterns::prod_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_52() {
-    ishmem_testing::patterns::prod_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_prod_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_53() {
-    ishmem_testing::patterns::prod_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_prod_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_54() {
-    ishmem_testing::patterns::prod_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int16_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_55() {
-    ishmem_testing::patterns::prod_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int16_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_and_reduce(dest, source, nreduce); });
     });
 }
 
 void case_56() {
-    ishmem_testing::patterns::prod_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_and_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_57() {
-    ishmem_testing::patterns::prod_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int16_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_58() {
-    ishmem_testing::patterns::prod_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int16_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_59() {
-    ishmem_testing::patterns::prod_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_60() {
-    ishmem_testing::patterns::prod_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_prod_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_61() {
-    ishmem_testing::patterns::prod_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_prod_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_62() {
-    ishmem_testing::patterns::prod_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int32_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_63() {
-    ishmem_testing::patterns::prod_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int32_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_and_reduce(dest, source, nreduce); });
     });
 }
 
 void case_64() {
-    ishmem_testing::patterns::prod_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_and_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_65() {
-    ishmem_testing::patterns::prod_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int32_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_66() {
-    ishmem_testing::patterns::prod_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int32_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_67() {
-    ishmem_testing::patterns::prod_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_68() {
-    ishmem_testing::patterns::prod_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_prod_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_69() {
-    ishmem_testing::patterns::prod_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_prod_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_70() {
-    ishmem_testing::patterns::prod_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int64_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_71() {
-    ishmem_testing::patterns::prod_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int64_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_and_reduce(dest, source, nreduce); });
     });
 }
 
 void case_72() {
-    ishmem_testing::patterns::prod_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_and_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_73() {
-    ishmem_testing::patterns::prod_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int64_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_74() {
-    ishmem_testing::patterns::prod_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int64_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_75() {
-    ishmem_testing::patterns::prod_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_76() {
-    ishmem_testing::patterns::prod_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_prod_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_77() {
-    ishmem_testing::patterns::prod_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_prod_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_78() {
-    ishmem_testing::patterns::prod_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint8_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_79() {
-    ishmem_testing::patterns::prod_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint8_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_and_reduce(dest, source, nreduce); });
     });
 }
 
 void case_80() {
-    ishmem_testing::patterns::prod_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_and_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_81() {
-    ishmem_testing::patterns::prod_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint8_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_82() {
-    ishmem_testing::patterns::prod_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint8_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_83() {
-    ishmem_testing::patterns::prod_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_84() {
-    ishmem_testing::patterns::prod_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_prod_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_85() {
-    ishmem_testing::patterns::prod_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_prod_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_86() {
-    ishmem_testing::patterns::prod_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint16_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_87() {
-    ishmem_testing::patterns::prod_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint16_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_and_reduce(dest, source, nreduce); });
     });
 }
 
 void case_88() {
-    ishmem_testing::patterns::prod_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_and_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_89() {
-    ishmem_testing::patterns::prod_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint16_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_90() {
-    ishmem_testing::patterns::prod_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint16_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_91() {
-    ishmem_testing::patterns::prod_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_92() {
-    ishmem_testing::patterns::prod_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_prod_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_93() {
-    ishmem_testing::patterns::prod_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_prod_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_94() {
-    ishmem_testing::patterns::prod_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint32_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_95() {
-    ishmem_testing::patterns::prod_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint32_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_and_reduce(dest, source, nreduce); });
     });
 }
 
 void case_96() {
-    ishmem_testing::patterns::prod_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_and_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_97() {
-    ishmem_testing::patterns::prod_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint32_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_98() {
-    ishmem_testing::patterns::prod_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint32_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_99() {
-    ishmem_testing::patterns::prod_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_100() {
-    ishmem_testing::patterns::prod_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_prod_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_101() {
-    ishmem_testing::patterns::prod_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_prod_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_102() {
-    ishmem_testing::patterns::prod_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint64_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_103() {
-    ishmem_testing::patterns::prod_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint64_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_and_reduce(dest, source, nreduce); });
     });
 }
 
 void case_104() {
-    ishmem_testing::patterns::prod_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_and_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_105() {
-    ishmem_testing::patterns::prod_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint64_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_106() {
-    ishmem_testing::patterns::prod_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint64_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_107() {
-    ishmem_testing::patterns::prod_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_108() {
-    ishmem_testing::patterns::prod_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_prod_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_109() {
-    ishmem_testing::patterns::prod_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_prod_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_110() {
-    ishmem_testing::patterns::prod_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_size_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_111() {
-    ishmem_testing::patterns::prod_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_size_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_and_reduce(dest, source, nreduce); });
     });
 }
 
 void case_112() {
-    ishmem_testing::patterns::prod_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_and_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_113() {
-    ishmem_testing::patterns::prod_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_size_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_114() {
-    ishmem_testing::patterns::prod_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_size_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_115() {
-    ishmem_testing::patterns::prod_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_116() {
-    ishmem_testing::patterns::prod_reduce<float>([](float* dest, const float* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_float_prod_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_117() {
-    ishmem_testing::patterns::prod_reduce<float>([](ishmem_team_t team, float* dest, const float* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_float_prod_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_118() {
-    ishmem_testing::patterns::prod_reduce<float>([](float* dest, const float* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_float_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_119() {
-    ishmem_testing::patterns::prod_reduce<float>([](ishmem_team_t team, float* dest, const float* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_float_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_and_reduce(dest, source, nreduce); });
     });
 }
 
 void case_120() {
-    ishmem_testing::patterns::prod_reduce<float>([](float* dest, const float* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_float_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_and_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_121() {
-    ishmem_testing::patterns::prod_reduce<float>([](float* dest, const float* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_float_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_122() {
-    ishmem_testing::patterns::prod_reduce<float>([](ishmem_team_t team, float* dest, const float* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_float_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_123() {
-    ishmem_testing::patterns::prod_reduce<float>([](ishmem_team_t team, float* dest, const float* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_float_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::and_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_124() {
-    ishmem_testing::patterns::prod_reduce<double>([](double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_double_prod_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_and_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_125() {
-    ishmem_testing::patterns::prod_reduce<double>([](ishmem_team_t team, double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_double_prod_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::and_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_126() {
-    ishmem_testing::patterns::prod_reduce<double>([](double* dest, const double* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_double_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::and_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_and_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_127() {
-    ishmem_testing::patterns::prod_reduce<double>([](ishmem_team_t team, double* dest, const double* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_double_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_or_reduce(dest, source, nreduce); });
     });
 }
 
 void case_128() {
-    ishmem_testing::patterns::prod_reduce<double>([](double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_double_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::or_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_or_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_129() {
-    ishmem_testing::patterns::prod_reduce<double>([](double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_double_prod_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::or_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uchar_or_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_130() {
-    ishmem_testing::patterns::prod_reduce<double>([](ishmem_team_t team, double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_double_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::or_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uchar_or_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_131() {
-    ishmem_testing::patterns::prod_reduce<double>([](ishmem_team_t team, double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_double_prod_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::or_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_132() {
-    ishmem_testing::patterns::prod_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_prod_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::or_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_133() {
-    ishmem_testing::patterns::prod_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_prod_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::or_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_134() {
-    ishmem_testing::patterns::prod_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_prod_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_135() {
-    ishmem_testing::patterns::prod_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_prod_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_136() {
-    ishmem_testing::patterns::prod_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_prod_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_137() {
-    ishmem_testing::patterns::prod_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_prod_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_138() {
-    ishmem_testing::patterns::prod_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_prod_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_139() {
-    ishmem_testing::patterns::prod_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_prod_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_140() {
-    ishmem_testing::patterns::sum_inscan<char>([](char* dest, const char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_char_sum_inscan(dest, source, nelems); });
-    });
-}
-
-void case_141() {
-    ishmem_testing::patterns::sum_inscan<char>([](ishmem_team_t team, char* dest, const char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_char_sum_inscan(team, dest, source, nelems); });
-    });
-}
-
-void case_142() {
-    ishmem_testing::patterns::sum_inscan<char>([](char* dest, const char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_char_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_143() {
-    ishmem_testing::patterns::sum_inscan<char>([](ishmem_team_t team, char* dest, const char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_char_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_144() {
-    ishmem_testing::patterns::sum_inscan<signed char>([](signed char* dest, const signed char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_schar_sum_inscan(dest, source, nelems); });
-    });
-}
-
-void case_145() {
-    ishmem_testing::patterns::sum_inscan<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_schar_sum_inscan(team, dest, source, nelems); });
-    });
-}
-
-void case_146() {
-    ishmem_testing::patterns::sum_inscan<signed char>([](signed char* dest, const signed char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_schar_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_147() {
-    ishmem_testing::patterns::sum_inscan<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_schar_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_148() {
-    ishmem_testing::patterns::sum_inscan<short>([](short* dest, const short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_sum_inscan(dest, source, nelems); });
-    });
-}
-
-void case_149() {
-    ishmem_testing::patterns::sum_inscan<short>([](ishmem_team_t team, short* dest, const short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_or_reduce(dest, source, nreduce); });
     });
 }
 
 const ishmem_testing::GeneratedCase cases[] = {
-    {"ishmemx_ptrdiff_prod_reduce_work_group [block]", case_0},
-    {"ishmemx_ptrdiff_prod_reduce_work_group [warp]", case_1},
-    {"ishmemx_ptrdiff_prod_reduce_work_group(team) [block]", case_2},
-    {"ishmemx_ptrdiff_prod_reduce_work_group(team) [warp]", case_3},
-    {"ishmem_uchar_prod_reduce [thread]", case_4},
-    {"ishmem_uchar_prod_reduce(team) [thread]", case_5},
-    {"ishmemx_uchar_prod_reduce_on_queue [stream]", case_6},
-    {"ishmemx_uchar_prod_reduce_on_queue(team) [stream]", case_7},
-    {"ishmemx_uchar_prod_reduce_work_group [block]", case_8},
-    {"ishmemx_uchar_prod_reduce_work_group [warp]", case_9},
-    {"ishmemx_uchar_prod_reduce_work_group(team) [block]", case_10},
-    {"ishmemx_uchar_prod_reduce_work_group(team) [warp]", case_11},
-    {"ishmem_ushort_prod_reduce [thread]", case_12},
-    {"ishmem_ushort_prod_reduce(team) [thread]", case_13},
-    {"ishmemx_ushort_prod_reduce_on_queue [stream]", case_14},
-    {"ishmemx_ushort_prod_reduce_on_queue(team) [stream]", case_15},
-    {"ishmemx_ushort_prod_reduce_work_group [block]", case_16},
-    {"ishmemx_ushort_prod_reduce_work_group [warp]", case_17},
-    {"ishmemx_ushort_prod_reduce_work_group(team) [block]", case_18},
-    {"ishmemx_ushort_prod_reduce_work_group(team) [warp]", case_19},
-    {"ishmem_uint_prod_reduce [thread]", case_20},
-    {"ishmem_uint_prod_reduce(team) [thread]", case_21},
-    {"ishmemx_uint_prod_reduce_on_queue [stream]", case_22},
-    {"ishmemx_uint_prod_reduce_on_queue(team) [stream]", case_23},
-    {"ishmemx_uint_prod_reduce_work_group [block]", case_24},
-    {"ishmemx_uint_prod_reduce_work_group [warp]", case_25},
-    {"ishmemx_uint_prod_reduce_work_group(team) [block]", case_26},
-    {"ishmemx_uint_prod_reduce_work_group(team) [warp]", case_27},
-    {"ishmem_ulong_prod_reduce [thread]", case_28},
-    {"ishmem_ulong_prod_reduce(team) [thread]", case_29},
-    {"ishmemx_ulong_prod_reduce_on_queue [stream]", case_30},
-    {"ishmemx_ulong_prod_reduce_on_queue(team) [stream]", case_31},
-    {"ishmemx_ulong_prod_reduce_work_group [block]", case_32},
-    {"ishmemx_ulong_prod_reduce_work_group [warp]", case_33},
-    {"ishmemx_ulong_prod_reduce_work_group(team) [block]", case_34},
-    {"ishmemx_ulong_prod_reduce_work_group(team) [warp]", case_35},
-    {"ishmem_ulonglong_prod_reduce [thread]", case_36},
-    {"ishmem_ulonglong_prod_reduce(team) [thread]", case_37},
-    {"ishmemx_ulonglong_prod_reduce_on_queue [stream]", case_38},
-    {"ishmemx_ulonglong_prod_reduce_on_queue(team) [stream]", case_39},
-    {"ishmemx_ulonglong_prod_reduce_work_group [block]", case_40},
-    {"ishmemx_ulonglong_prod_reduce_work_group [warp]", case_41},
-    {"ishmemx_ulonglong_prod_reduce_work_group(team) [block]", case_42},
-    {"ishmemx_ulonglong_prod_reduce_work_group(team) [warp]", case_43},
-    {"ishmem_int8_prod_reduce [thread]", case_44},
-    {"ishmem_int8_prod_reduce(team) [thread]", case_45},
-    {"ishmemx_int8_prod_reduce_on_queue [stream]", case_46},
-    {"ishmemx_int8_prod_reduce_on_queue(team) [stream]", case_47},
-    {"ishmemx_int8_prod_reduce_work_group [block]", case_48},
-    {"ishmemx_int8_prod_reduce_work_group [warp]", case_49},
-    {"ishmemx_int8_prod_reduce_work_group(team) [block]", case_50},
-    {"ishmemx_int8_prod_reduce_work_group(team) [warp]", case_51},
-    {"ishmem_int16_prod_reduce [thread]", case_52},
-    {"ishmem_int16_prod_reduce(team) [thread]", case_53},
-    {"ishmemx_int16_prod_reduce_on_queue [stream]", case_54},
-    {"ishmemx_int16_prod_reduce_on_queue(team) [stream]", case_55},
-    {"ishmemx_int16_prod_reduce_work_group [block]", case_56},
-    {"ishmemx_int16_prod_reduce_work_group [warp]", case_57},
-    {"ishmemx_int16_prod_reduce_work_group(team) [block]", case_58},
-    {"ishmemx_int16_prod_reduce_work_group(team) [warp]", case_59},
-    {"ishmem_int32_prod_reduce [thread]", case_60},
-    {"ishmem_int32_prod_reduce(team) [thread]", case_61},
-    {"ishmemx_int32_prod_reduce_on_queue [stream]", case_62},
-    {"ishmemx_int32_prod_reduce_on_queue(team) [stream]", case_63},
-    {"ishmemx_int32_prod_reduce_work_group [block]", case_64},
-    {"ishmemx_int32_prod_reduce_work_group [warp]", case_65},
-    {"ishmemx_int32_prod_reduce_work_group(team) [block]", case_66},
-    {"ishmemx_int32_prod_reduce_work_group(team) [warp]", case_67},
-    {"ishmem_int64_prod_reduce [thread]", case_68},
-    {"ishmem_int64_prod_reduce(team) [thread]", case_69},
-    {"ishmemx_int64_prod_reduce_on_queue [stream]", case_70},
-    {"ishmemx_int64_prod_reduce_on_queue(team) [stream]", case_71},
-    {"ishmemx_int64_prod_reduce_work_group [block]", case_72},
-    {"ishmemx_int64_prod_reduce_work_group [warp]", case_73},
-    {"ishmemx_int64_prod_reduce_work_group(team) [block]", case_74},
-    {"ishmemx_int64_prod_reduce_work_group(team) [warp]", case_75},
-    {"ishmem_uint8_prod_reduce [thread]", case_76},
-    {"ishmem_uint8_prod_reduce(team) [thread]", case_77},
-    {"ishmemx_uint8_prod_reduce_on_queue [stream]", case_78},
-    {"ishmemx_uint8_prod_reduce_on_queue(team) [stream]", case_79},
-    {"ishmemx_uint8_prod_reduce_work_group [block]", case_80},
-    {"ishmemx_uint8_prod_reduce_work_group [warp]", case_81},
-    {"ishmemx_uint8_prod_reduce_work_group(team) [block]", case_82},
-    {"ishmemx_uint8_prod_reduce_work_group(team) [warp]", case_83},
-    {"ishmem_uint16_prod_reduce [thread]", case_84},
-    {"ishmem_uint16_prod_reduce(team) [thread]", case_85},
-    {"ishmemx_uint16_prod_reduce_on_queue [stream]", case_86},
-    {"ishmemx_uint16_prod_reduce_on_queue(team) [stream]", case_87},
-    {"ishmemx_uint16_prod_reduce_work_group [block]", case_88},
-    {"ishmemx_uint16_prod_reduce_work_group [warp]", case_89},
-    {"ishmemx_uint16_prod_reduce_work_group(team) [block]", case_90},
-    {"ishmemx_uint16_prod_reduce_work_group(team) [warp]", case_91},
-    {"ishmem_uint32_prod_reduce [thread]", case_92},
-    {"ishmem_uint32_prod_reduce(team) [thread]", case_93},
-    {"ishmemx_uint32_prod_reduce_on_queue [stream]", case_94},
-    {"ishmemx_uint32_prod_reduce_on_queue(team) [stream]", case_95},
-    {"ishmemx_uint32_prod_reduce_work_group [block]", case_96},
-    {"ishmemx_uint32_prod_reduce_work_group [warp]", case_97},
-    {"ishmemx_uint32_prod_reduce_work_group(team) [block]", case_98},
-    {"ishmemx_uint32_prod_reduce_work_group(team) [warp]", case_99},
-    {"ishmem_uint64_prod_reduce [thread]", case_100},
-    {"ishmem_uint64_prod_reduce(team) [thread]", case_101},
-    {"ishmemx_uint64_prod_reduce_on_queue [stream]", case_102},
-    {"ishmemx_uint64_prod_reduce_on_queue(team) [stream]", case_103},
-    {"ishmemx_uint64_prod_reduce_work_group [block]", case_104},
-    {"ishmemx_uint64_prod_reduce_work_group [warp]", case_105},
-    {"ishmemx_uint64_prod_reduce_work_group(team) [block]", case_106},
-    {"ishmemx_uint64_prod_reduce_work_group(team) [warp]", case_107},
-    {"ishmem_size_prod_reduce [thread]", case_108},
-    {"ishmem_size_prod_reduce(team) [thread]", case_109},
-    {"ishmemx_size_prod_reduce_on_queue [stream]", case_110},
-    {"ishmemx_size_prod_reduce_on_queue(team) [stream]", case_111},
-    {"ishmemx_size_prod_reduce_work_group [block]", case_112},
-    {"ishmemx_size_prod_reduce_work_group [warp]", case_113},
-    {"ishmemx_size_prod_reduce_work_group(team) [block]", case_114},
-    {"ishmemx_size_prod_reduce_work_group(team) [warp]", case_115},
-    {"ishmem_float_prod_reduce [thread]", case_116},
-    {"ishmem_float_prod_reduce(team) [thread]", case_117},
-    {"ishmemx_float_prod_reduce_on_queue [stream]", case_118},
-    {"ishmemx_float_prod_reduce_on_queue(team) [stream]", case_119},
-    {"ishmemx_float_prod_reduce_work_group [block]", case_120},
-    {"ishmemx_float_prod_reduce_work_group [warp]", case_121},
-    {"ishmemx_float_prod_reduce_work_group(team) [block]", case_122},
-    {"ishmemx_float_prod_reduce_work_group(team) [warp]", case_123},
-    {"ishmem_double_prod_reduce [thread]", case_124},
-    {"ishmem_double_prod_reduce(team) [thread]", case_125},
-    {"ishmemx_double_prod_reduce_on_queue [stream]", case_126},
-    {"ishmemx_double_prod_reduce_on_queue(team) [stream]", case_127},
-    {"ishmemx_double_prod_reduce_work_group [block]", case_128},
-    {"ishmemx_double_prod_reduce_work_group [warp]", case_129},
-    {"ishmemx_double_prod_reduce_work_group(team) [block]", case_130},
-    {"ishmemx_double_prod_reduce_work_group(team) [warp]", case_131},
-    {"ishmem_prod_reduce<char> [thread]", case_132},
-    {"ishmem_prod_reduce<char>(team) [thread]", case_133},
-    {"ishmemx_prod_reduce_on_queue<char> [stream]", case_134},
-    {"ishmemx_prod_reduce_on_queue<char>(team) [stream]", case_135},
-    {"ishmemx_prod_reduce_work_group<char> [block]", case_136},
-    {"ishmemx_prod_reduce_work_group<char> [warp]", case_137},
-    {"ishmemx_prod_reduce_work_group<char>(team) [block]", case_138},
-    {"ishmemx_prod_reduce_work_group<char>(team) [warp]", case_139},
-    {"ishmem_char_sum_inscan [thread]", case_140},
-    {"ishmem_char_sum_inscan(team) [thread]", case_141},
-    {"ishmemx_char_sum_inscan_on_queue [stream]", case_142},
-    {"ishmemx_char_sum_inscan_on_queue(team) [stream]", case_143},
-    {"ishmem_schar_sum_inscan [thread]", case_144},
-    {"ishmem_schar_sum_inscan(team) [thread]", case_145},
-    {"ishmemx_schar_sum_inscan_on_queue [stream]", case_146},
-    {"ishmemx_schar_sum_inscan_on_queue(team) [stream]", case_147},
-    {"ishmem_short_sum_inscan [thread]", case_148},
-    {"ishmem_short_sum_inscan(team) [thread]", case_149},
+    {"ishmem_fcollect<float>(team) [thread]", case_0},
+    {"ishmemx_fcollect_on_queue<float> [stream]", case_1},
+    {"ishmemx_fcollect_on_queue<float>(team) [stream]", case_2},
+    {"ishmemx_fcollect_work_group<float> [block]", case_3},
+    {"ishmemx_fcollect_work_group<float> [warp]", case_4},
+    {"ishmemx_fcollect_work_group<float>(team) [block]", case_5},
+    {"ishmemx_fcollect_work_group<float>(team) [warp]", case_6},
+    {"ishmem_uchar_and_reduce [thread]", case_7},
+    {"ishmem_uchar_and_reduce(team) [thread]", case_8},
+    {"ishmemx_uchar_and_reduce_on_queue [stream]", case_9},
+    {"ishmemx_uchar_and_reduce_on_queue(team) [stream]", case_10},
+    {"ishmemx_uchar_and_reduce_work_group [block]", case_11},
+    {"ishmemx_uchar_and_reduce_work_group [warp]", case_12},
+    {"ishmemx_uchar_and_reduce_work_group(team) [block]", case_13},
+    {"ishmemx_uchar_and_reduce_work_group(team) [warp]", case_14},
+    {"ishmem_ushort_and_reduce [thread]", case_15},
+    {"ishmem_ushort_and_reduce(team) [thread]", case_16},
+    {"ishmemx_ushort_and_reduce_on_queue [stream]", case_17},
+    {"ishmemx_ushort_and_reduce_on_queue(team) [stream]", case_18},
+    {"ishmemx_ushort_and_reduce_work_group [block]", case_19},
+    {"ishmemx_ushort_and_reduce_work_group [warp]", case_20},
+    {"ishmemx_ushort_and_reduce_work_group(team) [block]", case_21},
+    {"ishmemx_ushort_and_reduce_work_group(team) [warp]", case_22},
+    {"ishmem_uint_and_reduce [thread]", case_23},
+    {"ishmem_uint_and_reduce(team) [thread]", case_24},
+    {"ishmemx_uint_and_reduce_on_queue [stream]", case_25},
+    {"ishmemx_uint_and_reduce_on_queue(team) [stream]", case_26},
+    {"ishmemx_uint_and_reduce_work_group [block]", case_27},
+    {"ishmemx_uint_and_reduce_work_group [warp]", case_28},
+    {"ishmemx_uint_and_reduce_work_group(team) [block]", case_29},
+    {"ishmemx_uint_and_reduce_work_group(team) [warp]", case_30},
+    {"ishmem_ulong_and_reduce [thread]", case_31},
+    {"ishmem_ulong_and_reduce(team) [thread]", case_32},
+    {"ishmemx_ulong_and_reduce_on_queue [stream]", case_33},
+    {"ishmemx_ulong_and_reduce_on_queue(team) [stream]", case_34},
+    {"ishmemx_ulong_and_reduce_work_group [block]", case_35},
+    {"ishmemx_ulong_and_reduce_work_group [warp]", case_36},
+    {"ishmemx_ulong_and_reduce_work_group(team) [block]", case_37},
+    {"ishmemx_ulong_and_reduce_work_group(team) [warp]", case_38},
+    {"ishmem_ulonglong_and_reduce [thread]", case_39},
+    {"ishmem_ulonglong_and_reduce(team) [thread]", case_40},
+    {"ishmemx_ulonglong_and_reduce_on_queue [stream]", case_41},
+    {"ishmemx_ulonglong_and_reduce_on_queue(team) [stream]", case_42},
+    {"ishmemx_ulonglong_and_reduce_work_group [block]", case_43},
+    {"ishmemx_ulonglong_and_reduce_work_group [warp]", case_44},
+    {"ishmemx_ulonglong_and_reduce_work_group(team) [block]", case_45},
+    {"ishmemx_ulonglong_and_reduce_work_group(team) [warp]", case_46},
+    {"ishmem_int8_and_reduce [thread]", case_47},
+    {"ishmem_int8_and_reduce(team) [thread]", case_48},
+    {"ishmemx_int8_and_reduce_on_queue [stream]", case_49},
+    {"ishmemx_int8_and_reduce_on_queue(team) [stream]", case_50},
+    {"ishmemx_int8_and_reduce_work_group [block]", case_51},
+    {"ishmemx_int8_and_reduce_work_group [warp]", case_52},
+    {"ishmemx_int8_and_reduce_work_group(team) [block]", case_53},
+    {"ishmemx_int8_and_reduce_work_group(team) [warp]", case_54},
+    {"ishmem_int16_and_reduce [thread]", case_55},
+    {"ishmem_int16_and_reduce(team) [thread]", case_56},
+    {"ishmemx_int16_and_reduce_on_queue [stream]", case_57},
+    {"ishmemx_int16_and_reduce_on_queue(team) [stream]", case_58},
+    {"ishmemx_int16_and_reduce_work_group [block]", case_59},
+    {"ishmemx_int16_and_reduce_work_group [warp]", case_60},
+    {"ishmemx_int16_and_reduce_work_group(team) [block]", case_61},
+    {"ishmemx_int16_and_reduce_work_group(team) [warp]", case_62},
+    {"ishmem_int32_and_reduce [thread]", case_63},
+    {"ishmem_int32_and_reduce(team) [thread]", case_64},
+    {"ishmemx_int32_and_reduce_on_queue [stream]", case_65},
+    {"ishmemx_int32_and_reduce_on_queue(team) [stream]", case_66},
+    {"ishmemx_int32_and_reduce_work_group [block]", case_67},
+    {"ishmemx_int32_and_reduce_work_group [warp]", case_68},
+    {"ishmemx_int32_and_reduce_work_group(team) [block]", case_69},
+    {"ishmemx_int32_and_reduce_work_group(team) [warp]", case_70},
+    {"ishmem_int64_and_reduce [thread]", case_71},
+    {"ishmem_int64_and_reduce(team) [thread]", case_72},
+    {"ishmemx_int64_and_reduce_on_queue [stream]", case_73},
+    {"ishmemx_int64_and_reduce_on_queue(team) [stream]", case_74},
+    {"ishmemx_int64_and_reduce_work_group [block]", case_75},
+    {"ishmemx_int64_and_reduce_work_group [warp]", case_76},
+    {"ishmemx_int64_and_reduce_work_group(team) [block]", case_77},
+    {"ishmemx_int64_and_reduce_work_group(team) [warp]", case_78},
+    {"ishmem_uint8_and_reduce [thread]", case_79},
+    {"ishmem_uint8_and_reduce(team) [thread]", case_80},
+    {"ishmemx_uint8_and_reduce_on_queue [stream]", case_81},
+    {"ishmemx_uint8_and_reduce_on_queue(team) [stream]", case_82},
+    {"ishmemx_uint8_and_reduce_work_group [block]", case_83},
+    {"ishmemx_uint8_and_reduce_work_group [warp]", case_84},
+    {"ishmemx_uint8_and_reduce_work_group(team) [block]", case_85},
+    {"ishmemx_uint8_and_reduce_work_group(team) [warp]", case_86},
+    {"ishmem_uint16_and_reduce [thread]", case_87},
+    {"ishmem_uint16_and_reduce(team) [thread]", case_88},
+    {"ishmemx_uint16_and_reduce_on_queue [stream]", case_89},
+    {"ishmemx_uint16_and_reduce_on_queue(team) [stream]", case_90},
+    {"ishmemx_uint16_and_reduce_work_group [block]", case_91},
+    {"ishmemx_uint16_and_reduce_work_group [warp]", case_92},
+    {"ishmemx_uint16_and_reduce_work_group(team) [block]", case_93},
+    {"ishmemx_uint16_and_reduce_work_group(team) [warp]", case_94},
+    {"ishmem_uint32_and_reduce [thread]", case_95},
+    {"ishmem_uint32_and_reduce(team) [thread]", case_96},
+    {"ishmemx_uint32_and_reduce_on_queue [stream]", case_97},
+    {"ishmemx_uint32_and_reduce_on_queue(team) [stream]", case_98},
+    {"ishmemx_uint32_and_reduce_work_group [block]", case_99},
+    {"ishmemx_uint32_and_reduce_work_group [warp]", case_100},
+    {"ishmemx_uint32_and_reduce_work_group(team) [block]", case_101},
+    {"ishmemx_uint32_and_reduce_work_group(team) [warp]", case_102},
+    {"ishmem_uint64_and_reduce [thread]", case_103},
+    {"ishmem_uint64_and_reduce(team) [thread]", case_104},
+    {"ishmemx_uint64_and_reduce_on_queue [stream]", case_105},
+    {"ishmemx_uint64_and_reduce_on_queue(team) [stream]", case_106},
+    {"ishmemx_uint64_and_reduce_work_group [block]", case_107},
+    {"ishmemx_uint64_and_reduce_work_group [warp]", case_108},
+    {"ishmemx_uint64_and_reduce_work_group(team) [block]", case_109},
+    {"ishmemx_uint64_and_reduce_work_group(team) [warp]", case_110},
+    {"ishmem_size_and_reduce [thread]", case_111},
+    {"ishmem_size_and_reduce(team) [thread]", case_112},
+    {"ishmemx_size_and_reduce_on_queue [stream]", case_113},
+    {"ishmemx_size_and_reduce_on_queue(team) [stream]", case_114},
+    {"ishmemx_size_and_reduce_work_group [block]", case_115},
+    {"ishmemx_size_and_reduce_work_group [warp]", case_116},
+    {"ishmemx_size_and_reduce_work_group(team) [block]", case_117},
+    {"ishmemx_size_and_reduce_work_group(team) [warp]", case_118},
+    {"ishmem_and_reduce<unsigned char> [thread]", case_119},
+    {"ishmem_and_reduce<unsigned char>(team) [thread]", case_120},
+    {"ishmemx_and_reduce_on_queue<unsigned char> [stream]", case_121},
+    {"ishmemx_and_reduce_on_queue<unsigned char>(team) [stream]", case_122},
+    {"ishmemx_and_reduce_work_group<unsigned char> [block]", case_123},
+    {"ishmemx_and_reduce_work_group<unsigned char> [warp]", case_124},
+    {"ishmemx_and_reduce_work_group<unsigned char>(team) [block]", case_125},
+    {"ishmemx_and_reduce_work_group<unsigned char>(team) [warp]", case_126},
+    {"ishmem_uchar_or_reduce [thread]", case_127},
+    {"ishmem_uchar_or_reduce(team) [thread]", case_128},
+    {"ishmemx_uchar_or_reduce_on_queue [stream]", case_129},
+    {"ishmemx_uchar_or_reduce_on_queue(team) [stream]", case_130},
+    {"ishmemx_uchar_or_reduce_work_group [block]", case_131},
+    {"ishmemx_uchar_or_reduce_work_group [warp]", case_132},
+    {"ishmemx_uchar_or_reduce_work_group(team) [block]", case_133},
+    {"ishmemx_uchar_or_reduce_work_group(team) [warp]", case_134},
+    {"ishmem_ushort_or_reduce [thread]", case_135},
 };
 
 }  // namespace ishmem_gpu_cases_collectives_12

@@ -16,1284 +16,1170 @@
 namespace ishmem_gpu_cases_collectives_13 {
 
 void case_0() {
-    ishmem_testing::patterns::sum_inscan<short>([](short* dest, const short* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_short_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_or_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_1() {
-    ishmem_testing::patterns::sum_inscan<short>([](ishmem_team_t team, short* dest, const short* source, size_t nelems) -> int {
+    ishmem_testing::patterns::or_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_short_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_ushort_or_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_2() {
-    ishmem_testing::patterns::sum_inscan<int>([](int* dest, const int* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int_sum_inscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ushort_or_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_3() {
-    ishmem_testing::patterns::sum_inscan<int>([](ishmem_team_t team, int* dest, const int* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_4() {
-    ishmem_testing::patterns::sum_inscan<int>([](int* dest, const int* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_5() {
-    ishmem_testing::patterns::sum_inscan<int>([](ishmem_team_t team, int* dest, const int* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_6() {
-    ishmem_testing::patterns::sum_inscan<long>([](long* dest, const long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_long_sum_inscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_7() {
-    ishmem_testing::patterns::sum_inscan<long>([](ishmem_team_t team, long* dest, const long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_long_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_or_reduce(dest, source, nreduce); });
     });
 }
 
 void case_8() {
-    ishmem_testing::patterns::sum_inscan<long>([](long* dest, const long* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_long_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_or_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_9() {
-    ishmem_testing::patterns::sum_inscan<long>([](ishmem_team_t team, long* dest, const long* source, size_t nelems) -> int {
+    ishmem_testing::patterns::or_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_long_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_uint_or_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_10() {
-    ishmem_testing::patterns::sum_inscan<long long>([](long long* dest, const long long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_longlong_sum_inscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint_or_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_11() {
-    ishmem_testing::patterns::sum_inscan<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_longlong_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_12() {
-    ishmem_testing::patterns::sum_inscan<long long>([](long long* dest, const long long* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_longlong_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_13() {
-    ishmem_testing::patterns::sum_inscan<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_longlong_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_14() {
-    ishmem_testing::patterns::sum_inscan<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ptrdiff_sum_inscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_15() {
-    ishmem_testing::patterns::sum_inscan<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ptrdiff_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_or_reduce(dest, source, nreduce); });
     });
 }
 
 void case_16() {
-    ishmem_testing::patterns::sum_inscan<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ptrdiff_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_or_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_17() {
-    ishmem_testing::patterns::sum_inscan<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
+    ishmem_testing::patterns::or_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_ptrdiff_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_ulong_or_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_18() {
-    ishmem_testing::patterns::sum_inscan<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_sum_inscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ulong_or_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_19() {
-    ishmem_testing::patterns::sum_inscan<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_20() {
-    ishmem_testing::patterns::sum_inscan<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uchar_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_21() {
-    ishmem_testing::patterns::sum_inscan<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uchar_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_22() {
-    ishmem_testing::patterns::sum_inscan<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_sum_inscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_23() {
-    ishmem_testing::patterns::sum_inscan<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_or_reduce(dest, source, nreduce); });
     });
 }
 
 void case_24() {
-    ishmem_testing::patterns::sum_inscan<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ushort_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_or_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_25() {
-    ishmem_testing::patterns::sum_inscan<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
+    ishmem_testing::patterns::or_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_ushort_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_ulonglong_or_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_26() {
-    ishmem_testing::patterns::sum_inscan<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_sum_inscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ulonglong_or_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_27() {
-    ishmem_testing::patterns::sum_inscan<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_28() {
-    ishmem_testing::patterns::sum_inscan<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_29() {
-    ishmem_testing::patterns::sum_inscan<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_30() {
-    ishmem_testing::patterns::sum_inscan<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_sum_inscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_31() {
-    ishmem_testing::patterns::sum_inscan<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_or_reduce(dest, source, nreduce); });
     });
 }
 
 void case_32() {
-    ishmem_testing::patterns::sum_inscan<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulong_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_or_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_33() {
-    ishmem_testing::patterns::sum_inscan<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
+    ishmem_testing::patterns::or_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_ulong_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_int8_or_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_34() {
-    ishmem_testing::patterns::sum_inscan<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_sum_inscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int8_or_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_35() {
-    ishmem_testing::patterns::sum_inscan<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_36() {
-    ishmem_testing::patterns::sum_inscan<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulonglong_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_37() {
-    ishmem_testing::patterns::sum_inscan<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulonglong_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_38() {
-    ishmem_testing::patterns::sum_inscan<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_sum_inscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_39() {
-    ishmem_testing::patterns::sum_inscan<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_or_reduce(dest, source, nreduce); });
     });
 }
 
 void case_40() {
-    ishmem_testing::patterns::sum_inscan<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int8_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_or_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_41() {
-    ishmem_testing::patterns::sum_inscan<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) -> int {
+    ishmem_testing::patterns::or_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_int8_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_int16_or_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_42() {
-    ishmem_testing::patterns::sum_inscan<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_sum_inscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int16_or_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_43() {
-    ishmem_testing::patterns::sum_inscan<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_44() {
-    ishmem_testing::patterns::sum_inscan<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int16_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_45() {
-    ishmem_testing::patterns::sum_inscan<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int16_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_46() {
-    ishmem_testing::patterns::sum_inscan<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_sum_inscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_47() {
-    ishmem_testing::patterns::sum_inscan<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_or_reduce(dest, source, nreduce); });
     });
 }
 
 void case_48() {
-    ishmem_testing::patterns::sum_inscan<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int32_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_or_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_49() {
-    ishmem_testing::patterns::sum_inscan<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) -> int {
+    ishmem_testing::patterns::or_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_int32_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_int32_or_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_50() {
-    ishmem_testing::patterns::sum_inscan<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_sum_inscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int32_or_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_51() {
-    ishmem_testing::patterns::sum_inscan<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_52() {
-    ishmem_testing::patterns::sum_inscan<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int64_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_53() {
-    ishmem_testing::patterns::sum_inscan<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int64_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_54() {
-    ishmem_testing::patterns::sum_inscan<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_sum_inscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_55() {
-    ishmem_testing::patterns::sum_inscan<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_or_reduce(dest, source, nreduce); });
     });
 }
 
 void case_56() {
-    ishmem_testing::patterns::sum_inscan<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint8_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_or_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_57() {
-    ishmem_testing::patterns::sum_inscan<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+    ishmem_testing::patterns::or_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_uint8_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_int64_or_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_58() {
-    ishmem_testing::patterns::sum_inscan<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_sum_inscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int64_or_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_59() {
-    ishmem_testing::patterns::sum_inscan<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_60() {
-    ishmem_testing::patterns::sum_inscan<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint16_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_61() {
-    ishmem_testing::patterns::sum_inscan<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint16_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_62() {
-    ishmem_testing::patterns::sum_inscan<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_sum_inscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_63() {
-    ishmem_testing::patterns::sum_inscan<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_or_reduce(dest, source, nreduce); });
     });
 }
 
 void case_64() {
-    ishmem_testing::patterns::sum_inscan<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint32_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_or_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_65() {
-    ishmem_testing::patterns::sum_inscan<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
+    ishmem_testing::patterns::or_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_uint32_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_uint8_or_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_66() {
-    ishmem_testing::patterns::sum_inscan<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_sum_inscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint8_or_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_67() {
-    ishmem_testing::patterns::sum_inscan<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_68() {
-    ishmem_testing::patterns::sum_inscan<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint64_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_69() {
-    ishmem_testing::patterns::sum_inscan<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint64_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_70() {
-    ishmem_testing::patterns::sum_inscan<size_t>([](size_t* dest, const size_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_sum_inscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_71() {
-    ishmem_testing::patterns::sum_inscan<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_or_reduce(dest, source, nreduce); });
     });
 }
 
 void case_72() {
-    ishmem_testing::patterns::sum_inscan<size_t>([](size_t* dest, const size_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_size_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_or_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_73() {
-    ishmem_testing::patterns::sum_inscan<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) -> int {
+    ishmem_testing::patterns::or_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_size_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_uint16_or_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_74() {
-    ishmem_testing::patterns::sum_inscan<float>([](float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_float_sum_inscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint16_or_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_75() {
-    ishmem_testing::patterns::sum_inscan<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_float_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_76() {
-    ishmem_testing::patterns::sum_inscan<float>([](float* dest, const float* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_float_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_77() {
-    ishmem_testing::patterns::sum_inscan<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_float_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_78() {
-    ishmem_testing::patterns::sum_inscan<double>([](double* dest, const double* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_double_sum_inscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_79() {
-    ishmem_testing::patterns::sum_inscan<double>([](ishmem_team_t team, double* dest, const double* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_double_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_or_reduce(dest, source, nreduce); });
     });
 }
 
 void case_80() {
-    ishmem_testing::patterns::sum_inscan<double>([](double* dest, const double* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_double_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_or_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_81() {
-    ishmem_testing::patterns::sum_inscan<double>([](ishmem_team_t team, double* dest, const double* source, size_t nelems) -> int {
+    ishmem_testing::patterns::or_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_double_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_uint32_or_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_82() {
-    ishmem_testing::patterns::sum_inscan<char>([](char* dest, const char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_sum_inscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint32_or_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_83() {
-    ishmem_testing::patterns::sum_inscan<char>([](ishmem_team_t team, char* dest, const char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_sum_inscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_84() {
-    ishmem_testing::patterns::sum_inscan<char>([](char* dest, const char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_sum_inscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_85() {
-    ishmem_testing::patterns::sum_inscan<char>([](ishmem_team_t team, char* dest, const char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_sum_inscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_86() {
-    ishmem_testing::patterns::sum_exscan<char>([](char* dest, const char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_char_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_87() {
-    ishmem_testing::patterns::sum_exscan<char>([](ishmem_team_t team, char* dest, const char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_char_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_or_reduce(dest, source, nreduce); });
     });
 }
 
 void case_88() {
-    ishmem_testing::patterns::sum_exscan<char>([](char* dest, const char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_char_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_or_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_89() {
-    ishmem_testing::patterns::sum_exscan<char>([](ishmem_team_t team, char* dest, const char* source, size_t nelems) -> int {
+    ishmem_testing::patterns::or_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_char_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_uint64_or_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_90() {
-    ishmem_testing::patterns::sum_exscan<signed char>([](signed char* dest, const signed char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_schar_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint64_or_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_91() {
-    ishmem_testing::patterns::sum_exscan<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_schar_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_92() {
-    ishmem_testing::patterns::sum_exscan<signed char>([](signed char* dest, const signed char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_schar_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_93() {
-    ishmem_testing::patterns::sum_exscan<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_schar_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_94() {
-    ishmem_testing::patterns::sum_exscan<short>([](short* dest, const short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_95() {
-    ishmem_testing::patterns::sum_exscan<short>([](ishmem_team_t team, short* dest, const short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_or_reduce(dest, source, nreduce); });
     });
 }
 
 void case_96() {
-    ishmem_testing::patterns::sum_exscan<short>([](short* dest, const short* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_short_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_or_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_97() {
-    ishmem_testing::patterns::sum_exscan<short>([](ishmem_team_t team, short* dest, const short* source, size_t nelems) -> int {
+    ishmem_testing::patterns::or_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_short_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_size_or_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_98() {
-    ishmem_testing::patterns::sum_exscan<int>([](int* dest, const int* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_size_or_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_99() {
-    ishmem_testing::patterns::sum_exscan<int>([](ishmem_team_t team, int* dest, const int* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_100() {
-    ishmem_testing::patterns::sum_exscan<int>([](int* dest, const int* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_101() {
-    ishmem_testing::patterns::sum_exscan<int>([](ishmem_team_t team, int* dest, const int* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_102() {
-    ishmem_testing::patterns::sum_exscan<long>([](long* dest, const long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_long_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_103() {
-    ishmem_testing::patterns::sum_exscan<long>([](ishmem_team_t team, long* dest, const long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_long_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_or_reduce(dest, source, nreduce); });
     });
 }
 
 void case_104() {
-    ishmem_testing::patterns::sum_exscan<long>([](long* dest, const long* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_long_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_or_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_105() {
-    ishmem_testing::patterns::sum_exscan<long>([](ishmem_team_t team, long* dest, const long* source, size_t nelems) -> int {
+    ishmem_testing::patterns::or_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_long_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_or_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_106() {
-    ishmem_testing::patterns::sum_exscan<long long>([](long long* dest, const long long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_longlong_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_or_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_107() {
-    ishmem_testing::patterns::sum_exscan<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_longlong_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_108() {
-    ishmem_testing::patterns::sum_exscan<long long>([](long long* dest, const long long* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_longlong_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_or_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_109() {
-    ishmem_testing::patterns::sum_exscan<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_longlong_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::or_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_110() {
-    ishmem_testing::patterns::sum_exscan<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ptrdiff_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::or_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_or_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_111() {
-    ishmem_testing::patterns::sum_exscan<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ptrdiff_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_xor_reduce(dest, source, nreduce); });
     });
 }
 
 void case_112() {
-    ishmem_testing::patterns::sum_exscan<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ptrdiff_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_xor_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_113() {
-    ishmem_testing::patterns::sum_exscan<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
+    ishmem_testing::patterns::xor_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_ptrdiff_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_uchar_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_114() {
-    ishmem_testing::patterns::sum_exscan<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uchar_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_115() {
-    ishmem_testing::patterns::sum_exscan<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_xor_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_116() {
-    ishmem_testing::patterns::sum_exscan<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uchar_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_xor_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_117() {
-    ishmem_testing::patterns::sum_exscan<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uchar_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_xor_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_118() {
-    ishmem_testing::patterns::sum_exscan<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_xor_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_119() {
-    ishmem_testing::patterns::sum_exscan<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_xor_reduce(dest, source, nreduce); });
     });
 }
 
 void case_120() {
-    ishmem_testing::patterns::sum_exscan<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ushort_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_xor_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_121() {
-    ishmem_testing::patterns::sum_exscan<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
+    ishmem_testing::patterns::xor_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_ushort_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_ushort_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_122() {
-    ishmem_testing::patterns::sum_exscan<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ushort_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_123() {
-    ishmem_testing::patterns::sum_exscan<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_xor_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_124() {
-    ishmem_testing::patterns::sum_exscan<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_xor_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_125() {
-    ishmem_testing::patterns::sum_exscan<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_xor_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_126() {
-    ishmem_testing::patterns::sum_exscan<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_xor_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_127() {
-    ishmem_testing::patterns::sum_exscan<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_xor_reduce(dest, source, nreduce); });
     });
 }
 
 void case_128() {
-    ishmem_testing::patterns::sum_exscan<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulong_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_xor_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_129() {
-    ishmem_testing::patterns::sum_exscan<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
+    ishmem_testing::patterns::xor_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_ulong_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_uint_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_130() {
-    ishmem_testing::patterns::sum_exscan<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_131() {
-    ishmem_testing::patterns::sum_exscan<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_xor_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_132() {
-    ishmem_testing::patterns::sum_exscan<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulonglong_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_xor_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_133() {
-    ishmem_testing::patterns::sum_exscan<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulonglong_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_xor_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_134() {
-    ishmem_testing::patterns::sum_exscan<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_xor_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_135() {
-    ishmem_testing::patterns::sum_exscan<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_xor_reduce(dest, source, nreduce); });
     });
 }
 
 void case_136() {
-    ishmem_testing::patterns::sum_exscan<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int8_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_xor_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_137() {
-    ishmem_testing::patterns::sum_exscan<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) -> int {
+    ishmem_testing::patterns::xor_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_int8_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_ulong_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_138() {
-    ishmem_testing::patterns::sum_exscan<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ulong_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_139() {
-    ishmem_testing::patterns::sum_exscan<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_xor_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_140() {
-    ishmem_testing::patterns::sum_exscan<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int16_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_xor_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_141() {
-    ishmem_testing::patterns::sum_exscan<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int16_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_xor_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_142() {
-    ishmem_testing::patterns::sum_exscan<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_xor_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_143() {
-    ishmem_testing::patterns::sum_exscan<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_xor_reduce(dest, source, nreduce); });
     });
 }
 
 void case_144() {
-    ishmem_testing::patterns::sum_exscan<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int32_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_xor_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_145() {
-    ishmem_testing::patterns::sum_exscan<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) -> int {
+    ishmem_testing::patterns::xor_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_int32_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_ulonglong_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_146() {
-    ishmem_testing::patterns::sum_exscan<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ulonglong_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_147() {
-    ishmem_testing::patterns::sum_exscan<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_xor_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_148() {
-    ishmem_testing::patterns::sum_exscan<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int64_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_xor_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_149() {
-    ishmem_testing::patterns::sum_exscan<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int64_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_xor_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 const ishmem_testing::GeneratedCase cases[] = {
-    {"ishmemx_short_sum_inscan_on_queue [stream]", case_0},
-    {"ishmemx_short_sum_inscan_on_queue(team) [stream]", case_1},
-    {"ishmem_int_sum_inscan [thread]", case_2},
-    {"ishmem_int_sum_inscan(team) [thread]", case_3},
-    {"ishmemx_int_sum_inscan_on_queue [stream]", case_4},
-    {"ishmemx_int_sum_inscan_on_queue(team) [stream]", case_5},
-    {"ishmem_long_sum_inscan [thread]", case_6},
-    {"ishmem_long_sum_inscan(team) [thread]", case_7},
-    {"ishmemx_long_sum_inscan_on_queue [stream]", case_8},
-    {"ishmemx_long_sum_inscan_on_queue(team) [stream]", case_9},
-    {"ishmem_longlong_sum_inscan [thread]", case_10},
-    {"ishmem_longlong_sum_inscan(team) [thread]", case_11},
-    {"ishmemx_longlong_sum_inscan_on_queue [stream]", case_12},
-    {"ishmemx_longlong_sum_inscan_on_queue(team) [stream]", case_13},
-    {"ishmem_ptrdiff_sum_inscan [thread]", case_14},
-    {"ishmem_ptrdiff_sum_inscan(team) [thread]", case_15},
-    {"ishmemx_ptrdiff_sum_inscan_on_queue [stream]", case_16},
-    {"ishmemx_ptrdiff_sum_inscan_on_queue(team) [stream]", case_17},
-    {"ishmem_uchar_sum_inscan [thread]", case_18},
-    {"ishmem_uchar_sum_inscan(team) [thread]", case_19},
-    {"ishmemx_uchar_sum_inscan_on_queue [stream]", case_20},
-    {"ishmemx_uchar_sum_inscan_on_queue(team) [stream]", case_21},
-    {"ishmem_ushort_sum_inscan [thread]", case_22},
-    {"ishmem_ushort_sum_inscan(team) [thread]", case_23},
-    {"ishmemx_ushort_sum_inscan_on_queue [stream]", case_24},
-    {"ishmemx_ushort_sum_inscan_on_queue(team) [stream]", case_25},
-    {"ishmem_uint_sum_inscan [thread]", case_26},
-    {"ishmem_uint_sum_inscan(team) [thread]", case_27},
-    {"ishmemx_uint_sum_inscan_on_queue [stream]", case_28},
-    {"ishmemx_uint_sum_inscan_on_queue(team) [stream]", case_29},
-    {"ishmem_ulong_sum_inscan [thread]", case_30},
-    {"ishmem_ulong_sum_inscan(team) [thread]", case_31},
-    {"ishmemx_ulong_sum_inscan_on_queue [stream]", case_32},
-    {"ishmemx_ulong_sum_inscan_on_queue(team) [stream]", case_33},
-    {"ishmem_ulonglong_sum_inscan [thread]", case_34},
-    {"ishmem_ulonglong_sum_inscan(team) [thread]", case_35},
-    {"ishmemx_ulonglong_sum_inscan_on_queue [stream]", case_36},
-    {"ishmemx_ulonglong_sum_inscan_on_queue(team) [stream]", case_37},
-    {"ishmem_int8_sum_inscan [thread]", case_38},
-    {"ishmem_int8_sum_inscan(team) [thread]", case_39},
-    {"ishmemx_int8_sum_inscan_on_queue [stream]", case_40},
-    {"ishmemx_int8_sum_inscan_on_queue(team) [stream]", case_41},
-    {"ishmem_int16_sum_inscan [thread]", case_42},
-    {"ishmem_int16_sum_inscan(team) [thread]", case_43},
-    {"ishmemx_int16_sum_inscan_on_queue [stream]", case_44},
-    {"ishmemx_int16_sum_inscan_on_queue(team) [stream]", case_45},
-    {"ishmem_int32_sum_inscan [thread]", case_46},
-    {"ishmem_int32_sum_inscan(team) [thread]", case_47},
-    {"ishmemx_int32_sum_inscan_on_queue [stream]", case_48},
-    {"ishmemx_int32_sum_inscan_on_queue(team) [stream]", case_49},
-    {"ishmem_int64_sum_inscan [thread]", case_50},
-    {"ishmem_int64_sum_inscan(team) [thread]", case_51},
-    {"ishmemx_int64_sum_inscan_on_queue [stream]", case_52},
-    {"ishmemx_int64_sum_inscan_on_queue(team) [stream]", case_53},
-    {"ishmem_uint8_sum_inscan [thread]", case_54},
-    {"ishmem_uint8_sum_inscan(team) [thread]", case_55},
-    {"ishmemx_uint8_sum_inscan_on_queue [stream]", case_56},
-    {"ishmemx_uint8_sum_inscan_on_queue(team) [stream]", case_57},
-    {"ishmem_uint16_sum_inscan [thread]", case_58},
-    {"ishmem_uint16_sum_inscan(team) [thread]", case_59},
-    {"ishmemx_uint16_sum_inscan_on_queue [stream]", case_60},
-    {"ishmemx_uint16_sum_inscan_on_queue(team) [stream]", case_61},
-    {"ishmem_uint32_sum_inscan [thread]", case_62},
-    {"ishmem_uint32_sum_inscan(team) [thread]", case_63},
-    {"ishmemx_uint32_sum_inscan_on_queue [stream]", case_64},
-    {"ishmemx_uint32_sum_inscan_on_queue(team) [stream]", case_65},
-    {"ishmem_uint64_sum_inscan [thread]", case_66},
-    {"ishmem_uint64_sum_inscan(team) [thread]", case_67},
-    {"ishmemx_uint64_sum_inscan_on_queue [stream]", case_68},
-    {"ishmemx_uint64_sum_inscan_on_queue(team) [stream]", case_69},
-    {"ishmem_size_sum_inscan [thread]", case_70},
-    {"ishmem_size_sum_inscan(team) [thread]", case_71},
-    {"ishmemx_size_sum_inscan_on_queue [stream]", case_72},
-    {"ishmemx_size_sum_inscan_on_queue(team) [stream]", case_73},
-    {"ishmem_float_sum_inscan [thread]", case_74},
-    {"ishmem_float_sum_inscan(team) [thread]", case_75},
-    {"ishmemx_float_sum_inscan_on_queue [stream]", case_76},
-    {"ishmemx_float_sum_inscan_on_queue(team) [stream]", case_77},
-    {"ishmem_double_sum_inscan [thread]", case_78},
-    {"ishmem_double_sum_inscan(team) [thread]", case_79},
-    {"ishmemx_double_sum_inscan_on_queue [stream]", case_80},
-    {"ishmemx_double_sum_inscan_on_queue(team) [stream]", case_81},
-    {"ishmem_sum_inscan<char> [thread]", case_82},
-    {"ishmem_sum_inscan<char>(team) [thread]", case_83},
-    {"ishmemx_sum_inscan_on_queue<char> [stream]", case_84},
-    {"ishmemx_sum_inscan_on_queue<char>(team) [stream]", case_85},
-    {"ishmem_char_sum_exscan [thread]", case_86},
-    {"ishmem_char_sum_exscan(team) [thread]", case_87},
-    {"ishmemx_char_sum_exscan_on_queue [stream]", case_88},
-    {"ishmemx_char_sum_exscan_on_queue(team) [stream]", case_89},
-    {"ishmem_schar_sum_exscan [thread]", case_90},
-    {"ishmem_schar_sum_exscan(team) [thread]", case_91},
-    {"ishmemx_schar_sum_exscan_on_queue [stream]", case_92},
-    {"ishmemx_schar_sum_exscan_on_queue(team) [stream]", case_93},
-    {"ishmem_short_sum_exscan [thread]", case_94},
-    {"ishmem_short_sum_exscan(team) [thread]", case_95},
-    {"ishmemx_short_sum_exscan_on_queue [stream]", case_96},
-    {"ishmemx_short_sum_exscan_on_queue(team) [stream]", case_97},
-    {"ishmem_int_sum_exscan [thread]", case_98},
-    {"ishmem_int_sum_exscan(team) [thread]", case_99},
-    {"ishmemx_int_sum_exscan_on_queue [stream]", case_100},
-    {"ishmemx_int_sum_exscan_on_queue(team) [stream]", case_101},
-    {"ishmem_long_sum_exscan [thread]", case_102},
-    {"ishmem_long_sum_exscan(team) [thread]", case_103},
-    {"ishmemx_long_sum_exscan_on_queue [stream]", case_104},
-    {"ishmemx_long_sum_exscan_on_queue(team) [stream]", case_105},
-    {"ishmem_longlong_sum_exscan [thread]", case_106},
-    {"ishmem_longlong_sum_exscan(team) [thread]", case_107},
-    {"ishmemx_longlong_sum_exscan_on_queue [stream]", case_108},
-    {"ishmemx_longlong_sum_exscan_on_queue(team) [stream]", case_109},
-    {"ishmem_ptrdiff_sum_exscan [thread]", case_110},
-    {"ishmem_ptrdiff_sum_exscan(team) [thread]", case_111},
-    {"ishmemx_ptrdiff_sum_exscan_on_queue [stream]", case_112},
-    {"ishmemx_ptrdiff_sum_exscan_on_queue(team) [stream]", case_113},
-    {"ishmem_uchar_sum_exscan [thread]", case_114},
-    {"ishmem_uchar_sum_exscan(team) [thread]", case_115},
-    {"ishmemx_uchar_sum_exscan_on_queue [stream]", case_116},
-    {"ishmemx_uchar_sum_exscan_on_queue(team) [stream]", case_117},
-    {"ishmem_ushort_sum_exscan [thread]", case_118},
-    {"ishmem_ushort_sum_exscan(team) [thread]", case_119},
-    {"ishmemx_ushort_sum_exscan_on_queue [stream]", case_120},
-    {"ishmemx_ushort_sum_exscan_on_queue(team) [stream]", case_121},
-    {"ishmem_uint_sum_exscan [thread]", case_122},
-    {"ishmem_uint_sum_exscan(team) [thread]", case_123},
-    {"ishmemx_uint_sum_exscan_on_queue [stream]", case_124},
-    {"ishmemx_uint_sum_exscan_on_queue(team) [stream]", case_125},
-    {"ishmem_ulong_sum_exscan [thread]", case_126},
-    {"ishmem_ulong_sum_exscan(team) [thread]", case_127},
-    {"ishmemx_ulong_sum_exscan_on_queue [stream]", case_128},
-    {"ishmemx_ulong_sum_exscan_on_queue(team) [stream]", case_129},
-    {"ishmem_ulonglong_sum_exscan [thread]", case_130},
-    {"ishmem_ulonglong_sum_exscan(team) [thread]", case_131},
-    {"ishmemx_ulonglong_sum_exscan_on_queue [stream]", case_132},
-    {"ishmemx_ulonglong_sum_exscan_on_queue(team) [stream]", case_133},
-    {"ishmem_int8_sum_exscan [thread]", case_134},
-    {"ishmem_int8_sum_exscan(team) [thread]", case_135},
-    {"ishmemx_int8_sum_exscan_on_queue [stream]", case_136},
-    {"ishmemx_int8_sum_exscan_on_queue(team) [stream]", case_137},
-    {"ishmem_int16_sum_exscan [thread]", case_138},
-    {"ishmem_int16_sum_exscan(team) [thread]", case_139},
-    {"ishmemx_int16_sum_exscan_on_queue [stream]", case_140},
-    {"ishmemx_int16_sum_exscan_on_queue(team) [stream]", case_141},
-    {"ishmem_int32_sum_exscan [thread]", case_142},
-    {"ishmem_int32_sum_exscan(team) [thread]", case_143},
-    {"ishmemx_int32_sum_exscan_on_queue [stream]", case_144},
-    {"ishmemx_int32_sum_exscan_on_queue(team) [stream]", case_145},
-    {"ishmem_int64_sum_exscan [thread]", case_146},
-    {"ishmem_int64_sum_exscan(team) [thread]", case_147},
-    {"ishmemx_int64_sum_exscan_on_queue [stream]", case_148},
-    {"ishmemx_int64_sum_exscan_on_queue(team) [stream]", case_149},
+    {"ishmem_ushort_or_reduce(team) [thread]", case_0},
+    {"ishmemx_ushort_or_reduce_on_queue [stream]", case_1},
+    {"ishmemx_ushort_or_reduce_on_queue(team) [stream]", case_2},
+    {"ishmemx_ushort_or_reduce_work_group [block]", case_3},
+    {"ishmemx_ushort_or_reduce_work_group [warp]", case_4},
+    {"ishmemx_ushort_or_reduce_work_group(team) [block]", case_5},
+    {"ishmemx_ushort_or_reduce_work_group(team) [warp]", case_6},
+    {"ishmem_uint_or_reduce [thread]", case_7},
+    {"ishmem_uint_or_reduce(team) [thread]", case_8},
+    {"ishmemx_uint_or_reduce_on_queue [stream]", case_9},
+    {"ishmemx_uint_or_reduce_on_queue(team) [stream]", case_10},
+    {"ishmemx_uint_or_reduce_work_group [block]", case_11},
+    {"ishmemx_uint_or_reduce_work_group [warp]", case_12},
+    {"ishmemx_uint_or_reduce_work_group(team) [block]", case_13},
+    {"ishmemx_uint_or_reduce_work_group(team) [warp]", case_14},
+    {"ishmem_ulong_or_reduce [thread]", case_15},
+    {"ishmem_ulong_or_reduce(team) [thread]", case_16},
+    {"ishmemx_ulong_or_reduce_on_queue [stream]", case_17},
+    {"ishmemx_ulong_or_reduce_on_queue(team) [stream]", case_18},
+    {"ishmemx_ulong_or_reduce_work_group [block]", case_19},
+    {"ishmemx_ulong_or_reduce_work_group [warp]", case_20},
+    {"ishmemx_ulong_or_reduce_work_group(team) [block]", case_21},
+    {"ishmemx_ulong_or_reduce_work_group(team) [warp]", case_22},
+    {"ishmem_ulonglong_or_reduce [thread]", case_23},
+    {"ishmem_ulonglong_or_reduce(team) [thread]", case_24},
+    {"ishmemx_ulonglong_or_reduce_on_queue [stream]", case_25},
+    {"ishmemx_ulonglong_or_reduce_on_queue(team) [stream]", case_26},
+    {"ishmemx_ulonglong_or_reduce_work_group [block]", case_27},
+    {"ishmemx_ulonglong_or_reduce_work_group [warp]", case_28},
+    {"ishmemx_ulonglong_or_reduce_work_group(team) [block]", case_29},
+    {"ishmemx_ulonglong_or_reduce_work_group(team) [warp]", case_30},
+    {"ishmem_int8_or_reduce [thread]", case_31},
+    {"ishmem_int8_or_reduce(team) [thread]", case_32},
+    {"ishmemx_int8_or_reduce_on_queue [stream]", case_33},
+    {"ishmemx_int8_or_reduce_on_queue(team) [stream]", case_34},
+    {"ishmemx_int8_or_reduce_work_group [block]", case_35},
+    {"ishmemx_int8_or_reduce_work_group [warp]", case_36},
+    {"ishmemx_int8_or_reduce_work_group(team) [block]", case_37},
+    {"ishmemx_int8_or_reduce_work_group(team) [warp]", case_38},
+    {"ishmem_int16_or_reduce [thread]", case_39},
+    {"ishmem_int16_or_reduce(team) [thread]", case_40},
+    {"ishmemx_int16_or_reduce_on_queue [stream]", case_41},
+    {"ishmemx_int16_or_reduce_on_queue(team) [stream]", case_42},
+    {"ishmemx_int16_or_reduce_work_group [block]", case_43},
+    {"ishmemx_int16_or_reduce_work_group [warp]", case_44},
+    {"ishmemx_int16_or_reduce_work_group(team) [block]", case_45},
+    {"ishmemx_int16_or_reduce_work_group(team) [warp]", case_46},
+    {"ishmem_int32_or_reduce [thread]", case_47},
+    {"ishmem_int32_or_reduce(team) [thread]", case_48},
+    {"ishmemx_int32_or_reduce_on_queue [stream]", case_49},
+    {"ishmemx_int32_or_reduce_on_queue(team) [stream]", case_50},
+    {"ishmemx_int32_or_reduce_work_group [block]", case_51},
+    {"ishmemx_int32_or_reduce_work_group [warp]", case_52},
+    {"ishmemx_int32_or_reduce_work_group(team) [block]", case_53},
+    {"ishmemx_int32_or_reduce_work_group(team) [warp]", case_54},
+    {"ishmem_int64_or_reduce [thread]", case_55},
+    {"ishmem_int64_or_reduce(team) [thread]", case_56},
+    {"ishmemx_int64_or_reduce_on_queue [stream]", case_57},
+    {"ishmemx_int64_or_reduce_on_queue(team) [stream]", case_58},
+    {"ishmemx_int64_or_reduce_work_group [block]", case_59},
+    {"ishmemx_int64_or_reduce_work_group [warp]", case_60},
+    {"ishmemx_int64_or_reduce_work_group(team) [block]", case_61},
+    {"ishmemx_int64_or_reduce_work_group(team) [warp]", case_62},
+    {"ishmem_uint8_or_reduce [thread]", case_63},
+    {"ishmem_uint8_or_reduce(team) [thread]", case_64},
+    {"ishmemx_uint8_or_reduce_on_queue [stream]", case_65},
+    {"ishmemx_uint8_or_reduce_on_queue(team) [stream]", case_66},
+    {"ishmemx_uint8_or_reduce_work_group [block]", case_67},
+    {"ishmemx_uint8_or_reduce_work_group [warp]", case_68},
+    {"ishmemx_uint8_or_reduce_work_group(team) [block]", case_69},
+    {"ishmemx_uint8_or_reduce_work_group(team) [warp]", case_70},
+    {"ishmem_uint16_or_reduce [thread]", case_71},
+    {"ishmem_uint16_or_reduce(team) [thread]", case_72},
+    {"ishmemx_uint16_or_reduce_on_queue [stream]", case_73},
+    {"ishmemx_uint16_or_reduce_on_queue(team) [stream]", case_74},
+    {"ishmemx_uint16_or_reduce_work_group [block]", case_75},
+    {"ishmemx_uint16_or_reduce_work_group [warp]", case_76},
+    {"ishmemx_uint16_or_reduce_work_group(team) [block]", case_77},
+    {"ishmemx_uint16_or_reduce_work_group(team) [warp]", case_78},
+    {"ishmem_uint32_or_reduce [thread]", case_79},
+    {"ishmem_uint32_or_reduce(team) [thread]", case_80},
+    {"ishmemx_uint32_or_reduce_on_queue [stream]", case_81},
+    {"ishmemx_uint32_or_reduce_on_queue(team) [stream]", case_82},
+    {"ishmemx_uint32_or_reduce_work_group [block]", case_83},
+    {"ishmemx_uint32_or_reduce_work_group [warp]", case_84},
+    {"ishmemx_uint32_or_reduce_work_group(team) [block]", case_85},
+    {"ishmemx_uint32_or_reduce_work_group(team) [warp]", case_86},
+    {"ishmem_uint64_or_reduce [thread]", case_87},
+    {"ishmem_uint64_or_reduce(team) [thread]", case_88},
+    {"ishmemx_uint64_or_reduce_on_queue [stream]", case_89},
+    {"ishmemx_uint64_or_reduce_on_queue(team) [stream]", case_90},
+    {"ishmemx_uint64_or_reduce_work_group [block]", case_91},
+    {"ishmemx_uint64_or_reduce_work_group [warp]", case_92},
+    {"ishmemx_uint64_or_reduce_work_group(team) [block]", case_93},
+    {"ishmemx_uint64_or_reduce_work_group(team) [warp]", case_94},
+    {"ishmem_size_or_reduce [thread]", case_95},
+    {"ishmem_size_or_reduce(team) [thread]", case_96},
+    {"ishmemx_size_or_reduce_on_queue [stream]", case_97},
+    {"ishmemx_size_or_reduce_on_queue(team) [stream]", case_98},
+    {"ishmemx_size_or_reduce_work_group [block]", case_99},
+    {"ishmemx_size_or_reduce_work_group [warp]", case_100},
+    {"ishmemx_size_or_reduce_work_group(team) [block]", case_101},
+    {"ishmemx_size_or_reduce_work_group(team) [warp]", case_102},
+    {"ishmem_or_reduce<unsigned char> [thread]", case_103},
+    {"ishmem_or_reduce<unsigned char>(team) [thread]", case_104},
+    {"ishmemx_or_reduce_on_queue<unsigned char> [stream]", case_105},
+    {"ishmemx_or_reduce_on_queue<unsigned char>(team) [stream]", case_106},
+    {"ishmemx_or_reduce_work_group<unsigned char> [block]", case_107},
+    {"ishmemx_or_reduce_work_group<unsigned char> [warp]", case_108},
+    {"ishmemx_or_reduce_work_group<unsigned char>(team) [block]", case_109},
+    {"ishmemx_or_reduce_work_group<unsigned char>(team) [warp]", case_110},
+    {"ishmem_uchar_xor_reduce [thread]", case_111},
+    {"ishmem_uchar_xor_reduce(team) [thread]", case_112},
+    {"ishmemx_uchar_xor_reduce_on_queue [stream]", case_113},
+    {"ishmemx_uchar_xor_reduce_on_queue(team) [stream]", case_114},
+    {"ishmemx_uchar_xor_reduce_work_group [block]", case_115},
+    {"ishmemx_uchar_xor_reduce_work_group [warp]", case_116},
+    {"ishmemx_uchar_xor_reduce_work_group(team) [block]", case_117},
+    {"ishmemx_uchar_xor_reduce_work_group(team) [warp]", case_118},
+    {"ishmem_ushort_xor_reduce [thread]", case_119},
+    {"ishmem_ushort_xor_reduce(team) [thread]", case_120},
+    {"ishmemx_ushort_xor_reduce_on_queue [stream]", case_121},
+    {"ishmemx_ushort_xor_reduce_on_queue(team) [stream]", case_122},
+    {"ishmemx_ushort_xor_reduce_work_group [block]", case_123},
+    {"ishmemx_ushort_xor_reduce_work_group [warp]", case_124},
+    {"ishmemx_ushort_xor_reduce_work_group(team) [block]", case_125},
+    {"ishmemx_ushort_xor_reduce_work_group(team) [warp]", case_126},
+    {"ishmem_uint_xor_reduce [thread]", case_127},
+    {"ishmem_uint_xor_reduce(team) [thread]", case_128},
+    {"ishmemx_uint_xor_reduce_on_queue [stream]", case_129},
+    {"ishmemx_uint_xor_reduce_on_queue(team) [stream]", case_130},
+    {"ishmemx_uint_xor_reduce_work_group [block]", case_131},
+    {"ishmemx_uint_xor_reduce_work_group [warp]", case_132},
+    {"ishmemx_uint_xor_reduce_work_group(team) [block]", case_133},
+    {"ishmemx_uint_xor_reduce_work_group(team) [warp]", case_134},
+    {"ishmem_ulong_xor_reduce [thread]", case_135},
+    {"ishmem_ulong_xor_reduce(team) [thread]", case_136},
+    {"ishmemx_ulong_xor_reduce_on_queue [stream]", case_137},
+    {"ishmemx_ulong_xor_reduce_on_queue(team) [stream]", case_138},
+    {"ishmemx_ulong_xor_reduce_work_group [block]", case_139},
+    {"ishmemx_ulong_xor_reduce_work_group [warp]", case_140},
+    {"ishmemx_ulong_xor_reduce_work_group(team) [block]", case_141},
+    {"ishmemx_ulong_xor_reduce_work_group(team) [warp]", case_142},
+    {"ishmem_ulonglong_xor_reduce [thread]", case_143},
+    {"ishmem_ulonglong_xor_reduce(team) [thread]", case_144},
+    {"ishmemx_ulonglong_xor_reduce_on_queue [stream]", case_145},
+    {"ishmemx_ulonglong_xor_reduce_on_queue(team) [stream]", case_146},
+    {"ishmemx_ulonglong_xor_reduce_work_group [block]", case_147},
+    {"ishmemx_ulonglong_xor_reduce_work_group [warp]", case_148},
+    {"ishmemx_ulonglong_xor_reduce_work_group(team) [block]", case_149},
 };
 
 }  // namespace ishmem_gpu_cases_collectives_13

@@ -16,278 +16,1170 @@
 namespace ishmem_gpu_cases_collectives_14 {
 
 void case_0() {
-    ishmem_testing::patterns::sum_exscan<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_xor_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_1() {
-    ishmem_testing::patterns::sum_exscan<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_xor_reduce(dest, source, nreduce); });
     });
 }
 
 void case_2() {
-    ishmem_testing::patterns::sum_exscan<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint8_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_xor_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_3() {
-    ishmem_testing::patterns::sum_exscan<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+    ishmem_testing::patterns::xor_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_uint8_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_int8_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_4() {
-    ishmem_testing::patterns::sum_exscan<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int8_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_5() {
-    ishmem_testing::patterns::sum_exscan<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_xor_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_6() {
-    ishmem_testing::patterns::sum_exscan<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint16_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_xor_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_7() {
-    ishmem_testing::patterns::sum_exscan<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint16_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_xor_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_8() {
-    ishmem_testing::patterns::sum_exscan<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_xor_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_9() {
-    ishmem_testing::patterns::sum_exscan<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_xor_reduce(dest, source, nreduce); });
     });
 }
 
 void case_10() {
-    ishmem_testing::patterns::sum_exscan<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint32_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_xor_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_11() {
-    ishmem_testing::patterns::sum_exscan<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
+    ishmem_testing::patterns::xor_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_uint32_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_int16_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_12() {
-    ishmem_testing::patterns::sum_exscan<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int16_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_13() {
-    ishmem_testing::patterns::sum_exscan<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_xor_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_14() {
-    ishmem_testing::patterns::sum_exscan<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint64_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_xor_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_15() {
-    ishmem_testing::patterns::sum_exscan<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint64_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_xor_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_16() {
-    ishmem_testing::patterns::sum_exscan<size_t>([](size_t* dest, const size_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_xor_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_17() {
-    ishmem_testing::patterns::sum_exscan<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_xor_reduce(dest, source, nreduce); });
     });
 }
 
 void case_18() {
-    ishmem_testing::patterns::sum_exscan<size_t>([](size_t* dest, const size_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_size_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_xor_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_19() {
-    ishmem_testing::patterns::sum_exscan<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) -> int {
+    ishmem_testing::patterns::xor_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_size_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_int32_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_20() {
-    ishmem_testing::patterns::sum_exscan<float>([](float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_float_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int32_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_21() {
-    ishmem_testing::patterns::sum_exscan<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_float_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_xor_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_22() {
-    ishmem_testing::patterns::sum_exscan<float>([](float* dest, const float* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_float_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_xor_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_23() {
-    ishmem_testing::patterns::sum_exscan<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_float_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_xor_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_24() {
-    ishmem_testing::patterns::sum_exscan<double>([](double* dest, const double* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_double_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_xor_reduce_work_group(team, dest, source, nreduce, group); });
     });
 }
 
 void case_25() {
-    ishmem_testing::patterns::sum_exscan<double>([](ishmem_team_t team, double* dest, const double* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_double_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_xor_reduce(dest, source, nreduce); });
     });
 }
 
 void case_26() {
-    ishmem_testing::patterns::sum_exscan<double>([](double* dest, const double* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_double_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_xor_reduce(team, dest, source, nreduce); });
     });
 }
 
 void case_27() {
-    ishmem_testing::patterns::sum_exscan<double>([](ishmem_team_t team, double* dest, const double* source, size_t nelems) -> int {
+    ishmem_testing::patterns::xor_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_double_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_int64_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
 void case_28() {
-    ishmem_testing::patterns::sum_exscan<char>([](char* dest, const char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_sum_exscan(dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int64_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
     });
 }
 
 void case_29() {
-    ishmem_testing::patterns::sum_exscan<char>([](ishmem_team_t team, char* dest, const char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_sum_exscan(team, dest, source, nelems); });
+    ishmem_testing::patterns::xor_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_xor_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_30() {
-    ishmem_testing::patterns::sum_exscan<char>([](char* dest, const char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_sum_exscan_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::xor_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_xor_reduce_work_group(dest, source, nreduce, group); });
     });
 }
 
 void case_31() {
-    ishmem_testing::patterns::sum_exscan<char>([](ishmem_team_t team, char* dest, const char* source, size_t nelems) -> int {
+    ishmem_testing::patterns::xor_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_32() {
+    ishmem_testing::patterns::xor_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_33() {
+    ishmem_testing::patterns::xor_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_xor_reduce(dest, source, nreduce); });
+    });
+}
+
+void case_34() {
+    ishmem_testing::patterns::xor_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_xor_reduce(team, dest, source, nreduce); });
+    });
+}
+
+void case_35() {
+    ishmem_testing::patterns::xor_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_sum_exscan_on_queue(team, dest, source, nelems, &result, q).wait();
+        ishmemx_uint8_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
         return result;
     });
 }
 
+void case_36() {
+    ishmem_testing::patterns::xor_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint8_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_37() {
+    ishmem_testing::patterns::xor_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_xor_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_38() {
+    ishmem_testing::patterns::xor_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_xor_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_39() {
+    ishmem_testing::patterns::xor_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_40() {
+    ishmem_testing::patterns::xor_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_41() {
+    ishmem_testing::patterns::xor_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_xor_reduce(dest, source, nreduce); });
+    });
+}
+
+void case_42() {
+    ishmem_testing::patterns::xor_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_xor_reduce(team, dest, source, nreduce); });
+    });
+}
+
+void case_43() {
+    ishmem_testing::patterns::xor_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint16_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_44() {
+    ishmem_testing::patterns::xor_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint16_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_45() {
+    ishmem_testing::patterns::xor_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_xor_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_46() {
+    ishmem_testing::patterns::xor_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_xor_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_47() {
+    ishmem_testing::patterns::xor_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_48() {
+    ishmem_testing::patterns::xor_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_49() {
+    ishmem_testing::patterns::xor_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_xor_reduce(dest, source, nreduce); });
+    });
+}
+
+void case_50() {
+    ishmem_testing::patterns::xor_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_xor_reduce(team, dest, source, nreduce); });
+    });
+}
+
+void case_51() {
+    ishmem_testing::patterns::xor_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint32_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_52() {
+    ishmem_testing::patterns::xor_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint32_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_53() {
+    ishmem_testing::patterns::xor_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_xor_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_54() {
+    ishmem_testing::patterns::xor_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_xor_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_55() {
+    ishmem_testing::patterns::xor_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_56() {
+    ishmem_testing::patterns::xor_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_57() {
+    ishmem_testing::patterns::xor_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_xor_reduce(dest, source, nreduce); });
+    });
+}
+
+void case_58() {
+    ishmem_testing::patterns::xor_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_xor_reduce(team, dest, source, nreduce); });
+    });
+}
+
+void case_59() {
+    ishmem_testing::patterns::xor_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint64_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_60() {
+    ishmem_testing::patterns::xor_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint64_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_61() {
+    ishmem_testing::patterns::xor_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_xor_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_62() {
+    ishmem_testing::patterns::xor_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_xor_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_63() {
+    ishmem_testing::patterns::xor_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_64() {
+    ishmem_testing::patterns::xor_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_65() {
+    ishmem_testing::patterns::xor_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_xor_reduce(dest, source, nreduce); });
+    });
+}
+
+void case_66() {
+    ishmem_testing::patterns::xor_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_xor_reduce(team, dest, source, nreduce); });
+    });
+}
+
+void case_67() {
+    ishmem_testing::patterns::xor_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_size_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_68() {
+    ishmem_testing::patterns::xor_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_size_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_69() {
+    ishmem_testing::patterns::xor_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_xor_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_70() {
+    ishmem_testing::patterns::xor_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_xor_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_71() {
+    ishmem_testing::patterns::xor_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_72() {
+    ishmem_testing::patterns::xor_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_73() {
+    ishmem_testing::patterns::xor_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_xor_reduce(dest, source, nreduce); });
+    });
+}
+
+void case_74() {
+    ishmem_testing::patterns::xor_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_xor_reduce(team, dest, source, nreduce); });
+    });
+}
+
+void case_75() {
+    ishmem_testing::patterns::xor_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_76() {
+    ishmem_testing::patterns::xor_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_77() {
+    ishmem_testing::patterns::xor_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_xor_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_78() {
+    ishmem_testing::patterns::xor_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_xor_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_79() {
+    ishmem_testing::patterns::xor_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_80() {
+    ishmem_testing::patterns::xor_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_81() {
+    ishmem_testing::patterns::max_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_char_max_reduce(dest, source, nreduce); });
+    });
+}
+
+void case_82() {
+    ishmem_testing::patterns::max_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_char_max_reduce(team, dest, source, nreduce); });
+    });
+}
+
+void case_83() {
+    ishmem_testing::patterns::max_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_char_max_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_84() {
+    ishmem_testing::patterns::max_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_char_max_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_85() {
+    ishmem_testing::patterns::max_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_char_max_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_86() {
+    ishmem_testing::patterns::max_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_char_max_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_87() {
+    ishmem_testing::patterns::max_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_char_max_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_88() {
+    ishmem_testing::patterns::max_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_char_max_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_89() {
+    ishmem_testing::patterns::max_reduce<signed char>([](signed char* dest, const signed char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_schar_max_reduce(dest, source, nreduce); });
+    });
+}
+
+void case_90() {
+    ishmem_testing::patterns::max_reduce<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_schar_max_reduce(team, dest, source, nreduce); });
+    });
+}
+
+void case_91() {
+    ishmem_testing::patterns::max_reduce<signed char>([](signed char* dest, const signed char* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_schar_max_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_92() {
+    ishmem_testing::patterns::max_reduce<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_schar_max_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_93() {
+    ishmem_testing::patterns::max_reduce<signed char>([](signed char* dest, const signed char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_schar_max_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_94() {
+    ishmem_testing::patterns::max_reduce<signed char>([](signed char* dest, const signed char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_schar_max_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_95() {
+    ishmem_testing::patterns::max_reduce<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_schar_max_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_96() {
+    ishmem_testing::patterns::max_reduce<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_schar_max_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_97() {
+    ishmem_testing::patterns::max_reduce<short>([](short* dest, const short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_max_reduce(dest, source, nreduce); });
+    });
+}
+
+void case_98() {
+    ishmem_testing::patterns::max_reduce<short>([](ishmem_team_t team, short* dest, const short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_max_reduce(team, dest, source, nreduce); });
+    });
+}
+
+void case_99() {
+    ishmem_testing::patterns::max_reduce<short>([](short* dest, const short* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_short_max_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_100() {
+    ishmem_testing::patterns::max_reduce<short>([](ishmem_team_t team, short* dest, const short* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_short_max_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_101() {
+    ishmem_testing::patterns::max_reduce<short>([](short* dest, const short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_short_max_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_102() {
+    ishmem_testing::patterns::max_reduce<short>([](short* dest, const short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_short_max_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_103() {
+    ishmem_testing::patterns::max_reduce<short>([](ishmem_team_t team, short* dest, const short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_short_max_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_104() {
+    ishmem_testing::patterns::max_reduce<short>([](ishmem_team_t team, short* dest, const short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_short_max_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_105() {
+    ishmem_testing::patterns::max_reduce<int>([](int* dest, const int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int_max_reduce(dest, source, nreduce); });
+    });
+}
+
+void case_106() {
+    ishmem_testing::patterns::max_reduce<int>([](ishmem_team_t team, int* dest, const int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int_max_reduce(team, dest, source, nreduce); });
+    });
+}
+
+void case_107() {
+    ishmem_testing::patterns::max_reduce<int>([](int* dest, const int* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int_max_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_108() {
+    ishmem_testing::patterns::max_reduce<int>([](ishmem_team_t team, int* dest, const int* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int_max_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_109() {
+    ishmem_testing::patterns::max_reduce<int>([](int* dest, const int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int_max_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_110() {
+    ishmem_testing::patterns::max_reduce<int>([](int* dest, const int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int_max_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_111() {
+    ishmem_testing::patterns::max_reduce<int>([](ishmem_team_t team, int* dest, const int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int_max_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_112() {
+    ishmem_testing::patterns::max_reduce<int>([](ishmem_team_t team, int* dest, const int* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int_max_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_113() {
+    ishmem_testing::patterns::max_reduce<long>([](long* dest, const long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_long_max_reduce(dest, source, nreduce); });
+    });
+}
+
+void case_114() {
+    ishmem_testing::patterns::max_reduce<long>([](ishmem_team_t team, long* dest, const long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_long_max_reduce(team, dest, source, nreduce); });
+    });
+}
+
+void case_115() {
+    ishmem_testing::patterns::max_reduce<long>([](long* dest, const long* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_long_max_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_116() {
+    ishmem_testing::patterns::max_reduce<long>([](ishmem_team_t team, long* dest, const long* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_long_max_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_117() {
+    ishmem_testing::patterns::max_reduce<long>([](long* dest, const long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_long_max_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_118() {
+    ishmem_testing::patterns::max_reduce<long>([](long* dest, const long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_long_max_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_119() {
+    ishmem_testing::patterns::max_reduce<long>([](ishmem_team_t team, long* dest, const long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_long_max_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_120() {
+    ishmem_testing::patterns::max_reduce<long>([](ishmem_team_t team, long* dest, const long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_long_max_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_121() {
+    ishmem_testing::patterns::max_reduce<long long>([](long long* dest, const long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_longlong_max_reduce(dest, source, nreduce); });
+    });
+}
+
+void case_122() {
+    ishmem_testing::patterns::max_reduce<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_longlong_max_reduce(team, dest, source, nreduce); });
+    });
+}
+
+void case_123() {
+    ishmem_testing::patterns::max_reduce<long long>([](long long* dest, const long long* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_longlong_max_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_124() {
+    ishmem_testing::patterns::max_reduce<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_longlong_max_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_125() {
+    ishmem_testing::patterns::max_reduce<long long>([](long long* dest, const long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_longlong_max_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_126() {
+    ishmem_testing::patterns::max_reduce<long long>([](long long* dest, const long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_longlong_max_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_127() {
+    ishmem_testing::patterns::max_reduce<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_longlong_max_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_128() {
+    ishmem_testing::patterns::max_reduce<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_longlong_max_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_129() {
+    ishmem_testing::patterns::max_reduce<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ptrdiff_max_reduce(dest, source, nreduce); });
+    });
+}
+
+void case_130() {
+    ishmem_testing::patterns::max_reduce<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ptrdiff_max_reduce(team, dest, source, nreduce); });
+    });
+}
+
+void case_131() {
+    ishmem_testing::patterns::max_reduce<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ptrdiff_max_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_132() {
+    ishmem_testing::patterns::max_reduce<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ptrdiff_max_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_133() {
+    ishmem_testing::patterns::max_reduce<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_max_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_134() {
+    ishmem_testing::patterns::max_reduce<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_max_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_135() {
+    ishmem_testing::patterns::max_reduce<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_max_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_136() {
+    ishmem_testing::patterns::max_reduce<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_max_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_137() {
+    ishmem_testing::patterns::max_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_max_reduce(dest, source, nreduce); });
+    });
+}
+
+void case_138() {
+    ishmem_testing::patterns::max_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_max_reduce(team, dest, source, nreduce); });
+    });
+}
+
+void case_139() {
+    ishmem_testing::patterns::max_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uchar_max_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_140() {
+    ishmem_testing::patterns::max_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uchar_max_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_141() {
+    ishmem_testing::patterns::max_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_max_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_142() {
+    ishmem_testing::patterns::max_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_max_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
+void case_143() {
+    ishmem_testing::patterns::max_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_max_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_144() {
+    ishmem_testing::patterns::max_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_max_reduce_work_group(team, dest, source, nreduce, group); });
+    });
+}
+
+void case_145() {
+    ishmem_testing::patterns::max_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_max_reduce(dest, source, nreduce); });
+    });
+}
+
+void case_146() {
+    ishmem_testing::patterns::max_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_max_reduce(team, dest, source, nreduce); });
+    });
+}
+
+void case_147() {
+    ishmem_testing::patterns::max_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ushort_max_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_148() {
+    ishmem_testing::patterns::max_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ushort_max_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        return result;
+    });
+}
+
+void case_149() {
+    ishmem_testing::patterns::max_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_max_reduce_work_group(dest, source, nreduce, group); });
+    });
+}
+
 const ishmem_testing::GeneratedCase cases[] = {
-    {"ishmem_uint8_sum_exscan [thread]", case_0},
-    {"ishmem_uint8_sum_exscan(team) [thread]", case_1},
-    {"ishmemx_uint8_sum_exscan_on_queue [stream]", case_2},
-    {"ishmemx_uint8_sum_exscan_on_queue(team) [stream]", case_3},
-    {"ishmem_uint16_sum_exscan [thread]", case_4},
-    {"ishmem_uint16_sum_exscan(team) [thread]", case_5},
-    {"ishmemx_uint16_sum_exscan_on_queue [stream]", case_6},
-    {"ishmemx_uint16_sum_exscan_on_queue(team) [stream]", case_7},
-    {"ishmem_uint32_sum_exscan [thread]", case_8},
-    {"ishmem_uint32_sum_exscan(team) [thread]", case_9},
-    {"ishmemx_uint32_sum_exscan_on_queue [stream]", case_10},
-    {"ishmemx_uint32_sum_exscan_on_queue(team) [stream]", case_11},
-    {"ishmem_uint64_sum_exscan [thread]", case_12},
-    {"ishmem_uint64_sum_exscan(team) [thread]", case_13},
-    {"ishmemx_uint64_sum_exscan_on_queue [stream]", case_14},
-    {"ishmemx_uint64_sum_exscan_on_queue(team) [stream]", case_15},
-    {"ishmem_size_sum_exscan [thread]", case_16},
-    {"ishmem_size_sum_exscan(team) [thread]", case_17},
-    {"ishmemx_size_sum_exscan_on_queue [stream]", case_18},
-    {"ishmemx_size_sum_exscan_on_queue(team) [stream]", case_19},
-    {"ishmem_float_sum_exscan [thread]", case_20},
-    {"ishmem_float_sum_exscan(team) [thread]", case_21},
-    {"ishmemx_float_sum_exscan_on_queue [stream]", case_22},
-    {"ishmemx_float_sum_exscan_on_queue(team) [stream]", case_23},
-    {"ishmem_double_sum_exscan [thread]", case_24},
-    {"ishmem_double_sum_exscan(team) [thread]", case_25},
-    {"ishmemx_double_sum_exscan_on_queue [stream]", case_26},
-    {"ishmemx_double_sum_exscan_on_queue(team) [stream]", case_27},
-    {"ishmem_sum_exscan<char> [thread]", case_28},
-    {"ishmem_sum_exscan<char>(team) [thread]", case_29},
-    {"ishmemx_sum_exscan_on_queue<char> [stream]", case_30},
-    {"ishmemx_sum_exscan_on_queue<char>(team) [stream]", case_31},
+    {"ishmemx_ulonglong_xor_reduce_work_group(team) [warp]", case_0},
+    {"ishmem_int8_xor_reduce [thread]", case_1},
+    {"ishmem_int8_xor_reduce(team) [thread]", case_2},
+    {"ishmemx_int8_xor_reduce_on_queue [stream]", case_3},
+    {"ishmemx_int8_xor_reduce_on_queue(team) [stream]", case_4},
+    {"ishmemx_int8_xor_reduce_work_group [block]", case_5},
+    {"ishmemx_int8_xor_reduce_work_group [warp]", case_6},
+    {"ishmemx_int8_xor_reduce_work_group(team) [block]", case_7},
+    {"ishmemx_int8_xor_reduce_work_group(team) [warp]", case_8},
+    {"ishmem_int16_xor_reduce [thread]", case_9},
+    {"ishmem_int16_xor_reduce(team) [thread]", case_10},
+    {"ishmemx_int16_xor_reduce_on_queue [stream]", case_11},
+    {"ishmemx_int16_xor_reduce_on_queue(team) [stream]", case_12},
+    {"ishmemx_int16_xor_reduce_work_group [block]", case_13},
+    {"ishmemx_int16_xor_reduce_work_group [warp]", case_14},
+    {"ishmemx_int16_xor_reduce_work_group(team) [block]", case_15},
+    {"ishmemx_int16_xor_reduce_work_group(team) [warp]", case_16},
+    {"ishmem_int32_xor_reduce [thread]", case_17},
+    {"ishmem_int32_xor_reduce(team) [thread]", case_18},
+    {"ishmemx_int32_xor_reduce_on_queue [stream]", case_19},
+    {"ishmemx_int32_xor_reduce_on_queue(team) [stream]", case_20},
+    {"ishmemx_int32_xor_reduce_work_group [block]", case_21},
+    {"ishmemx_int32_xor_reduce_work_group [warp]", case_22},
+    {"ishmemx_int32_xor_reduce_work_group(team) [block]", case_23},
+    {"ishmemx_int32_xor_reduce_work_group(team) [warp]", case_24},
+    {"ishmem_int64_xor_reduce [thread]", case_25},
+    {"ishmem_int64_xor_reduce(team) [thread]", case_26},
+    {"ishmemx_int64_xor_reduce_on_queue [stream]", case_27},
+    {"ishmemx_int64_xor_reduce_on_queue(team) [stream]", case_28},
+    {"ishmemx_int64_xor_reduce_work_group [block]", case_29},
+    {"ishmemx_int64_xor_reduce_work_group [warp]", case_30},
+    {"ishmemx_int64_xor_reduce_work_group(team) [block]", case_31},
+    {"ishmemx_int64_xor_reduce_work_group(team) [warp]", case_32},
+    {"ishmem_uint8_xor_reduce [thread]", case_33},
+    {"ishmem_uint8_xor_reduce(team) [thread]", case_34},
+    {"ishmemx_uint8_xor_reduce_on_queue [stream]", case_35},
+    {"ishmemx_uint8_xor_reduce_on_queue(team) [stream]", case_36},
+    {"ishmemx_uint8_xor_reduce_work_group [block]", case_37},
+    {"ishmemx_uint8_xor_reduce_work_group [warp]", case_38},
+    {"ishmemx_uint8_xor_reduce_work_group(team) [block]", case_39},
+    {"ishmemx_uint8_xor_reduce_work_group(team) [warp]", case_40},
+    {"ishmem_uint16_xor_reduce [thread]", case_41},
+    {"ishmem_uint16_xor_reduce(team) [thread]", case_42},
+    {"ishmemx_uint16_xor_reduce_on_queue [stream]", case_43},
+    {"ishmemx_uint16_xor_reduce_on_queue(team) [stream]", case_44},
+    {"ishmemx_uint16_xor_reduce_work_group [block]", case_45},
+    {"ishmemx_uint16_xor_reduce_work_group [warp]", case_46},
+    {"ishmemx_uint16_xor_reduce_work_group(team) [block]", case_47},
+    {"ishmemx_uint16_xor_reduce_work_group(team) [warp]", case_48},
+    {"ishmem_uint32_xor_reduce [thread]", case_49},
+    {"ishmem_uint32_xor_reduce(team) [thread]", case_50},
+    {"ishmemx_uint32_xor_reduce_on_queue [stream]", case_51},
+    {"ishmemx_uint32_xor_reduce_on_queue(team) [stream]", case_52},
+    {"ishmemx_uint32_xor_reduce_work_group [block]", case_53},
+    {"ishmemx_uint32_xor_reduce_work_group [warp]", case_54},
+    {"ishmemx_uint32_xor_reduce_work_group(team) [block]", case_55},
+    {"ishmemx_uint32_xor_reduce_work_group(team) [warp]", case_56},
+    {"ishmem_uint64_xor_reduce [thread]", case_57},
+    {"ishmem_uint64_xor_reduce(team) [thread]", case_58},
+    {"ishmemx_uint64_xor_reduce_on_queue [stream]", case_59},
+    {"ishmemx_uint64_xor_reduce_on_queue(team) [stream]", case_60},
+    {"ishmemx_uint64_xor_reduce_work_group [block]", case_61},
+    {"ishmemx_uint64_xor_reduce_work_group [warp]", case_62},
+    {"ishmemx_uint64_xor_reduce_work_group(team) [block]", case_63},
+    {"ishmemx_uint64_xor_reduce_work_group(team) [warp]", case_64},
+    {"ishmem_size_xor_reduce [thread]", case_65},
+    {"ishmem_size_xor_reduce(team) [thread]", case_66},
+    {"ishmemx_size_xor_reduce_on_queue [stream]", case_67},
+    {"ishmemx_size_xor_reduce_on_queue(team) [stream]", case_68},
+    {"ishmemx_size_xor_reduce_work_group [block]", case_69},
+    {"ishmemx_size_xor_reduce_work_group [warp]", case_70},
+    {"ishmemx_size_xor_reduce_work_group(team) [block]", case_71},
+    {"ishmemx_size_xor_reduce_work_group(team) [warp]", case_72},
+    {"ishmem_xor_reduce<unsigned char> [thread]", case_73},
+    {"ishmem_xor_reduce<unsigned char>(team) [thread]", case_74},
+    {"ishmemx_xor_reduce_on_queue<unsigned char> [stream]", case_75},
+    {"ishmemx_xor_reduce_on_queue<unsigned char>(team) [stream]", case_76},
+    {"ishmemx_xor_reduce_work_group<unsigned char> [block]", case_77},
+    {"ishmemx_xor_reduce_work_group<unsigned char> [warp]", case_78},
+    {"ishmemx_xor_reduce_work_group<unsigned char>(team) [block]", case_79},
+    {"ishmemx_xor_reduce_work_group<unsigned char>(team) [warp]", case_80},
+    {"ishmem_char_max_reduce [thread]", case_81},
+    {"ishmem_char_max_reduce(team) [thread]", case_82},
+    {"ishmemx_char_max_reduce_on_queue [stream]", case_83},
+    {"ishmemx_char_max_reduce_on_queue(team) [stream]", case_84},
+    {"ishmemx_char_max_reduce_work_group [block]", case_85},
+    {"ishmemx_char_max_reduce_work_group [warp]", case_86},
+    {"ishmemx_char_max_reduce_work_group(team) [block]", case_87},
+    {"ishmemx_char_max_reduce_work_group(team) [warp]", case_88},
+    {"ishmem_schar_max_reduce [thread]", case_89},
+    {"ishmem_schar_max_reduce(team) [thread]", case_90},
+    {"ishmemx_schar_max_reduce_on_queue [stream]", case_91},
+    {"ishmemx_schar_max_reduce_on_queue(team) [stream]", case_92},
+    {"ishmemx_schar_max_reduce_work_group [block]", case_93},
+    {"ishmemx_schar_max_reduce_work_group [warp]", case_94},
+    {"ishmemx_schar_max_reduce_work_group(team) [block]", case_95},
+    {"ishmemx_schar_max_reduce_work_group(team) [warp]", case_96},
+    {"ishmem_short_max_reduce [thread]", case_97},
+    {"ishmem_short_max_reduce(team) [thread]", case_98},
+    {"ishmemx_short_max_reduce_on_queue [stream]", case_99},
+    {"ishmemx_short_max_reduce_on_queue(team) [stream]", case_100},
+    {"ishmemx_short_max_reduce_work_group [block]", case_101},
+    {"ishmemx_short_max_reduce_work_group [warp]", case_102},
+    {"ishmemx_short_max_reduce_work_group(team) [block]", case_103},
+    {"ishmemx_short_max_reduce_work_group(team) [warp]", case_104},
+    {"ishmem_int_max_reduce [thread]", case_105},
+    {"ishmem_int_max_reduce(team) [thread]", case_106},
+    {"ishmemx_int_max_reduce_on_queue [stream]", case_107},
+    {"ishmemx_int_max_reduce_on_queue(team) [stream]", case_108},
+    {"ishmemx_int_max_reduce_work_group [block]", case_109},
+    {"ishmemx_int_max_reduce_work_group [warp]", case_110},
+    {"ishmemx_int_max_reduce_work_group(team) [block]", case_111},
+    {"ishmemx_int_max_reduce_work_group(team) [warp]", case_112},
+    {"ishmem_long_max_reduce [thread]", case_113},
+    {"ishmem_long_max_reduce(team) [thread]", case_114},
+    {"ishmemx_long_max_reduce_on_queue [stream]", case_115},
+    {"ishmemx_long_max_reduce_on_queue(team) [stream]", case_116},
+    {"ishmemx_long_max_reduce_work_group [block]", case_117},
+    {"ishmemx_long_max_reduce_work_group [warp]", case_118},
+    {"ishmemx_long_max_reduce_work_group(team) [block]", case_119},
+    {"ishmemx_long_max_reduce_work_group(team) [warp]", case_120},
+    {"ishmem_longlong_max_reduce [thread]", case_121},
+    {"ishmem_longlong_max_reduce(team) [thread]", case_122},
+    {"ishmemx_longlong_max_reduce_on_queue [stream]", case_123},
+    {"ishmemx_longlong_max_reduce_on_queue(team) [stream]", case_124},
+    {"ishmemx_longlong_max_reduce_work_group [block]", case_125},
+    {"ishmemx_longlong_max_reduce_work_group [warp]", case_126},
+    {"ishmemx_longlong_max_reduce_work_group(team) [block]", case_127},
+    {"ishmemx_longlong_max_reduce_work_group(team) [warp]", case_128},
+    {"ishmem_ptrdiff_max_reduce [thread]", case_129},
+    {"ishmem_ptrdiff_max_reduce(team) [thread]", case_130},
+    {"ishmemx_ptrdiff_max_reduce_on_queue [stream]", case_131},
+    {"ishmemx_ptrdiff_max_reduce_on_queue(team) [stream]", case_132},
+    {"ishmemx_ptrdiff_max_reduce_work_group [block]", case_133},
+    {"ishmemx_ptrdiff_max_reduce_work_group [warp]", case_134},
+    {"ishmemx_ptrdiff_max_reduce_work_group(team) [block]", case_135},
+    {"ishmemx_ptrdiff_max_reduce_work_group(team) [warp]", case_136},
+    {"ishmem_uchar_max_reduce [thread]", case_137},
+    {"ishmem_uchar_max_reduce(team) [thread]", case_138},
+    {"ishmemx_uchar_max_reduce_on_queue [stream]", case_139},
+    {"ishmemx_uchar_max_reduce_on_queue(team) [stream]", case_140},
+    {"ishmemx_uchar_max_reduce_work_group [block]", case_141},
+    {"ishmemx_uchar_max_reduce_work_group [warp]", case_142},
+    {"ishmemx_uchar_max_reduce_work_group(team) [block]", case_143},
+    {"ishmemx_uchar_max_reduce_work_group(team) [warp]", case_144},
+    {"ishmem_ushort_max_reduce [thread]", case_145},
+    {"ishmem_ushort_max_reduce(team) [thread]", case_146},
+    {"ishmemx_ushort_max_reduce_on_queue [stream]", case_147},
+    {"ishmemx_ushort_max_reduce_on_queue(team) [stream]", case_148},
+    {"ishmemx_ushort_max_reduce_work_group [block]", case_149},
 };
 
 }  // namespace ishmem_gpu_cases_collectives_14

@@ -16,1170 +16,292 @@
 namespace ishmem_gpu_cases_collectives_2 {
 
 void case_0() {
-    ishmem_testing::patterns::broadcast<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_broadcast(dest, source, nelems, PE_root); });
+    ishmem_testing::patterns::broadcast<char>([](ishmem_team_t team, char* dest, const char* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_char_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_1() {
-    ishmem_testing::patterns::broadcast<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_broadcast(team, dest, source, nelems, PE_root); });
+    ishmem_testing::patterns::broadcast<char>([](ishmem_team_t team, char* dest, const char* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_char_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_2() {
-    ishmem_testing::patterns::broadcast<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulong_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<signed char>([](signed char* dest, const signed char* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_schar_broadcast(dest, source, nelems, PE_root); });
     });
 }
 
 void case_3() {
-    ishmem_testing::patterns::broadcast<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulong_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_schar_broadcast(team, dest, source, nelems, PE_root); });
     });
 }
 
 void case_4() {
-    ishmem_testing::patterns::broadcast<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_broadcast_work_group(dest, source, nelems, PE_root, group); });
+    ishmem_testing::patterns::broadcast<signed char>([](signed char* dest, const signed char* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_schar_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_5() {
-    ishmem_testing::patterns::broadcast<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_broadcast_work_group(dest, source, nelems, PE_root, group); });
+    ishmem_testing::patterns::broadcast<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_schar_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_6() {
-    ishmem_testing::patterns::broadcast<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
+    ishmem_testing::patterns::broadcast<signed char>([](signed char* dest, const signed char* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_schar_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_7() {
-    ishmem_testing::patterns::broadcast<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
+    ishmem_testing::patterns::broadcast<signed char>([](signed char* dest, const signed char* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_schar_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_8() {
-    ishmem_testing::patterns::broadcast<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_broadcast(dest, source, nelems, PE_root); });
+    ishmem_testing::patterns::broadcast<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_schar_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_9() {
-    ishmem_testing::patterns::broadcast<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_broadcast(team, dest, source, nelems, PE_root); });
+    ishmem_testing::patterns::broadcast<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_schar_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_10() {
-    ishmem_testing::patterns::broadcast<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulonglong_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<short>([](short* dest, const short* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_broadcast(dest, source, nelems, PE_root); });
     });
 }
 
 void case_11() {
-    ishmem_testing::patterns::broadcast<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulonglong_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<short>([](ishmem_team_t team, short* dest, const short* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_broadcast(team, dest, source, nelems, PE_root); });
     });
 }
 
 void case_12() {
-    ishmem_testing::patterns::broadcast<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_broadcast_work_group(dest, source, nelems, PE_root, group); });
+    ishmem_testing::patterns::broadcast<short>([](short* dest, const short* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_short_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_13() {
-    ishmem_testing::patterns::broadcast<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_broadcast_work_group(dest, source, nelems, PE_root, group); });
+    ishmem_testing::patterns::broadcast<short>([](ishmem_team_t team, short* dest, const short* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_short_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_14() {
-    ishmem_testing::patterns::broadcast<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
+    ishmem_testing::patterns::broadcast<short>([](short* dest, const short* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_short_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_15() {
-    ishmem_testing::patterns::broadcast<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
+    ishmem_testing::patterns::broadcast<short>([](short* dest, const short* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_short_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_16() {
-    ishmem_testing::patterns::broadcast<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_broadcast(dest, source, nelems, PE_root); });
+    ishmem_testing::patterns::broadcast<short>([](ishmem_team_t team, short* dest, const short* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_short_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_17() {
-    ishmem_testing::patterns::broadcast<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_broadcast(team, dest, source, nelems, PE_root); });
+    ishmem_testing::patterns::broadcast<short>([](ishmem_team_t team, short* dest, const short* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_short_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_18() {
-    ishmem_testing::patterns::broadcast<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int8_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<int>([](int* dest, const int* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int_broadcast(dest, source, nelems, PE_root); });
     });
 }
 
 void case_19() {
-    ishmem_testing::patterns::broadcast<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int8_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<int>([](ishmem_team_t team, int* dest, const int* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int_broadcast(team, dest, source, nelems, PE_root); });
     });
 }
 
 void case_20() {
-    ishmem_testing::patterns::broadcast<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_broadcast_work_group(dest, source, nelems, PE_root, group); });
+    ishmem_testing::patterns::broadcast<int>([](int* dest, const int* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_21() {
-    ishmem_testing::patterns::broadcast<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_broadcast_work_group(dest, source, nelems, PE_root, group); });
+    ishmem_testing::patterns::broadcast<int>([](ishmem_team_t team, int* dest, const int* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_22() {
-    ishmem_testing::patterns::broadcast<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
+    ishmem_testing::patterns::broadcast<int>([](int* dest, const int* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_23() {
-    ishmem_testing::patterns::broadcast<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
+    ishmem_testing::patterns::broadcast<int>([](int* dest, const int* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_24() {
-    ishmem_testing::patterns::broadcast<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_broadcast(dest, source, nelems, PE_root); });
+    ishmem_testing::patterns::broadcast<int>([](ishmem_team_t team, int* dest, const int* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_25() {
-    ishmem_testing::patterns::broadcast<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_broadcast(team, dest, source, nelems, PE_root); });
+    ishmem_testing::patterns::broadcast<int>([](ishmem_team_t team, int* dest, const int* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_26() {
-    ishmem_testing::patterns::broadcast<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int16_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<long>([](long* dest, const long* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_long_broadcast(dest, source, nelems, PE_root); });
     });
 }
 
 void case_27() {
-    ishmem_testing::patterns::broadcast<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int16_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<long>([](ishmem_team_t team, long* dest, const long* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_long_broadcast(team, dest, source, nelems, PE_root); });
     });
 }
 
 void case_28() {
-    ishmem_testing::patterns::broadcast<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_broadcast_work_group(dest, source, nelems, PE_root, group); });
+    ishmem_testing::patterns::broadcast<long>([](long* dest, const long* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_long_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_29() {
-    ishmem_testing::patterns::broadcast<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_broadcast_work_group(dest, source, nelems, PE_root, group); });
+    ishmem_testing::patterns::broadcast<long>([](ishmem_team_t team, long* dest, const long* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_long_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_30() {
-    ishmem_testing::patterns::broadcast<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
+    ishmem_testing::patterns::broadcast<long>([](long* dest, const long* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_long_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_31() {
-    ishmem_testing::patterns::broadcast<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
+    ishmem_testing::patterns::broadcast<long>([](long* dest, const long* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_long_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_32() {
-    ishmem_testing::patterns::broadcast<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_broadcast(dest, source, nelems, PE_root); });
+    ishmem_testing::patterns::broadcast<long>([](ishmem_team_t team, long* dest, const long* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_long_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_33() {
-    ishmem_testing::patterns::broadcast<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_broadcast(team, dest, source, nelems, PE_root); });
+    ishmem_testing::patterns::broadcast<long>([](ishmem_team_t team, long* dest, const long* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_long_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_34() {
-    ishmem_testing::patterns::broadcast<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int32_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<long long>([](long long* dest, const long long* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_longlong_broadcast(dest, source, nelems, PE_root); });
     });
 }
 
 void case_35() {
-    ishmem_testing::patterns::broadcast<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int32_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_longlong_broadcast(team, dest, source, nelems, PE_root); });
     });
 }
 
 void case_36() {
-    ishmem_testing::patterns::broadcast<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_broadcast_work_group(dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_37() {
-    ishmem_testing::patterns::broadcast<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_broadcast_work_group(dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_38() {
-    ishmem_testing::patterns::broadcast<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_39() {
-    ishmem_testing::patterns::broadcast<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_40() {
-    ishmem_testing::patterns::broadcast<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_broadcast(dest, source, nelems, PE_root); });
-    });
-}
-
-void case_41() {
-    ishmem_testing::patterns::broadcast<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_broadcast(team, dest, source, nelems, PE_root); });
-    });
-}
-
-void case_42() {
-    ishmem_testing::patterns::broadcast<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int PE_root) -> int {
+    ishmem_testing::patterns::broadcast<long long>([](long long* dest, const long long* source, size_t nelems, int PE_root) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_int64_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
+        ishmemx_longlong_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
         return result;
-    });
-}
-
-void case_43() {
-    ishmem_testing::patterns::broadcast<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int64_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
-        return result;
-    });
-}
-
-void case_44() {
-    ishmem_testing::patterns::broadcast<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_broadcast_work_group(dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_45() {
-    ishmem_testing::patterns::broadcast<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_broadcast_work_group(dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_46() {
-    ishmem_testing::patterns::broadcast<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_47() {
-    ishmem_testing::patterns::broadcast<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_48() {
-    ishmem_testing::patterns::broadcast<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_broadcast(dest, source, nelems, PE_root); });
-    });
-}
-
-void case_49() {
-    ishmem_testing::patterns::broadcast<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_broadcast(team, dest, source, nelems, PE_root); });
-    });
-}
-
-void case_50() {
-    ishmem_testing::patterns::broadcast<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint8_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
-        return result;
-    });
-}
-
-void case_51() {
-    ishmem_testing::patterns::broadcast<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint8_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
-        return result;
-    });
-}
-
-void case_52() {
-    ishmem_testing::patterns::broadcast<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_broadcast_work_group(dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_53() {
-    ishmem_testing::patterns::broadcast<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_broadcast_work_group(dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_54() {
-    ishmem_testing::patterns::broadcast<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_55() {
-    ishmem_testing::patterns::broadcast<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_56() {
-    ishmem_testing::patterns::broadcast<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_broadcast(dest, source, nelems, PE_root); });
-    });
-}
-
-void case_57() {
-    ishmem_testing::patterns::broadcast<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_broadcast(team, dest, source, nelems, PE_root); });
-    });
-}
-
-void case_58() {
-    ishmem_testing::patterns::broadcast<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint16_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
-        return result;
-    });
-}
-
-void case_59() {
-    ishmem_testing::patterns::broadcast<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint16_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
-        return result;
-    });
-}
-
-void case_60() {
-    ishmem_testing::patterns::broadcast<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_broadcast_work_group(dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_61() {
-    ishmem_testing::patterns::broadcast<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_broadcast_work_group(dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_62() {
-    ishmem_testing::patterns::broadcast<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_63() {
-    ishmem_testing::patterns::broadcast<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_64() {
-    ishmem_testing::patterns::broadcast<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_broadcast(dest, source, nelems, PE_root); });
-    });
-}
-
-void case_65() {
-    ishmem_testing::patterns::broadcast<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_broadcast(team, dest, source, nelems, PE_root); });
-    });
-}
-
-void case_66() {
-    ishmem_testing::patterns::broadcast<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint32_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
-        return result;
-    });
-}
-
-void case_67() {
-    ishmem_testing::patterns::broadcast<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint32_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
-        return result;
-    });
-}
-
-void case_68() {
-    ishmem_testing::patterns::broadcast<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_broadcast_work_group(dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_69() {
-    ishmem_testing::patterns::broadcast<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_broadcast_work_group(dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_70() {
-    ishmem_testing::patterns::broadcast<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_71() {
-    ishmem_testing::patterns::broadcast<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_72() {
-    ishmem_testing::patterns::broadcast<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_broadcast(dest, source, nelems, PE_root); });
-    });
-}
-
-void case_73() {
-    ishmem_testing::patterns::broadcast<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_broadcast(team, dest, source, nelems, PE_root); });
-    });
-}
-
-void case_74() {
-    ishmem_testing::patterns::broadcast<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint64_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
-        return result;
-    });
-}
-
-void case_75() {
-    ishmem_testing::patterns::broadcast<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint64_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
-        return result;
-    });
-}
-
-void case_76() {
-    ishmem_testing::patterns::broadcast<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_broadcast_work_group(dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_77() {
-    ishmem_testing::patterns::broadcast<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_broadcast_work_group(dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_78() {
-    ishmem_testing::patterns::broadcast<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_79() {
-    ishmem_testing::patterns::broadcast<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_80() {
-    ishmem_testing::patterns::broadcast<size_t>([](size_t* dest, const size_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_broadcast(dest, source, nelems, PE_root); });
-    });
-}
-
-void case_81() {
-    ishmem_testing::patterns::broadcast<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_broadcast(team, dest, source, nelems, PE_root); });
-    });
-}
-
-void case_82() {
-    ishmem_testing::patterns::broadcast<size_t>([](size_t* dest, const size_t* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_size_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
-        return result;
-    });
-}
-
-void case_83() {
-    ishmem_testing::patterns::broadcast<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_size_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
-        return result;
-    });
-}
-
-void case_84() {
-    ishmem_testing::patterns::broadcast<size_t>([](size_t* dest, const size_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_broadcast_work_group(dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_85() {
-    ishmem_testing::patterns::broadcast<size_t>([](size_t* dest, const size_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_broadcast_work_group(dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_86() {
-    ishmem_testing::patterns::broadcast<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_87() {
-    ishmem_testing::patterns::broadcast<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_88() {
-    ishmem_testing::patterns::broadcast<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ptrdiff_broadcast(dest, source, nelems, PE_root); });
-    });
-}
-
-void case_89() {
-    ishmem_testing::patterns::broadcast<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ptrdiff_broadcast(team, dest, source, nelems, PE_root); });
-    });
-}
-
-void case_90() {
-    ishmem_testing::patterns::broadcast<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ptrdiff_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
-        return result;
-    });
-}
-
-void case_91() {
-    ishmem_testing::patterns::broadcast<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ptrdiff_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
-        return result;
-    });
-}
-
-void case_92() {
-    ishmem_testing::patterns::broadcast<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_broadcast_work_group(dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_93() {
-    ishmem_testing::patterns::broadcast<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_broadcast_work_group(dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_94() {
-    ishmem_testing::patterns::broadcast<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_95() {
-    ishmem_testing::patterns::broadcast<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_96() {
-    ishmem_testing::patterns::broadcast<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_broadcastmem(dest, source, nelems, PE_root); });
-    });
-}
-
-void case_97() {
-    ishmem_testing::patterns::broadcast<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_broadcastmem(team, dest, source, nelems, PE_root); });
-    });
-}
-
-void case_98() {
-    ishmem_testing::patterns::broadcast<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_broadcastmem_on_queue(dest, source, nelems, PE_root, &result, q).wait();
-        return result;
-    });
-}
-
-void case_99() {
-    ishmem_testing::patterns::broadcast<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_broadcastmem_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
-        return result;
-    });
-}
-
-void case_100() {
-    ishmem_testing::patterns::broadcast<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_broadcastmem_work_group(dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_101() {
-    ishmem_testing::patterns::broadcast<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_broadcastmem_work_group(dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_102() {
-    ishmem_testing::patterns::broadcast<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_broadcastmem_work_group(team, dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_103() {
-    ishmem_testing::patterns::broadcast<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_broadcastmem_work_group(team, dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_104() {
-    ishmem_testing::patterns::broadcast<float>([](float* dest, const float* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_broadcast(dest, source, nelems, PE_root); });
-    });
-}
-
-void case_105() {
-    ishmem_testing::patterns::broadcast<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_broadcast(team, dest, source, nelems, PE_root); });
-    });
-}
-
-void case_106() {
-    ishmem_testing::patterns::broadcast<float>([](float* dest, const float* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
-        return result;
-    });
-}
-
-void case_107() {
-    ishmem_testing::patterns::broadcast<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems, int PE_root) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
-        return result;
-    });
-}
-
-void case_108() {
-    ishmem_testing::patterns::broadcast<float>([](float* dest, const float* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_broadcast_work_group(dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_109() {
-    ishmem_testing::patterns::broadcast<float>([](float* dest, const float* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_broadcast_work_group(dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_110() {
-    ishmem_testing::patterns::broadcast<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_111() {
-    ishmem_testing::patterns::broadcast<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems, int PE_root) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
-    });
-}
-
-void case_112() {
-    ishmem_testing::patterns::collect<float>([](float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_float_collect(dest, source, nelems); });
-    });
-}
-
-void case_113() {
-    ishmem_testing::patterns::collect<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_float_collect(team, dest, source, nelems); });
-    });
-}
-
-void case_114() {
-    ishmem_testing::patterns::collect<float>([](float* dest, const float* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_float_collect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_115() {
-    ishmem_testing::patterns::collect<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_float_collect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_116() {
-    ishmem_testing::patterns::collect<float>([](float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_float_collect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_117() {
-    ishmem_testing::patterns::collect<float>([](float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_float_collect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_118() {
-    ishmem_testing::patterns::collect<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_float_collect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_119() {
-    ishmem_testing::patterns::collect<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_float_collect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_120() {
-    ishmem_testing::patterns::collect<double>([](double* dest, const double* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_double_collect(dest, source, nelems); });
-    });
-}
-
-void case_121() {
-    ishmem_testing::patterns::collect<double>([](ishmem_team_t team, double* dest, const double* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_double_collect(team, dest, source, nelems); });
-    });
-}
-
-void case_122() {
-    ishmem_testing::patterns::collect<double>([](double* dest, const double* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_double_collect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_123() {
-    ishmem_testing::patterns::collect<double>([](ishmem_team_t team, double* dest, const double* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_double_collect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_124() {
-    ishmem_testing::patterns::collect<double>([](double* dest, const double* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_double_collect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_125() {
-    ishmem_testing::patterns::collect<double>([](double* dest, const double* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_double_collect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_126() {
-    ishmem_testing::patterns::collect<double>([](ishmem_team_t team, double* dest, const double* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_double_collect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_127() {
-    ishmem_testing::patterns::collect<double>([](ishmem_team_t team, double* dest, const double* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_double_collect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_128() {
-    ishmem_testing::patterns::collect<char>([](char* dest, const char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_char_collect(dest, source, nelems); });
-    });
-}
-
-void case_129() {
-    ishmem_testing::patterns::collect<char>([](ishmem_team_t team, char* dest, const char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_char_collect(team, dest, source, nelems); });
-    });
-}
-
-void case_130() {
-    ishmem_testing::patterns::collect<char>([](char* dest, const char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_char_collect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_131() {
-    ishmem_testing::patterns::collect<char>([](ishmem_team_t team, char* dest, const char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_char_collect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_132() {
-    ishmem_testing::patterns::collect<char>([](char* dest, const char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_char_collect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_133() {
-    ishmem_testing::patterns::collect<char>([](char* dest, const char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_char_collect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_134() {
-    ishmem_testing::patterns::collect<char>([](ishmem_team_t team, char* dest, const char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_char_collect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_135() {
-    ishmem_testing::patterns::collect<char>([](ishmem_team_t team, char* dest, const char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_char_collect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_136() {
-    ishmem_testing::patterns::collect<signed char>([](signed char* dest, const signed char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_schar_collect(dest, source, nelems); });
-    });
-}
-
-void case_137() {
-    ishmem_testing::patterns::collect<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_schar_collect(team, dest, source, nelems); });
-    });
-}
-
-void case_138() {
-    ishmem_testing::patterns::collect<signed char>([](signed char* dest, const signed char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_schar_collect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_139() {
-    ishmem_testing::patterns::collect<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_schar_collect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_140() {
-    ishmem_testing::patterns::collect<signed char>([](signed char* dest, const signed char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_schar_collect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_141() {
-    ishmem_testing::patterns::collect<signed char>([](signed char* dest, const signed char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_schar_collect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_142() {
-    ishmem_testing::patterns::collect<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_schar_collect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_143() {
-    ishmem_testing::patterns::collect<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_schar_collect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_144() {
-    ishmem_testing::patterns::collect<short>([](short* dest, const short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_collect(dest, source, nelems); });
-    });
-}
-
-void case_145() {
-    ishmem_testing::patterns::collect<short>([](ishmem_team_t team, short* dest, const short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_collect(team, dest, source, nelems); });
-    });
-}
-
-void case_146() {
-    ishmem_testing::patterns::collect<short>([](short* dest, const short* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_short_collect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_147() {
-    ishmem_testing::patterns::collect<short>([](ishmem_team_t team, short* dest, const short* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_short_collect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_148() {
-    ishmem_testing::patterns::collect<short>([](short* dest, const short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_short_collect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_149() {
-    ishmem_testing::patterns::collect<short>([](short* dest, const short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_short_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 const ishmem_testing::GeneratedCase cases[] = {
-    {"ishmem_ulong_broadcast [thread]", case_0},
-    {"ishmem_ulong_broadcast(team) [thread]", case_1},
-    {"ishmemx_ulong_broadcast_on_queue [stream]", case_2},
-    {"ishmemx_ulong_broadcast_on_queue(team) [stream]", case_3},
-    {"ishmemx_ulong_broadcast_work_group [block]", case_4},
-    {"ishmemx_ulong_broadcast_work_group [warp]", case_5},
-    {"ishmemx_ulong_broadcast_work_group(team) [block]", case_6},
-    {"ishmemx_ulong_broadcast_work_group(team) [warp]", case_7},
-    {"ishmem_ulonglong_broadcast [thread]", case_8},
-    {"ishmem_ulonglong_broadcast(team) [thread]", case_9},
-    {"ishmemx_ulonglong_broadcast_on_queue [stream]", case_10},
-    {"ishmemx_ulonglong_broadcast_on_queue(team) [stream]", case_11},
-    {"ishmemx_ulonglong_broadcast_work_group [block]", case_12},
-    {"ishmemx_ulonglong_broadcast_work_group [warp]", case_13},
-    {"ishmemx_ulonglong_broadcast_work_group(team) [block]", case_14},
-    {"ishmemx_ulonglong_broadcast_work_group(team) [warp]", case_15},
-    {"ishmem_int8_broadcast [thread]", case_16},
-    {"ishmem_int8_broadcast(team) [thread]", case_17},
-    {"ishmemx_int8_broadcast_on_queue [stream]", case_18},
-    {"ishmemx_int8_broadcast_on_queue(team) [stream]", case_19},
-    {"ishmemx_int8_broadcast_work_group [block]", case_20},
-    {"ishmemx_int8_broadcast_work_group [warp]", case_21},
-    {"ishmemx_int8_broadcast_work_group(team) [block]", case_22},
-    {"ishmemx_int8_broadcast_work_group(team) [warp]", case_23},
-    {"ishmem_int16_broadcast [thread]", case_24},
-    {"ishmem_int16_broadcast(team) [thread]", case_25},
-    {"ishmemx_int16_broadcast_on_queue [stream]", case_26},
-    {"ishmemx_int16_broadcast_on_queue(team) [stream]", case_27},
-    {"ishmemx_int16_broadcast_work_group [block]", case_28},
-    {"ishmemx_int16_broadcast_work_group [warp]", case_29},
-    {"ishmemx_int16_broadcast_work_group(team) [block]", case_30},
-    {"ishmemx_int16_broadcast_work_group(team) [warp]", case_31},
-    {"ishmem_int32_broadcast [thread]", case_32},
-    {"ishmem_int32_broadcast(team) [thread]", case_33},
-    {"ishmemx_int32_broadcast_on_queue [stream]", case_34},
-    {"ishmemx_int32_broadcast_on_queue(team) [stream]", case_35},
-    {"ishmemx_int32_broadcast_work_group [block]", case_36},
-    {"ishmemx_int32_broadcast_work_group [warp]", case_37},
-    {"ishmemx_int32_broadcast_work_group(team) [block]", case_38},
-    {"ishmemx_int32_broadcast_work_group(team) [warp]", case_39},
-    {"ishmem_int64_broadcast [thread]", case_40},
-    {"ishmem_int64_broadcast(team) [thread]", case_41},
-    {"ishmemx_int64_broadcast_on_queue [stream]", case_42},
-    {"ishmemx_int64_broadcast_on_queue(team) [stream]", case_43},
-    {"ishmemx_int64_broadcast_work_group [block]", case_44},
-    {"ishmemx_int64_broadcast_work_group [warp]", case_45},
-    {"ishmemx_int64_broadcast_work_group(team) [block]", case_46},
-    {"ishmemx_int64_broadcast_work_group(team) [warp]", case_47},
-    {"ishmem_uint8_broadcast [thread]", case_48},
-    {"ishmem_uint8_broadcast(team) [thread]", case_49},
-    {"ishmemx_uint8_broadcast_on_queue [stream]", case_50},
-    {"ishmemx_uint8_broadcast_on_queue(team) [stream]", case_51},
-    {"ishmemx_uint8_broadcast_work_group [block]", case_52},
-    {"ishmemx_uint8_broadcast_work_group [warp]", case_53},
-    {"ishmemx_uint8_broadcast_work_group(team) [block]", case_54},
-    {"ishmemx_uint8_broadcast_work_group(team) [warp]", case_55},
-    {"ishmem_uint16_broadcast [thread]", case_56},
-    {"ishmem_uint16_broadcast(team) [thread]", case_57},
-    {"ishmemx_uint16_broadcast_on_queue [stream]", case_58},
-    {"ishmemx_uint16_broadcast_on_queue(team) [stream]", case_59},
-    {"ishmemx_uint16_broadcast_work_group [block]", case_60},
-    {"ishmemx_uint16_broadcast_work_group [warp]", case_61},
-    {"ishmemx_uint16_broadcast_work_group(team) [block]", case_62},
-    {"ishmemx_uint16_broadcast_work_group(team) [warp]", case_63},
-    {"ishmem_uint32_broadcast [thread]", case_64},
-    {"ishmem_uint32_broadcast(team) [thread]", case_65},
-    {"ishmemx_uint32_broadcast_on_queue [stream]", case_66},
-    {"ishmemx_uint32_broadcast_on_queue(team) [stream]", case_67},
-    {"ishmemx_uint32_broadcast_work_group [block]", case_68},
-    {"ishmemx_uint32_broadcast_work_group [warp]", case_69},
-    {"ishmemx_uint32_broadcast_work_group(team) [block]", case_70},
-    {"ishmemx_uint32_broadcast_work_group(team) [warp]", case_71},
-    {"ishmem_uint64_broadcast [thread]", case_72},
-    {"ishmem_uint64_broadcast(team) [thread]", case_73},
-    {"ishmemx_uint64_broadcast_on_queue [stream]", case_74},
-    {"ishmemx_uint64_broadcast_on_queue(team) [stream]", case_75},
-    {"ishmemx_uint64_broadcast_work_group [block]", case_76},
-    {"ishmemx_uint64_broadcast_work_group [warp]", case_77},
-    {"ishmemx_uint64_broadcast_work_group(team) [block]", case_78},
-    {"ishmemx_uint64_broadcast_work_group(team) [warp]", case_79},
-    {"ishmem_size_broadcast [thread]", case_80},
-    {"ishmem_size_broadcast(team) [thread]", case_81},
-    {"ishmemx_size_broadcast_on_queue [stream]", case_82},
-    {"ishmemx_size_broadcast_on_queue(team) [stream]", case_83},
-    {"ishmemx_size_broadcast_work_group [block]", case_84},
-    {"ishmemx_size_broadcast_work_group [warp]", case_85},
-    {"ishmemx_size_broadcast_work_group(team) [block]", case_86},
-    {"ishmemx_size_broadcast_work_group(team) [warp]", case_87},
-    {"ishmem_ptrdiff_broadcast [thread]", case_88},
-    {"ishmem_ptrdiff_broadcast(team) [thread]", case_89},
-    {"ishmemx_ptrdiff_broadcast_on_queue [stream]", case_90},
-    {"ishmemx_ptrdiff_broadcast_on_queue(team) [stream]", case_91},
-    {"ishmemx_ptrdiff_broadcast_work_group [block]", case_92},
-    {"ishmemx_ptrdiff_broadcast_work_group [warp]", case_93},
-    {"ishmemx_ptrdiff_broadcast_work_group(team) [block]", case_94},
-    {"ishmemx_ptrdiff_broadcast_work_group(team) [warp]", case_95},
-    {"ishmem_broadcastmem [thread]", case_96},
-    {"ishmem_broadcastmem(team) [thread]", case_97},
-    {"ishmemx_broadcastmem_on_queue [stream]", case_98},
-    {"ishmemx_broadcastmem_on_queue(team) [stream]", case_99},
-    {"ishmemx_broadcastmem_work_group [block]", case_100},
-    {"ishmemx_broadcastmem_work_group [warp]", case_101},
-    {"ishmemx_broadcastmem_work_group(team) [block]", case_102},
-    {"ishmemx_broadcastmem_work_group(team) [warp]", case_103},
-    {"ishmem_broadcast<float> [thread]", case_104},
-    {"ishmem_broadcast<float>(team) [thread]", case_105},
-    {"ishmemx_broadcast_on_queue<float> [stream]", case_106},
-    {"ishmemx_broadcast_on_queue<float>(team) [stream]", case_107},
-    {"ishmemx_broadcast_work_group<float> [block]", case_108},
-    {"ishmemx_broadcast_work_group<float> [warp]", case_109},
-    {"ishmemx_broadcast_work_group<float>(team) [block]", case_110},
-    {"ishmemx_broadcast_work_group<float>(team) [warp]", case_111},
-    {"ishmem_float_collect [thread]", case_112},
-    {"ishmem_float_collect(team) [thread]", case_113},
-    {"ishmemx_float_collect_on_queue [stream]", case_114},
-    {"ishmemx_float_collect_on_queue(team) [stream]", case_115},
-    {"ishmemx_float_collect_work_group [block]", case_116},
-    {"ishmemx_float_collect_work_group [warp]", case_117},
-    {"ishmemx_float_collect_work_group(team) [block]", case_118},
-    {"ishmemx_float_collect_work_group(team) [warp]", case_119},
-    {"ishmem_double_collect [thread]", case_120},
-    {"ishmem_double_collect(team) [thread]", case_121},
-    {"ishmemx_double_collect_on_queue [stream]", case_122},
-    {"ishmemx_double_collect_on_queue(team) [stream]", case_123},
-    {"ishmemx_double_collect_work_group [block]", case_124},
-    {"ishmemx_double_collect_work_group [warp]", case_125},
-    {"ishmemx_double_collect_work_group(team) [block]", case_126},
-    {"ishmemx_double_collect_work_group(team) [warp]", case_127},
-    {"ishmem_char_collect [thread]", case_128},
-    {"ishmem_char_collect(team) [thread]", case_129},
-    {"ishmemx_char_collect_on_queue [stream]", case_130},
-    {"ishmemx_char_collect_on_queue(team) [stream]", case_131},
-    {"ishmemx_char_collect_work_group [block]", case_132},
-    {"ishmemx_char_collect_work_group [warp]", case_133},
-    {"ishmemx_char_collect_work_group(team) [block]", case_134},
-    {"ishmemx_char_collect_work_group(team) [warp]", case_135},
-    {"ishmem_schar_collect [thread]", case_136},
-    {"ishmem_schar_collect(team) [thread]", case_137},
-    {"ishmemx_schar_collect_on_queue [stream]", case_138},
-    {"ishmemx_schar_collect_on_queue(team) [stream]", case_139},
-    {"ishmemx_schar_collect_work_group [block]", case_140},
-    {"ishmemx_schar_collect_work_group [warp]", case_141},
-    {"ishmemx_schar_collect_work_group(team) [block]", case_142},
-    {"ishmemx_schar_collect_work_group(team) [warp]", case_143},
-    {"ishmem_short_collect [thread]", case_144},
-    {"ishmem_short_collect(team) [thread]", case_145},
-    {"ishmemx_short_collect_on_queue [stream]", case_146},
-    {"ishmemx_short_collect_on_queue(team) [stream]", case_147},
-    {"ishmemx_short_collect_work_group [block]", case_148},
-    {"ishmemx_short_collect_work_group [warp]", case_149},
+    {"ishmemx_char_broadcast_work_group(team) [block]", case_0},
+    {"ishmemx_char_broadcast_work_group(team) [warp]", case_1},
+    {"ishmem_schar_broadcast [thread]", case_2},
+    {"ishmem_schar_broadcast(team) [thread]", case_3},
+    {"ishmemx_schar_broadcast_on_queue [stream]", case_4},
+    {"ishmemx_schar_broadcast_on_queue(team) [stream]", case_5},
+    {"ishmemx_schar_broadcast_work_group [block]", case_6},
+    {"ishmemx_schar_broadcast_work_group [warp]", case_7},
+    {"ishmemx_schar_broadcast_work_group(team) [block]", case_8},
+    {"ishmemx_schar_broadcast_work_group(team) [warp]", case_9},
+    {"ishmem_short_broadcast [thread]", case_10},
+    {"ishmem_short_broadcast(team) [thread]", case_11},
+    {"ishmemx_short_broadcast_on_queue [stream]", case_12},
+    {"ishmemx_short_broadcast_on_queue(team) [stream]", case_13},
+    {"ishmemx_short_broadcast_work_group [block]", case_14},
+    {"ishmemx_short_broadcast_work_group [warp]", case_15},
+    {"ishmemx_short_broadcast_work_group(team) [block]", case_16},
+    {"ishmemx_short_broadcast_work_group(team) [warp]", case_17},
+    {"ishmem_int_broadcast [thread]", case_18},
+    {"ishmem_int_broadcast(team) [thread]", case_19},
+    {"ishmemx_int_broadcast_on_queue [stream]", case_20},
+    {"ishmemx_int_broadcast_on_queue(team) [stream]", case_21},
+    {"ishmemx_int_broadcast_work_group [block]", case_22},
+    {"ishmemx_int_broadcast_work_group [warp]", case_23},
+    {"ishmemx_int_broadcast_work_group(team) [block]", case_24},
+    {"ishmemx_int_broadcast_work_group(team) [warp]", case_25},
+    {"ishmem_long_broadcast [thread]", case_26},
+    {"ishmem_long_broadcast(team) [thread]", case_27},
+    {"ishmemx_long_broadcast_on_queue [stream]", case_28},
+    {"ishmemx_long_broadcast_on_queue(team) [stream]", case_29},
+    {"ishmemx_long_broadcast_work_group [block]", case_30},
+    {"ishmemx_long_broadcast_work_group [warp]", case_31},
+    {"ishmemx_long_broadcast_work_group(team) [block]", case_32},
+    {"ishmemx_long_broadcast_work_group(team) [warp]", case_33},
+    {"ishmem_longlong_broadcast [thread]", case_34},
+    {"ishmem_longlong_broadcast(team) [thread]", case_35},
+    {"ishmemx_longlong_broadcast_on_queue [stream]", case_36},
 };
 
 }  // namespace ishmem_gpu_cases_collectives_2

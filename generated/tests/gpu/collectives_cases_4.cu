@@ -16,1164 +16,295 @@
 namespace ishmem_gpu_cases_collectives_4 {
 
 void case_0() {
-    ishmem_testing::patterns::collect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_collectmem_work_group(dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_broadcast(dest, source, nelems, PE_root); });
     });
 }
 
 void case_1() {
-    ishmem_testing::patterns::collect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_collectmem_work_group(dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_broadcast(team, dest, source, nelems, PE_root); });
     });
 }
 
 void case_2() {
-    ishmem_testing::patterns::collect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_collectmem_work_group(team, dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ulonglong_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_3() {
-    ishmem_testing::patterns::collect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_collectmem_work_group(team, dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ulonglong_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_4() {
-    ishmem_testing::patterns::collect<float>([](float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_collect(dest, source, nelems); });
+    ishmem_testing::patterns::broadcast<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_5() {
-    ishmem_testing::patterns::collect<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_collect(team, dest, source, nelems); });
+    ishmem_testing::patterns::broadcast<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_6() {
-    ishmem_testing::patterns::collect<float>([](float* dest, const float* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_collect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_7() {
-    ishmem_testing::patterns::collect<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_collect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_8() {
-    ishmem_testing::patterns::collect<float>([](float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_collect_work_group(dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_broadcast(dest, source, nelems, PE_root); });
     });
 }
 
 void case_9() {
-    ishmem_testing::patterns::collect<float>([](float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_collect_work_group(dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_broadcast(team, dest, source, nelems, PE_root); });
     });
 }
 
 void case_10() {
-    ishmem_testing::patterns::collect<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_collect_work_group(team, dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int8_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_11() {
-    ishmem_testing::patterns::collect<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_collect_work_group(team, dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int8_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_12() {
-    ishmem_testing::patterns::fcollect<float>([](float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_float_fcollect(dest, source, nelems); });
+    ishmem_testing::patterns::broadcast<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_13() {
-    ishmem_testing::patterns::fcollect<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_float_fcollect(team, dest, source, nelems); });
+    ishmem_testing::patterns::broadcast<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_14() {
-    ishmem_testing::patterns::fcollect<float>([](float* dest, const float* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_float_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_15() {
-    ishmem_testing::patterns::fcollect<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_float_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_16() {
-    ishmem_testing::patterns::fcollect<float>([](float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_float_fcollect_work_group(dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_broadcast(dest, source, nelems, PE_root); });
     });
 }
 
 void case_17() {
-    ishmem_testing::patterns::fcollect<float>([](float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_float_fcollect_work_group(dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_broadcast(team, dest, source, nelems, PE_root); });
     });
 }
 
 void case_18() {
-    ishmem_testing::patterns::fcollect<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_float_fcollect_work_group(team, dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int16_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_19() {
-    ishmem_testing::patterns::fcollect<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_float_fcollect_work_group(team, dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int16_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_20() {
-    ishmem_testing::patterns::fcollect<double>([](double* dest, const double* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_double_fcollect(dest, source, nelems); });
+    ishmem_testing::patterns::broadcast<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_21() {
-    ishmem_testing::patterns::fcollect<double>([](ishmem_team_t team, double* dest, const double* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_double_fcollect(team, dest, source, nelems); });
+    ishmem_testing::patterns::broadcast<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_22() {
-    ishmem_testing::patterns::fcollect<double>([](double* dest, const double* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_double_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_23() {
-    ishmem_testing::patterns::fcollect<double>([](ishmem_team_t team, double* dest, const double* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_double_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_24() {
-    ishmem_testing::patterns::fcollect<double>([](double* dest, const double* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_double_fcollect_work_group(dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_broadcast(dest, source, nelems, PE_root); });
     });
 }
 
 void case_25() {
-    ishmem_testing::patterns::fcollect<double>([](double* dest, const double* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_double_fcollect_work_group(dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_broadcast(team, dest, source, nelems, PE_root); });
     });
 }
 
 void case_26() {
-    ishmem_testing::patterns::fcollect<double>([](ishmem_team_t team, double* dest, const double* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_double_fcollect_work_group(team, dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int32_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_27() {
-    ishmem_testing::patterns::fcollect<double>([](ishmem_team_t team, double* dest, const double* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_double_fcollect_work_group(team, dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int32_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_28() {
-    ishmem_testing::patterns::fcollect<char>([](char* dest, const char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_char_fcollect(dest, source, nelems); });
+    ishmem_testing::patterns::broadcast<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_29() {
-    ishmem_testing::patterns::fcollect<char>([](ishmem_team_t team, char* dest, const char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_char_fcollect(team, dest, source, nelems); });
+    ishmem_testing::patterns::broadcast<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_30() {
-    ishmem_testing::patterns::fcollect<char>([](char* dest, const char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_char_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_31() {
-    ishmem_testing::patterns::fcollect<char>([](ishmem_team_t team, char* dest, const char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_char_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_32() {
-    ishmem_testing::patterns::fcollect<char>([](char* dest, const char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_char_fcollect_work_group(dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_broadcast(dest, source, nelems, PE_root); });
     });
 }
 
 void case_33() {
-    ishmem_testing::patterns::fcollect<char>([](char* dest, const char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_char_fcollect_work_group(dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_broadcast(team, dest, source, nelems, PE_root); });
     });
 }
 
 void case_34() {
-    ishmem_testing::patterns::fcollect<char>([](ishmem_team_t team, char* dest, const char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_char_fcollect_work_group(team, dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int64_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_35() {
-    ishmem_testing::patterns::fcollect<char>([](ishmem_team_t team, char* dest, const char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_char_fcollect_work_group(team, dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_int64_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_36() {
-    ishmem_testing::patterns::fcollect<signed char>([](signed char* dest, const signed char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_schar_fcollect(dest, source, nelems); });
-    });
-}
-
-void case_37() {
-    ishmem_testing::patterns::fcollect<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_schar_fcollect(team, dest, source, nelems); });
-    });
-}
-
-void case_38() {
-    ishmem_testing::patterns::fcollect<signed char>([](signed char* dest, const signed char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_schar_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_39() {
-    ishmem_testing::patterns::fcollect<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_schar_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_40() {
-    ishmem_testing::patterns::fcollect<signed char>([](signed char* dest, const signed char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_schar_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_41() {
-    ishmem_testing::patterns::fcollect<signed char>([](signed char* dest, const signed char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_schar_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_42() {
-    ishmem_testing::patterns::fcollect<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_schar_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_43() {
-    ishmem_testing::patterns::fcollect<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_schar_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_44() {
-    ishmem_testing::patterns::fcollect<short>([](short* dest, const short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_fcollect(dest, source, nelems); });
-    });
-}
-
-void case_45() {
-    ishmem_testing::patterns::fcollect<short>([](ishmem_team_t team, short* dest, const short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_fcollect(team, dest, source, nelems); });
-    });
-}
-
-void case_46() {
-    ishmem_testing::patterns::fcollect<short>([](short* dest, const short* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_short_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_47() {
-    ishmem_testing::patterns::fcollect<short>([](ishmem_team_t team, short* dest, const short* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_short_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_48() {
-    ishmem_testing::patterns::fcollect<short>([](short* dest, const short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_short_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_49() {
-    ishmem_testing::patterns::fcollect<short>([](short* dest, const short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_short_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_50() {
-    ishmem_testing::patterns::fcollect<short>([](ishmem_team_t team, short* dest, const short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_short_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_51() {
-    ishmem_testing::patterns::fcollect<short>([](ishmem_team_t team, short* dest, const short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_short_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_52() {
-    ishmem_testing::patterns::fcollect<int>([](int* dest, const int* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int_fcollect(dest, source, nelems); });
-    });
-}
-
-void case_53() {
-    ishmem_testing::patterns::fcollect<int>([](ishmem_team_t team, int* dest, const int* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int_fcollect(team, dest, source, nelems); });
-    });
-}
-
-void case_54() {
-    ishmem_testing::patterns::fcollect<int>([](int* dest, const int* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_55() {
-    ishmem_testing::patterns::fcollect<int>([](ishmem_team_t team, int* dest, const int* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_56() {
-    ishmem_testing::patterns::fcollect<int>([](int* dest, const int* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_57() {
-    ishmem_testing::patterns::fcollect<int>([](int* dest, const int* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_58() {
-    ishmem_testing::patterns::fcollect<int>([](ishmem_team_t team, int* dest, const int* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_59() {
-    ishmem_testing::patterns::fcollect<int>([](ishmem_team_t team, int* dest, const int* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_60() {
-    ishmem_testing::patterns::fcollect<long>([](long* dest, const long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_long_fcollect(dest, source, nelems); });
-    });
-}
-
-void case_61() {
-    ishmem_testing::patterns::fcollect<long>([](ishmem_team_t team, long* dest, const long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_long_fcollect(team, dest, source, nelems); });
-    });
-}
-
-void case_62() {
-    ishmem_testing::patterns::fcollect<long>([](long* dest, const long* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_long_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_63() {
-    ishmem_testing::patterns::fcollect<long>([](ishmem_team_t team, long* dest, const long* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_long_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_64() {
-    ishmem_testing::patterns::fcollect<long>([](long* dest, const long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_long_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_65() {
-    ishmem_testing::patterns::fcollect<long>([](long* dest, const long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_long_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_66() {
-    ishmem_testing::patterns::fcollect<long>([](ishmem_team_t team, long* dest, const long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_long_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_67() {
-    ishmem_testing::patterns::fcollect<long>([](ishmem_team_t team, long* dest, const long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_long_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_68() {
-    ishmem_testing::patterns::fcollect<long long>([](long long* dest, const long long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_longlong_fcollect(dest, source, nelems); });
-    });
-}
-
-void case_69() {
-    ishmem_testing::patterns::fcollect<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_longlong_fcollect(team, dest, source, nelems); });
-    });
-}
-
-void case_70() {
-    ishmem_testing::patterns::fcollect<long long>([](long long* dest, const long long* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_longlong_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_71() {
-    ishmem_testing::patterns::fcollect<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_longlong_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_72() {
-    ishmem_testing::patterns::fcollect<long long>([](long long* dest, const long long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_longlong_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_73() {
-    ishmem_testing::patterns::fcollect<long long>([](long long* dest, const long long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_longlong_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_74() {
-    ishmem_testing::patterns::fcollect<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_longlong_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_75() {
-    ishmem_testing::patterns::fcollect<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_longlong_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_76() {
-    ishmem_testing::patterns::fcollect<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_fcollect(dest, source, nelems); });
-    });
-}
-
-void case_77() {
-    ishmem_testing::patterns::fcollect<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_fcollect(team, dest, source, nelems); });
-    });
-}
-
-void case_78() {
-    ishmem_testing::patterns::fcollect<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uchar_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_79() {
-    ishmem_testing::patterns::fcollect<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uchar_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_80() {
-    ishmem_testing::patterns::fcollect<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_81() {
-    ishmem_testing::patterns::fcollect<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_82() {
-    ishmem_testing::patterns::fcollect<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_83() {
-    ishmem_testing::patterns::fcollect<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_84() {
-    ishmem_testing::patterns::fcollect<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_fcollect(dest, source, nelems); });
-    });
-}
-
-void case_85() {
-    ishmem_testing::patterns::fcollect<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_fcollect(team, dest, source, nelems); });
-    });
-}
-
-void case_86() {
-    ishmem_testing::patterns::fcollect<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ushort_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_87() {
-    ishmem_testing::patterns::fcollect<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ushort_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_88() {
-    ishmem_testing::patterns::fcollect<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_89() {
-    ishmem_testing::patterns::fcollect<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_90() {
-    ishmem_testing::patterns::fcollect<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_91() {
-    ishmem_testing::patterns::fcollect<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_92() {
-    ishmem_testing::patterns::fcollect<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_fcollect(dest, source, nelems); });
-    });
-}
-
-void case_93() {
-    ishmem_testing::patterns::fcollect<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_fcollect(team, dest, source, nelems); });
-    });
-}
-
-void case_94() {
-    ishmem_testing::patterns::fcollect<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_95() {
-    ishmem_testing::patterns::fcollect<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_96() {
-    ishmem_testing::patterns::fcollect<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_97() {
-    ishmem_testing::patterns::fcollect<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_98() {
-    ishmem_testing::patterns::fcollect<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_99() {
-    ishmem_testing::patterns::fcollect<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_100() {
-    ishmem_testing::patterns::fcollect<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_fcollect(dest, source, nelems); });
-    });
-}
-
-void case_101() {
-    ishmem_testing::patterns::fcollect<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_fcollect(team, dest, source, nelems); });
-    });
-}
-
-void case_102() {
-    ishmem_testing::patterns::fcollect<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulong_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_103() {
-    ishmem_testing::patterns::fcollect<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulong_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_104() {
-    ishmem_testing::patterns::fcollect<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_105() {
-    ishmem_testing::patterns::fcollect<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_106() {
-    ishmem_testing::patterns::fcollect<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_107() {
-    ishmem_testing::patterns::fcollect<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_108() {
-    ishmem_testing::patterns::fcollect<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_fcollect(dest, source, nelems); });
-    });
-}
-
-void case_109() {
-    ishmem_testing::patterns::fcollect<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_fcollect(team, dest, source, nelems); });
-    });
-}
-
-void case_110() {
-    ishmem_testing::patterns::fcollect<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulonglong_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_111() {
-    ishmem_testing::patterns::fcollect<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulonglong_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_112() {
-    ishmem_testing::patterns::fcollect<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_113() {
-    ishmem_testing::patterns::fcollect<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_114() {
-    ishmem_testing::patterns::fcollect<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_115() {
-    ishmem_testing::patterns::fcollect<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_116() {
-    ishmem_testing::patterns::fcollect<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_fcollect(dest, source, nelems); });
-    });
-}
-
-void case_117() {
-    ishmem_testing::patterns::fcollect<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_fcollect(team, dest, source, nelems); });
-    });
-}
-
-void case_118() {
-    ishmem_testing::patterns::fcollect<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int8_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_119() {
-    ishmem_testing::patterns::fcollect<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int8_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_120() {
-    ishmem_testing::patterns::fcollect<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_121() {
-    ishmem_testing::patterns::fcollect<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_122() {
-    ishmem_testing::patterns::fcollect<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_123() {
-    ishmem_testing::patterns::fcollect<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_124() {
-    ishmem_testing::patterns::fcollect<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_fcollect(dest, source, nelems); });
-    });
-}
-
-void case_125() {
-    ishmem_testing::patterns::fcollect<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_fcollect(team, dest, source, nelems); });
-    });
-}
-
-void case_126() {
-    ishmem_testing::patterns::fcollect<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int16_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_127() {
-    ishmem_testing::patterns::fcollect<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int16_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_128() {
-    ishmem_testing::patterns::fcollect<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_129() {
-    ishmem_testing::patterns::fcollect<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_130() {
-    ishmem_testing::patterns::fcollect<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_131() {
-    ishmem_testing::patterns::fcollect<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_132() {
-    ishmem_testing::patterns::fcollect<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_fcollect(dest, source, nelems); });
-    });
-}
-
-void case_133() {
-    ishmem_testing::patterns::fcollect<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_fcollect(team, dest, source, nelems); });
-    });
-}
-
-void case_134() {
-    ishmem_testing::patterns::fcollect<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int32_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_135() {
-    ishmem_testing::patterns::fcollect<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int32_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_136() {
-    ishmem_testing::patterns::fcollect<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_137() {
-    ishmem_testing::patterns::fcollect<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_138() {
-    ishmem_testing::patterns::fcollect<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_139() {
-    ishmem_testing::patterns::fcollect<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_140() {
-    ishmem_testing::patterns::fcollect<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_fcollect(dest, source, nelems); });
-    });
-}
-
-void case_141() {
-    ishmem_testing::patterns::fcollect<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_fcollect(team, dest, source, nelems); });
-    });
-}
-
-void case_142() {
-    ishmem_testing::patterns::fcollect<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int64_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_143() {
-    ishmem_testing::patterns::fcollect<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int64_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_144() {
-    ishmem_testing::patterns::fcollect<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_145() {
-    ishmem_testing::patterns::fcollect<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_146() {
-    ishmem_testing::patterns::fcollect<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_147() {
-    ishmem_testing::patterns::fcollect<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_148() {
-    ishmem_testing::patterns::fcollect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_fcollect(dest, source, nelems); });
-    });
-}
-
-void case_149() {
-    ishmem_testing::patterns::fcollect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_fcollect(team, dest, source, nelems); });
+    ishmem_testing::patterns::broadcast<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 const ishmem_testing::GeneratedCase cases[] = {
-    {"ishmemx_collectmem_work_group [block]", case_0},
-    {"ishmemx_collectmem_work_group [warp]", case_1},
-    {"ishmemx_collectmem_work_group(team) [block]", case_2},
-    {"ishmemx_collectmem_work_group(team) [warp]", case_3},
-    {"ishmem_collect<float> [thread]", case_4},
-    {"ishmem_collect<float>(team) [thread]", case_5},
-    {"ishmemx_collect_on_queue<float> [stream]", case_6},
-    {"ishmemx_collect_on_queue<float>(team) [stream]", case_7},
-    {"ishmemx_collect_work_group<float> [block]", case_8},
-    {"ishmemx_collect_work_group<float> [warp]", case_9},
-    {"ishmemx_collect_work_group<float>(team) [block]", case_10},
-    {"ishmemx_collect_work_group<float>(team) [warp]", case_11},
-    {"ishmem_float_fcollect [thread]", case_12},
-    {"ishmem_float_fcollect(team) [thread]", case_13},
-    {"ishmemx_float_fcollect_on_queue [stream]", case_14},
-    {"ishmemx_float_fcollect_on_queue(team) [stream]", case_15},
-    {"ishmemx_float_fcollect_work_group [block]", case_16},
-    {"ishmemx_float_fcollect_work_group [warp]", case_17},
-    {"ishmemx_float_fcollect_work_group(team) [block]", case_18},
-    {"ishmemx_float_fcollect_work_group(team) [warp]", case_19},
-    {"ishmem_double_fcollect [thread]", case_20},
-    {"ishmem_double_fcollect(team) [thread]", case_21},
-    {"ishmemx_double_fcollect_on_queue [stream]", case_22},
-    {"ishmemx_double_fcollect_on_queue(team) [stream]", case_23},
-    {"ishmemx_double_fcollect_work_group [block]", case_24},
-    {"ishmemx_double_fcollect_work_group [warp]", case_25},
-    {"ishmemx_double_fcollect_work_group(team) [block]", case_26},
-    {"ishmemx_double_fcollect_work_group(team) [warp]", case_27},
-    {"ishmem_char_fcollect [thread]", case_28},
-    {"ishmem_char_fcollect(team) [thread]", case_29},
-    {"ishmemx_char_fcollect_on_queue [stream]", case_30},
-    {"ishmemx_char_fcollect_on_queue(team) [stream]", case_31},
-    {"ishmemx_char_fcollect_work_group [block]", case_32},
-    {"ishmemx_char_fcollect_work_group [warp]", case_33},
-    {"ishmemx_char_fcollect_work_group(team) [block]", case_34},
-    {"ishmemx_char_fcollect_work_group(team) [warp]", case_35},
-    {"ishmem_schar_fcollect [thread]", case_36},
-    {"ishmem_schar_fcollect(team) [thread]", case_37},
-    {"ishmemx_schar_fcollect_on_queue [stream]", case_38},
-    {"ishmemx_schar_fcollect_on_queue(team) [stream]", case_39},
-    {"ishmemx_schar_fcollect_work_group [block]", case_40},
-    {"ishmemx_schar_fcollect_work_group [warp]", case_41},
-    {"ishmemx_schar_fcollect_work_group(team) [block]", case_42},
-    {"ishmemx_schar_fcollect_work_group(team) [warp]", case_43},
-    {"ishmem_short_fcollect [thread]", case_44},
-    {"ishmem_short_fcollect(team) [thread]", case_45},
-    {"ishmemx_short_fcollect_on_queue [stream]", case_46},
-    {"ishmemx_short_fcollect_on_queue(team) [stream]", case_47},
-    {"ishmemx_short_fcollect_work_group [block]", case_48},
-    {"ishmemx_short_fcollect_work_group [warp]", case_49},
-    {"ishmemx_short_fcollect_work_group(team) [block]", case_50},
-    {"ishmemx_short_fcollect_work_group(team) [warp]", case_51},
-    {"ishmem_int_fcollect [thread]", case_52},
-    {"ishmem_int_fcollect(team) [thread]", case_53},
-    {"ishmemx_int_fcollect_on_queue [stream]", case_54},
-    {"ishmemx_int_fcollect_on_queue(team) [stream]", case_55},
-    {"ishmemx_int_fcollect_work_group [block]", case_56},
-    {"ishmemx_int_fcollect_work_group [warp]", case_57},
-    {"ishmemx_int_fcollect_work_group(team) [block]", case_58},
-    {"ishmemx_int_fcollect_work_group(team) [warp]", case_59},
-    {"ishmem_long_fcollect [thread]", case_60},
-    {"ishmem_long_fcollect(team) [thread]", case_61},
-    {"ishmemx_long_fcollect_on_queue [stream]", case_62},
-    {"ishmemx_long_fcollect_on_queue(team) [stream]", case_63},
-    {"ishmemx_long_fcollect_work_group [block]", case_64},
-    {"ishmemx_long_fcollect_work_group [warp]", case_65},
-    {"ishmemx_long_fcollect_work_group(team) [block]", case_66},
-    {"ishmemx_long_fcollect_work_group(team) [warp]", case_67},
-    {"ishmem_longlong_fcollect [thread]", case_68},
-    {"ishmem_longlong_fcollect(team) [thread]", case_69},
-    {"ishmemx_longlong_fcollect_on_queue [stream]", case_70},
-    {"ishmemx_longlong_fcollect_on_queue(team) [stream]", case_71},
-    {"ishmemx_longlong_fcollect_work_group [block]", case_72},
-    {"ishmemx_longlong_fcollect_work_group [warp]", case_73},
-    {"ishmemx_longlong_fcollect_work_group(team) [block]", case_74},
-    {"ishmemx_longlong_fcollect_work_group(team) [warp]", case_75},
-    {"ishmem_uchar_fcollect [thread]", case_76},
-    {"ishmem_uchar_fcollect(team) [thread]", case_77},
-    {"ishmemx_uchar_fcollect_on_queue [stream]", case_78},
-    {"ishmemx_uchar_fcollect_on_queue(team) [stream]", case_79},
-    {"ishmemx_uchar_fcollect_work_group [block]", case_80},
-    {"ishmemx_uchar_fcollect_work_group [warp]", case_81},
-    {"ishmemx_uchar_fcollect_work_group(team) [block]", case_82},
-    {"ishmemx_uchar_fcollect_work_group(team) [warp]", case_83},
-    {"ishmem_ushort_fcollect [thread]", case_84},
-    {"ishmem_ushort_fcollect(team) [thread]", case_85},
-    {"ishmemx_ushort_fcollect_on_queue [stream]", case_86},
-    {"ishmemx_ushort_fcollect_on_queue(team) [stream]", case_87},
-    {"ishmemx_ushort_fcollect_work_group [block]", case_88},
-    {"ishmemx_ushort_fcollect_work_group [warp]", case_89},
-    {"ishmemx_ushort_fcollect_work_group(team) [block]", case_90},
-    {"ishmemx_ushort_fcollect_work_group(team) [warp]", case_91},
-    {"ishmem_uint_fcollect [thread]", case_92},
-    {"ishmem_uint_fcollect(team) [thread]", case_93},
-    {"ishmemx_uint_fcollect_on_queue [stream]", case_94},
-    {"ishmemx_uint_fcollect_on_queue(team) [stream]", case_95},
-    {"ishmemx_uint_fcollect_work_group [block]", case_96},
-    {"ishmemx_uint_fcollect_work_group [warp]", case_97},
-    {"ishmemx_uint_fcollect_work_group(team) [block]", case_98},
-    {"ishmemx_uint_fcollect_work_group(team) [warp]", case_99},
-    {"ishmem_ulong_fcollect [thread]", case_100},
-    {"ishmem_ulong_fcollect(team) [thread]", case_101},
-    {"ishmemx_ulong_fcollect_on_queue [stream]", case_102},
-    {"ishmemx_ulong_fcollect_on_queue(team) [stream]", case_103},
-    {"ishmemx_ulong_fcollect_work_group [block]", case_104},
-    {"ishmemx_ulong_fcollect_work_group [warp]", case_105},
-    {"ishmemx_ulong_fcollect_work_group(team) [block]", case_106},
-    {"ishmemx_ulong_fcollect_work_group(team) [warp]", case_107},
-    {"ishmem_ulonglong_fcollect [thread]", case_108},
-    {"ishmem_ulonglong_fcollect(team) [thread]", case_109},
-    {"ishmemx_ulonglong_fcollect_on_queue [stream]", case_110},
-    {"ishmemx_ulonglong_fcollect_on_queue(team) [stream]", case_111},
-    {"ishmemx_ulonglong_fcollect_work_group [block]", case_112},
-    {"ishmemx_ulonglong_fcollect_work_group [warp]", case_113},
-    {"ishmemx_ulonglong_fcollect_work_group(team) [block]", case_114},
-    {"ishmemx_ulonglong_fcollect_work_group(team) [warp]", case_115},
-    {"ishmem_int8_fcollect [thread]", case_116},
-    {"ishmem_int8_fcollect(team) [thread]", case_117},
-    {"ishmemx_int8_fcollect_on_queue [stream]", case_118},
-    {"ishmemx_int8_fcollect_on_queue(team) [stream]", case_119},
-    {"ishmemx_int8_fcollect_work_group [block]", case_120},
-    {"ishmemx_int8_fcollect_work_group [warp]", case_121},
-    {"ishmemx_int8_fcollect_work_group(team) [block]", case_122},
-    {"ishmemx_int8_fcollect_work_group(team) [warp]", case_123},
-    {"ishmem_int16_fcollect [thread]", case_124},
-    {"ishmem_int16_fcollect(team) [thread]", case_125},
-    {"ishmemx_int16_fcollect_on_queue [stream]", case_126},
-    {"ishmemx_int16_fcollect_on_queue(team) [stream]", case_127},
-    {"ishmemx_int16_fcollect_work_group [block]", case_128},
-    {"ishmemx_int16_fcollect_work_group [warp]", case_129},
-    {"ishmemx_int16_fcollect_work_group(team) [block]", case_130},
-    {"ishmemx_int16_fcollect_work_group(team) [warp]", case_131},
-    {"ishmem_int32_fcollect [thread]", case_132},
-    {"ishmem_int32_fcollect(team) [thread]", case_133},
-    {"ishmemx_int32_fcollect_on_queue [stream]", case_134},
-    {"ishmemx_int32_fcollect_on_queue(team) [stream]", case_135},
-    {"ishmemx_int32_fcollect_work_group [block]", case_136},
-    {"ishmemx_int32_fcollect_work_group [warp]", case_137},
-    {"ishmemx_int32_fcollect_work_group(team) [block]", case_138},
-    {"ishmemx_int32_fcollect_work_group(team) [warp]", case_139},
-    {"ishmem_int64_fcollect [thread]", case_140},
-    {"ishmem_int64_fcollect(team) [thread]", case_141},
-    {"ishmemx_int64_fcollect_on_queue [stream]", case_142},
-    {"ishmemx_int64_fcollect_on_queue(team) [stream]", case_143},
-    {"ishmemx_int64_fcollect_work_group [block]", case_144},
-    {"ishmemx_int64_fcollect_work_group [warp]", case_145},
-    {"ishmemx_int64_fcollect_work_group(team) [block]", case_146},
-    {"ishmemx_int64_fcollect_work_group(team) [warp]", case_147},
-    {"ishmem_uint8_fcollect [thread]", case_148},
-    {"ishmem_uint8_fcollect(team) [thread]", case_149},
+    {"ishmem_ulonglong_broadcast [thread]", case_0},
+    {"ishmem_ulonglong_broadcast(team) [thread]", case_1},
+    {"ishmemx_ulonglong_broadcast_on_queue [stream]", case_2},
+    {"ishmemx_ulonglong_broadcast_on_queue(team) [stream]", case_3},
+    {"ishmemx_ulonglong_broadcast_work_group [block]", case_4},
+    {"ishmemx_ulonglong_broadcast_work_group [warp]", case_5},
+    {"ishmemx_ulonglong_broadcast_work_group(team) [block]", case_6},
+    {"ishmemx_ulonglong_broadcast_work_group(team) [warp]", case_7},
+    {"ishmem_int8_broadcast [thread]", case_8},
+    {"ishmem_int8_broadcast(team) [thread]", case_9},
+    {"ishmemx_int8_broadcast_on_queue [stream]", case_10},
+    {"ishmemx_int8_broadcast_on_queue(team) [stream]", case_11},
+    {"ishmemx_int8_broadcast_work_group [block]", case_12},
+    {"ishmemx_int8_broadcast_work_group [warp]", case_13},
+    {"ishmemx_int8_broadcast_work_group(team) [block]", case_14},
+    {"ishmemx_int8_broadcast_work_group(team) [warp]", case_15},
+    {"ishmem_int16_broadcast [thread]", case_16},
+    {"ishmem_int16_broadcast(team) [thread]", case_17},
+    {"ishmemx_int16_broadcast_on_queue [stream]", case_18},
+    {"ishmemx_int16_broadcast_on_queue(team) [stream]", case_19},
+    {"ishmemx_int16_broadcast_work_group [block]", case_20},
+    {"ishmemx_int16_broadcast_work_group [warp]", case_21},
+    {"ishmemx_int16_broadcast_work_group(team) [block]", case_22},
+    {"ishmemx_int16_broadcast_work_group(team) [warp]", case_23},
+    {"ishmem_int32_broadcast [thread]", case_24},
+    {"ishmem_int32_broadcast(team) [thread]", case_25},
+    {"ishmemx_int32_broadcast_on_queue [stream]", case_26},
+    {"ishmemx_int32_broadcast_on_queue(team) [stream]", case_27},
+    {"ishmemx_int32_broadcast_work_group [block]", case_28},
+    {"ishmemx_int32_broadcast_work_group [warp]", case_29},
+    {"ishmemx_int32_broadcast_work_group(team) [block]", case_30},
+    {"ishmemx_int32_broadcast_work_group(team) [warp]", case_31},
+    {"ishmem_int64_broadcast [thread]", case_32},
+    {"ishmem_int64_broadcast(team) [thread]", case_33},
+    {"ishmemx_int64_broadcast_on_queue [stream]", case_34},
+    {"ishmemx_int64_broadcast_on_queue(team) [stream]", case_35},
+    {"ishmemx_int64_broadcast_work_group [block]", case_36},
 };
 
 }  // namespace ishmem_gpu_cases_collectives_4

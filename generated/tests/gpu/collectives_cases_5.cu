@@ -16,1170 +16,289 @@
 namespace ishmem_gpu_cases_collectives_5 {
 
 void case_0() {
-    ishmem_testing::patterns::fcollect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint8_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_1() {
-    ishmem_testing::patterns::fcollect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint8_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_2() {
-    ishmem_testing::patterns::fcollect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_fcollect_work_group(dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_3() {
-    ishmem_testing::patterns::fcollect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_fcollect_work_group(dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_broadcast(dest, source, nelems, PE_root); });
     });
 }
 
 void case_4() {
-    ishmem_testing::patterns::fcollect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_fcollect_work_group(team, dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_broadcast(team, dest, source, nelems, PE_root); });
     });
 }
 
 void case_5() {
-    ishmem_testing::patterns::fcollect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_fcollect_work_group(team, dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint8_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_6() {
-    ishmem_testing::patterns::fcollect<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_fcollect(dest, source, nelems); });
+    ishmem_testing::patterns::broadcast<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint8_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_7() {
-    ishmem_testing::patterns::fcollect<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_fcollect(team, dest, source, nelems); });
+    ishmem_testing::patterns::broadcast<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_8() {
-    ishmem_testing::patterns::fcollect<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint16_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_9() {
-    ishmem_testing::patterns::fcollect<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint16_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_10() {
-    ishmem_testing::patterns::fcollect<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_fcollect_work_group(dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_11() {
-    ishmem_testing::patterns::fcollect<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_fcollect_work_group(dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_broadcast(dest, source, nelems, PE_root); });
     });
 }
 
 void case_12() {
-    ishmem_testing::patterns::fcollect<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_fcollect_work_group(team, dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_broadcast(team, dest, source, nelems, PE_root); });
     });
 }
 
 void case_13() {
-    ishmem_testing::patterns::fcollect<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_fcollect_work_group(team, dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint16_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_14() {
-    ishmem_testing::patterns::fcollect<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_fcollect(dest, source, nelems); });
+    ishmem_testing::patterns::broadcast<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint16_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_15() {
-    ishmem_testing::patterns::fcollect<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_fcollect(team, dest, source, nelems); });
+    ishmem_testing::patterns::broadcast<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_16() {
-    ishmem_testing::patterns::fcollect<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint32_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_17() {
-    ishmem_testing::patterns::fcollect<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint32_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_18() {
-    ishmem_testing::patterns::fcollect<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_fcollect_work_group(dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_19() {
-    ishmem_testing::patterns::fcollect<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_fcollect_work_group(dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_broadcast(dest, source, nelems, PE_root); });
     });
 }
 
 void case_20() {
-    ishmem_testing::patterns::fcollect<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_fcollect_work_group(team, dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_broadcast(team, dest, source, nelems, PE_root); });
     });
 }
 
 void case_21() {
-    ishmem_testing::patterns::fcollect<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_fcollect_work_group(team, dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint32_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_22() {
-    ishmem_testing::patterns::fcollect<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_fcollect(dest, source, nelems); });
+    ishmem_testing::patterns::broadcast<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint32_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_23() {
-    ishmem_testing::patterns::fcollect<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_fcollect(team, dest, source, nelems); });
+    ishmem_testing::patterns::broadcast<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_24() {
-    ishmem_testing::patterns::fcollect<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint64_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_25() {
-    ishmem_testing::patterns::fcollect<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint64_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_26() {
-    ishmem_testing::patterns::fcollect<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_fcollect_work_group(dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_27() {
-    ishmem_testing::patterns::fcollect<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_fcollect_work_group(dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_broadcast(dest, source, nelems, PE_root); });
     });
 }
 
 void case_28() {
-    ishmem_testing::patterns::fcollect<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_fcollect_work_group(team, dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_broadcast(team, dest, source, nelems, PE_root); });
     });
 }
 
 void case_29() {
-    ishmem_testing::patterns::fcollect<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_fcollect_work_group(team, dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint64_broadcast_on_queue(dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_30() {
-    ishmem_testing::patterns::fcollect<size_t>([](size_t* dest, const size_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_fcollect(dest, source, nelems); });
+    ishmem_testing::patterns::broadcast<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint64_broadcast_on_queue(team, dest, source, nelems, PE_root, &result, q).wait();
+        return result;
     });
 }
 
 void case_31() {
-    ishmem_testing::patterns::fcollect<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_fcollect(team, dest, source, nelems); });
+    ishmem_testing::patterns::broadcast<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_32() {
-    ishmem_testing::patterns::fcollect<size_t>([](size_t* dest, const size_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_size_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_broadcast_work_group(dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_33() {
-    ishmem_testing::patterns::fcollect<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_size_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::broadcast<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_34() {
-    ishmem_testing::patterns::fcollect<size_t>([](size_t* dest, const size_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_fcollect_work_group(dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_broadcast_work_group(team, dest, source, nelems, PE_root, group); });
     });
 }
 
 void case_35() {
-    ishmem_testing::patterns::fcollect<size_t>([](size_t* dest, const size_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_fcollect_work_group(dest, source, nelems, group); });
+    ishmem_testing::patterns::broadcast<size_t>([](size_t* dest, const size_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_broadcast(dest, source, nelems, PE_root); });
     });
 }
 
 void case_36() {
-    ishmem_testing::patterns::fcollect<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_37() {
-    ishmem_testing::patterns::fcollect<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_38() {
-    ishmem_testing::patterns::fcollect<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ptrdiff_fcollect(dest, source, nelems); });
-    });
-}
-
-void case_39() {
-    ishmem_testing::patterns::fcollect<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ptrdiff_fcollect(team, dest, source, nelems); });
-    });
-}
-
-void case_40() {
-    ishmem_testing::patterns::fcollect<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ptrdiff_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_41() {
-    ishmem_testing::patterns::fcollect<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ptrdiff_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_42() {
-    ishmem_testing::patterns::fcollect<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_43() {
-    ishmem_testing::patterns::fcollect<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_44() {
-    ishmem_testing::patterns::fcollect<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_45() {
-    ishmem_testing::patterns::fcollect<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_46() {
-    ishmem_testing::patterns::fcollect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_fcollectmem(dest, source, nelems); });
-    });
-}
-
-void case_47() {
-    ishmem_testing::patterns::fcollect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_fcollectmem(team, dest, source, nelems); });
-    });
-}
-
-void case_48() {
-    ishmem_testing::patterns::fcollect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_fcollectmem_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_49() {
-    ishmem_testing::patterns::fcollect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_fcollectmem_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_50() {
-    ishmem_testing::patterns::fcollect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_fcollectmem_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_51() {
-    ishmem_testing::patterns::fcollect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_fcollectmem_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_52() {
-    ishmem_testing::patterns::fcollect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_fcollectmem_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_53() {
-    ishmem_testing::patterns::fcollect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_fcollectmem_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_54() {
-    ishmem_testing::patterns::fcollect<float>([](float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_fcollect(dest, source, nelems); });
-    });
-}
-
-void case_55() {
-    ishmem_testing::patterns::fcollect<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_fcollect(team, dest, source, nelems); });
-    });
-}
-
-void case_56() {
-    ishmem_testing::patterns::fcollect<float>([](float* dest, const float* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_fcollect_on_queue(dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_57() {
-    ishmem_testing::patterns::fcollect<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
-        return result;
-    });
-}
-
-void case_58() {
-    ishmem_testing::patterns::fcollect<float>([](float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_59() {
-    ishmem_testing::patterns::fcollect<float>([](float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_fcollect_work_group(dest, source, nelems, group); });
-    });
-}
-
-void case_60() {
-    ishmem_testing::patterns::fcollect<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_61() {
-    ishmem_testing::patterns::fcollect<float>([](ishmem_team_t team, float* dest, const float* source, size_t nelems) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_fcollect_work_group(team, dest, source, nelems, group); });
-    });
-}
-
-void case_62() {
-    ishmem_testing::patterns::and_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_and_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_63() {
-    ishmem_testing::patterns::and_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_and_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_64() {
-    ishmem_testing::patterns::and_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uchar_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_65() {
-    ishmem_testing::patterns::and_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uchar_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_66() {
-    ishmem_testing::patterns::and_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_67() {
-    ishmem_testing::patterns::and_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_68() {
-    ishmem_testing::patterns::and_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_and_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_69() {
-    ishmem_testing::patterns::and_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_and_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_70() {
-    ishmem_testing::patterns::and_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_and_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_71() {
-    ishmem_testing::patterns::and_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_and_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_72() {
-    ishmem_testing::patterns::and_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ushort_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_73() {
-    ishmem_testing::patterns::and_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ushort_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_74() {
-    ishmem_testing::patterns::and_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_75() {
-    ishmem_testing::patterns::and_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_76() {
-    ishmem_testing::patterns::and_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_and_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_77() {
-    ishmem_testing::patterns::and_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_and_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_78() {
-    ishmem_testing::patterns::and_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_and_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_79() {
-    ishmem_testing::patterns::and_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_and_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_80() {
-    ishmem_testing::patterns::and_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_81() {
-    ishmem_testing::patterns::and_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_82() {
-    ishmem_testing::patterns::and_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_83() {
-    ishmem_testing::patterns::and_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_84() {
-    ishmem_testing::patterns::and_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_and_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_85() {
-    ishmem_testing::patterns::and_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_and_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_86() {
-    ishmem_testing::patterns::and_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_and_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_87() {
-    ishmem_testing::patterns::and_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_and_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_88() {
-    ishmem_testing::patterns::and_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulong_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_89() {
-    ishmem_testing::patterns::and_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulong_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_90() {
-    ishmem_testing::patterns::and_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_91() {
-    ishmem_testing::patterns::and_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_92() {
-    ishmem_testing::patterns::and_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_and_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_93() {
-    ishmem_testing::patterns::and_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_and_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_94() {
-    ishmem_testing::patterns::and_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_and_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_95() {
-    ishmem_testing::patterns::and_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_and_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_96() {
-    ishmem_testing::patterns::and_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulonglong_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_97() {
-    ishmem_testing::patterns::and_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulonglong_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_98() {
-    ishmem_testing::patterns::and_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_99() {
-    ishmem_testing::patterns::and_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_100() {
-    ishmem_testing::patterns::and_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_and_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_101() {
-    ishmem_testing::patterns::and_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_and_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_102() {
-    ishmem_testing::patterns::and_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_and_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_103() {
-    ishmem_testing::patterns::and_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_and_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_104() {
-    ishmem_testing::patterns::and_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int8_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_105() {
-    ishmem_testing::patterns::and_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int8_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_106() {
-    ishmem_testing::patterns::and_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_107() {
-    ishmem_testing::patterns::and_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_108() {
-    ishmem_testing::patterns::and_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_and_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_109() {
-    ishmem_testing::patterns::and_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_and_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_110() {
-    ishmem_testing::patterns::and_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_and_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_111() {
-    ishmem_testing::patterns::and_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_and_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_112() {
-    ishmem_testing::patterns::and_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int16_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_113() {
-    ishmem_testing::patterns::and_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int16_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_114() {
-    ishmem_testing::patterns::and_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_115() {
-    ishmem_testing::patterns::and_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_116() {
-    ishmem_testing::patterns::and_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_and_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_117() {
-    ishmem_testing::patterns::and_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_and_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_118() {
-    ishmem_testing::patterns::and_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_and_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_119() {
-    ishmem_testing::patterns::and_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_and_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_120() {
-    ishmem_testing::patterns::and_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int32_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_121() {
-    ishmem_testing::patterns::and_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int32_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_122() {
-    ishmem_testing::patterns::and_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_123() {
-    ishmem_testing::patterns::and_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_124() {
-    ishmem_testing::patterns::and_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_and_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_125() {
-    ishmem_testing::patterns::and_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_and_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_126() {
-    ishmem_testing::patterns::and_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_and_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_127() {
-    ishmem_testing::patterns::and_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_and_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_128() {
-    ishmem_testing::patterns::and_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int64_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_129() {
-    ishmem_testing::patterns::and_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int64_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_130() {
-    ishmem_testing::patterns::and_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_131() {
-    ishmem_testing::patterns::and_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_132() {
-    ishmem_testing::patterns::and_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_and_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_133() {
-    ishmem_testing::patterns::and_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_and_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_134() {
-    ishmem_testing::patterns::and_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_and_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_135() {
-    ishmem_testing::patterns::and_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_and_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_136() {
-    ishmem_testing::patterns::and_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint8_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_137() {
-    ishmem_testing::patterns::and_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint8_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_138() {
-    ishmem_testing::patterns::and_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_139() {
-    ishmem_testing::patterns::and_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_140() {
-    ishmem_testing::patterns::and_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_and_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_141() {
-    ishmem_testing::patterns::and_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_and_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_142() {
-    ishmem_testing::patterns::and_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_and_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_143() {
-    ishmem_testing::patterns::and_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_and_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_144() {
-    ishmem_testing::patterns::and_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint16_and_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_145() {
-    ishmem_testing::patterns::and_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint16_and_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_146() {
-    ishmem_testing::patterns::and_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_147() {
-    ishmem_testing::patterns::and_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_and_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_148() {
-    ishmem_testing::patterns::and_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_and_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_149() {
-    ishmem_testing::patterns::and_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_and_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::broadcast<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems, int PE_root) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_broadcast(team, dest, source, nelems, PE_root); });
     });
 }
 
 const ishmem_testing::GeneratedCase cases[] = {
-    {"ishmemx_uint8_fcollect_on_queue [stream]", case_0},
-    {"ishmemx_uint8_fcollect_on_queue(team) [stream]", case_1},
-    {"ishmemx_uint8_fcollect_work_group [block]", case_2},
-    {"ishmemx_uint8_fcollect_work_group [warp]", case_3},
-    {"ishmemx_uint8_fcollect_work_group(team) [block]", case_4},
-    {"ishmemx_uint8_fcollect_work_group(team) [warp]", case_5},
-    {"ishmem_uint16_fcollect [thread]", case_6},
-    {"ishmem_uint16_fcollect(team) [thread]", case_7},
-    {"ishmemx_uint16_fcollect_on_queue [stream]", case_8},
-    {"ishmemx_uint16_fcollect_on_queue(team) [stream]", case_9},
-    {"ishmemx_uint16_fcollect_work_group [block]", case_10},
-    {"ishmemx_uint16_fcollect_work_group [warp]", case_11},
-    {"ishmemx_uint16_fcollect_work_group(team) [block]", case_12},
-    {"ishmemx_uint16_fcollect_work_group(team) [warp]", case_13},
-    {"ishmem_uint32_fcollect [thread]", case_14},
-    {"ishmem_uint32_fcollect(team) [thread]", case_15},
-    {"ishmemx_uint32_fcollect_on_queue [stream]", case_16},
-    {"ishmemx_uint32_fcollect_on_queue(team) [stream]", case_17},
-    {"ishmemx_uint32_fcollect_work_group [block]", case_18},
-    {"ishmemx_uint32_fcollect_work_group [warp]", case_19},
-    {"ishmemx_uint32_fcollect_work_group(team) [block]", case_20},
-    {"ishmemx_uint32_fcollect_work_group(team) [warp]", case_21},
-    {"ishmem_uint64_fcollect [thread]", case_22},
-    {"ishmem_uint64_fcollect(team) [thread]", case_23},
-    {"ishmemx_uint64_fcollect_on_queue [stream]", case_24},
-    {"ishmemx_uint64_fcollect_on_queue(team) [stream]", case_25},
-    {"ishmemx_uint64_fcollect_work_group [block]", case_26},
-    {"ishmemx_uint64_fcollect_work_group [warp]", case_27},
-    {"ishmemx_uint64_fcollect_work_group(team) [block]", case_28},
-    {"ishmemx_uint64_fcollect_work_group(team) [warp]", case_29},
-    {"ishmem_size_fcollect [thread]", case_30},
-    {"ishmem_size_fcollect(team) [thread]", case_31},
-    {"ishmemx_size_fcollect_on_queue [stream]", case_32},
-    {"ishmemx_size_fcollect_on_queue(team) [stream]", case_33},
-    {"ishmemx_size_fcollect_work_group [block]", case_34},
-    {"ishmemx_size_fcollect_work_group [warp]", case_35},
-    {"ishmemx_size_fcollect_work_group(team) [block]", case_36},
-    {"ishmemx_size_fcollect_work_group(team) [warp]", case_37},
-    {"ishmem_ptrdiff_fcollect [thread]", case_38},
-    {"ishmem_ptrdiff_fcollect(team) [thread]", case_39},
-    {"ishmemx_ptrdiff_fcollect_on_queue [stream]", case_40},
-    {"ishmemx_ptrdiff_fcollect_on_queue(team) [stream]", case_41},
-    {"ishmemx_ptrdiff_fcollect_work_group [block]", case_42},
-    {"ishmemx_ptrdiff_fcollect_work_group [warp]", case_43},
-    {"ishmemx_ptrdiff_fcollect_work_group(team) [block]", case_44},
-    {"ishmemx_ptrdiff_fcollect_work_group(team) [warp]", case_45},
-    {"ishmem_fcollectmem [thread]", case_46},
-    {"ishmem_fcollectmem(team) [thread]", case_47},
-    {"ishmemx_fcollectmem_on_queue [stream]", case_48},
-    {"ishmemx_fcollectmem_on_queue(team) [stream]", case_49},
-    {"ishmemx_fcollectmem_work_group [block]", case_50},
-    {"ishmemx_fcollectmem_work_group [warp]", case_51},
-    {"ishmemx_fcollectmem_work_group(team) [block]", case_52},
-    {"ishmemx_fcollectmem_work_group(team) [warp]", case_53},
-    {"ishmem_fcollect<float> [thread]", case_54},
-    {"ishmem_fcollect<float>(team) [thread]", case_55},
-    {"ishmemx_fcollect_on_queue<float> [stream]", case_56},
-    {"ishmemx_fcollect_on_queue<float>(team) [stream]", case_57},
-    {"ishmemx_fcollect_work_group<float> [block]", case_58},
-    {"ishmemx_fcollect_work_group<float> [warp]", case_59},
-    {"ishmemx_fcollect_work_group<float>(team) [block]", case_60},
-    {"ishmemx_fcollect_work_group<float>(team) [warp]", case_61},
-    {"ishmem_uchar_and_reduce [thread]", case_62},
-    {"ishmem_uchar_and_reduce(team) [thread]", case_63},
-    {"ishmemx_uchar_and_reduce_on_queue [stream]", case_64},
-    {"ishmemx_uchar_and_reduce_on_queue(team) [stream]", case_65},
-    {"ishmemx_uchar_and_reduce_work_group [block]", case_66},
-    {"ishmemx_uchar_and_reduce_work_group [warp]", case_67},
-    {"ishmemx_uchar_and_reduce_work_group(team) [block]", case_68},
-    {"ishmemx_uchar_and_reduce_work_group(team) [warp]", case_69},
-    {"ishmem_ushort_and_reduce [thread]", case_70},
-    {"ishmem_ushort_and_reduce(team) [thread]", case_71},
-    {"ishmemx_ushort_and_reduce_on_queue [stream]", case_72},
-    {"ishmemx_ushort_and_reduce_on_queue(team) [stream]", case_73},
-    {"ishmemx_ushort_and_reduce_work_group [block]", case_74},
-    {"ishmemx_ushort_and_reduce_work_group [warp]", case_75},
-    {"ishmemx_ushort_and_reduce_work_group(team) [block]", case_76},
-    {"ishmemx_ushort_and_reduce_work_group(team) [warp]", case_77},
-    {"ishmem_uint_and_reduce [thread]", case_78},
-    {"ishmem_uint_and_reduce(team) [thread]", case_79},
-    {"ishmemx_uint_and_reduce_on_queue [stream]", case_80},
-    {"ishmemx_uint_and_reduce_on_queue(team) [stream]", case_81},
-    {"ishmemx_uint_and_reduce_work_group [block]", case_82},
-    {"ishmemx_uint_and_reduce_work_group [warp]", case_83},
-    {"ishmemx_uint_and_reduce_work_group(team) [block]", case_84},
-    {"ishmemx_uint_and_reduce_work_group(team) [warp]", case_85},
-    {"ishmem_ulong_and_reduce [thread]", case_86},
-    {"ishmem_ulong_and_reduce(team) [thread]", case_87},
-    {"ishmemx_ulong_and_reduce_on_queue [stream]", case_88},
-    {"ishmemx_ulong_and_reduce_on_queue(team) [stream]", case_89},
-    {"ishmemx_ulong_and_reduce_work_group [block]", case_90},
-    {"ishmemx_ulong_and_reduce_work_group [warp]", case_91},
-    {"ishmemx_ulong_and_reduce_work_group(team) [block]", case_92},
-    {"ishmemx_ulong_and_reduce_work_group(team) [warp]", case_93},
-    {"ishmem_ulonglong_and_reduce [thread]", case_94},
-    {"ishmem_ulonglong_and_reduce(team) [thread]", case_95},
-    {"ishmemx_ulonglong_and_reduce_on_queue [stream]", case_96},
-    {"ishmemx_ulonglong_and_reduce_on_queue(team) [stream]", case_97},
-    {"ishmemx_ulonglong_and_reduce_work_group [block]", case_98},
-    {"ishmemx_ulonglong_and_reduce_work_group [warp]", case_99},
-    {"ishmemx_ulonglong_and_reduce_work_group(team) [block]", case_100},
-    {"ishmemx_ulonglong_and_reduce_work_group(team) [warp]", case_101},
-    {"ishmem_int8_and_reduce [thread]", case_102},
-    {"ishmem_int8_and_reduce(team) [thread]", case_103},
-    {"ishmemx_int8_and_reduce_on_queue [stream]", case_104},
-    {"ishmemx_int8_and_reduce_on_queue(team) [stream]", case_105},
-    {"ishmemx_int8_and_reduce_work_group [block]", case_106},
-    {"ishmemx_int8_and_reduce_work_group [warp]", case_107},
-    {"ishmemx_int8_and_reduce_work_group(team) [block]", case_108},
-    {"ishmemx_int8_and_reduce_work_group(team) [warp]", case_109},
-    {"ishmem_int16_and_reduce [thread]", case_110},
-    {"ishmem_int16_and_reduce(team) [thread]", case_111},
-    {"ishmemx_int16_and_reduce_on_queue [stream]", case_112},
-    {"ishmemx_int16_and_reduce_on_queue(team) [stream]", case_113},
-    {"ishmemx_int16_and_reduce_work_group [block]", case_114},
-    {"ishmemx_int16_and_reduce_work_group [warp]", case_115},
-    {"ishmemx_int16_and_reduce_work_group(team) [block]", case_116},
-    {"ishmemx_int16_and_reduce_work_group(team) [warp]", case_117},
-    {"ishmem_int32_and_reduce [thread]", case_118},
-    {"ishmem_int32_and_reduce(team) [thread]", case_119},
-    {"ishmemx_int32_and_reduce_on_queue [stream]", case_120},
-    {"ishmemx_int32_and_reduce_on_queue(team) [stream]", case_121},
-    {"ishmemx_int32_and_reduce_work_group [block]", case_122},
-    {"ishmemx_int32_and_reduce_work_group [warp]", case_123},
-    {"ishmemx_int32_and_reduce_work_group(team) [block]", case_124},
-    {"ishmemx_int32_and_reduce_work_group(team) [warp]", case_125},
-    {"ishmem_int64_and_reduce [thread]", case_126},
-    {"ishmem_int64_and_reduce(team) [thread]", case_127},
-    {"ishmemx_int64_and_reduce_on_queue [stream]", case_128},
-    {"ishmemx_int64_and_reduce_on_queue(team) [stream]", case_129},
-    {"ishmemx_int64_and_reduce_work_group [block]", case_130},
-    {"ishmemx_int64_and_reduce_work_group [warp]", case_131},
-    {"ishmemx_int64_and_reduce_work_group(team) [block]", case_132},
-    {"ishmemx_int64_and_reduce_work_group(team) [warp]", case_133},
-    {"ishmem_uint8_and_reduce [thread]", case_134},
-    {"ishmem_uint8_and_reduce(team) [thread]", case_135},
-    {"ishmemx_uint8_and_reduce_on_queue [stream]", case_136},
-    {"ishmemx_uint8_and_reduce_on_queue(team) [stream]", case_137},
-    {"ishmemx_uint8_and_reduce_work_group [block]", case_138},
-    {"ishmemx_uint8_and_reduce_work_group [warp]", case_139},
-    {"ishmemx_uint8_and_reduce_work_group(team) [block]", case_140},
-    {"ishmemx_uint8_and_reduce_work_group(team) [warp]", case_141},
-    {"ishmem_uint16_and_reduce [thread]", case_142},
-    {"ishmem_uint16_and_reduce(team) [thread]", case_143},
-    {"ishmemx_uint16_and_reduce_on_queue [stream]", case_144},
-    {"ishmemx_uint16_and_reduce_on_queue(team) [stream]", case_145},
-    {"ishmemx_uint16_and_reduce_work_group [block]", case_146},
-    {"ishmemx_uint16_and_reduce_work_group [warp]", case_147},
-    {"ishmemx_uint16_and_reduce_work_group(team) [block]", case_148},
-    {"ishmemx_uint16_and_reduce_work_group(team) [warp]", case_149},
+    {"ishmemx_int64_broadcast_work_group [warp]", case_0},
+    {"ishmemx_int64_broadcast_work_group(team) [block]", case_1},
+    {"ishmemx_int64_broadcast_work_group(team) [warp]", case_2},
+    {"ishmem_uint8_broadcast [thread]", case_3},
+    {"ishmem_uint8_broadcast(team) [thread]", case_4},
+    {"ishmemx_uint8_broadcast_on_queue [stream]", case_5},
+    {"ishmemx_uint8_broadcast_on_queue(team) [stream]", case_6},
+    {"ishmemx_uint8_broadcast_work_group [block]", case_7},
+    {"ishmemx_uint8_broadcast_work_group [warp]", case_8},
+    {"ishmemx_uint8_broadcast_work_group(team) [block]", case_9},
+    {"ishmemx_uint8_broadcast_work_group(team) [warp]", case_10},
+    {"ishmem_uint16_broadcast [thread]", case_11},
+    {"ishmem_uint16_broadcast(team) [thread]", case_12},
+    {"ishmemx_uint16_broadcast_on_queue [stream]", case_13},
+    {"ishmemx_uint16_broadcast_on_queue(team) [stream]", case_14},
+    {"ishmemx_uint16_broadcast_work_group [block]", case_15},
+    {"ishmemx_uint16_broadcast_work_group [warp]", case_16},
+    {"ishmemx_uint16_broadcast_work_group(team) [block]", case_17},
+    {"ishmemx_uint16_broadcast_work_group(team) [warp]", case_18},
+    {"ishmem_uint32_broadcast [thread]", case_19},
+    {"ishmem_uint32_broadcast(team) [thread]", case_20},
+    {"ishmemx_uint32_broadcast_on_queue [stream]", case_21},
+    {"ishmemx_uint32_broadcast_on_queue(team) [stream]", case_22},
+    {"ishmemx_uint32_broadcast_work_group [block]", case_23},
+    {"ishmemx_uint32_broadcast_work_group [warp]", case_24},
+    {"ishmemx_uint32_broadcast_work_group(team) [block]", case_25},
+    {"ishmemx_uint32_broadcast_work_group(team) [warp]", case_26},
+    {"ishmem_uint64_broadcast [thread]", case_27},
+    {"ishmem_uint64_broadcast(team) [thread]", case_28},
+    {"ishmemx_uint64_broadcast_on_queue [stream]", case_29},
+    {"ishmemx_uint64_broadcast_on_queue(team) [stream]", case_30},
+    {"ishmemx_uint64_broadcast_work_group [block]", case_31},
+    {"ishmemx_uint64_broadcast_work_group [warp]", case_32},
+    {"ishmemx_uint64_broadcast_work_group(team) [block]", case_33},
+    {"ishmemx_uint64_broadcast_work_group(team) [warp]", case_34},
+    {"ishmem_size_broadcast [thread]", case_35},
+    {"ishmem_size_broadcast(team) [thread]", case_36},
 };
 
 }  // namespace ishmem_gpu_cases_collectives_5

@@ -16,1170 +16,1170 @@
 namespace ishmem_gpu_cases_collectives_7 {
 
 void case_0() {
-    ishmem_testing::patterns::or_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_or_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_schar_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_1() {
-    ishmem_testing::patterns::or_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_or_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_schar_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_2() {
-    ishmem_testing::patterns::xor_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_xor_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::collect<short>([](short* dest, const short* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_collect(dest, source, nelems); });
     });
 }
 
 void case_3() {
-    ishmem_testing::patterns::xor_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_xor_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::collect<short>([](ishmem_team_t team, short* dest, const short* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_collect(team, dest, source, nelems); });
     });
 }
 
 void case_4() {
-    ishmem_testing::patterns::xor_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<short>([](short* dest, const short* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_uchar_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_short_collect_on_queue(dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_5() {
-    ishmem_testing::patterns::xor_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<short>([](ishmem_team_t team, short* dest, const short* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_uchar_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        ishmemx_short_collect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_6() {
-    ishmem_testing::patterns::xor_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<short>([](short* dest, const short* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_short_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_7() {
-    ishmem_testing::patterns::xor_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<short>([](short* dest, const short* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_short_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_8() {
-    ishmem_testing::patterns::xor_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<short>([](ishmem_team_t team, short* dest, const short* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_short_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_9() {
-    ishmem_testing::patterns::xor_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<short>([](ishmem_team_t team, short* dest, const short* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_short_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_10() {
-    ishmem_testing::patterns::xor_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_xor_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::collect<int>([](int* dest, const int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int_collect(dest, source, nelems); });
     });
 }
 
 void case_11() {
-    ishmem_testing::patterns::xor_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_xor_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::collect<int>([](ishmem_team_t team, int* dest, const int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int_collect(team, dest, source, nelems); });
     });
 }
 
 void case_12() {
-    ishmem_testing::patterns::xor_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<int>([](int* dest, const int* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_ushort_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_int_collect_on_queue(dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_13() {
-    ishmem_testing::patterns::xor_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<int>([](ishmem_team_t team, int* dest, const int* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_ushort_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        ishmemx_int_collect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_14() {
-    ishmem_testing::patterns::xor_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<int>([](int* dest, const int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_15() {
-    ishmem_testing::patterns::xor_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<int>([](int* dest, const int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_16() {
-    ishmem_testing::patterns::xor_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<int>([](ishmem_team_t team, int* dest, const int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_17() {
-    ishmem_testing::patterns::xor_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<int>([](ishmem_team_t team, int* dest, const int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_18() {
-    ishmem_testing::patterns::xor_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_xor_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::collect<long>([](long* dest, const long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_long_collect(dest, source, nelems); });
     });
 }
 
 void case_19() {
-    ishmem_testing::patterns::xor_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_xor_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::collect<long>([](ishmem_team_t team, long* dest, const long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_long_collect(team, dest, source, nelems); });
     });
 }
 
 void case_20() {
-    ishmem_testing::patterns::xor_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<long>([](long* dest, const long* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_uint_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_long_collect_on_queue(dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_21() {
-    ishmem_testing::patterns::xor_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<long>([](ishmem_team_t team, long* dest, const long* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_uint_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        ishmemx_long_collect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_22() {
-    ishmem_testing::patterns::xor_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<long>([](long* dest, const long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_long_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_23() {
-    ishmem_testing::patterns::xor_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<long>([](long* dest, const long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_long_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_24() {
-    ishmem_testing::patterns::xor_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<long>([](ishmem_team_t team, long* dest, const long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_long_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_25() {
-    ishmem_testing::patterns::xor_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<long>([](ishmem_team_t team, long* dest, const long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_long_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_26() {
-    ishmem_testing::patterns::xor_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_xor_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::collect<long long>([](long long* dest, const long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_longlong_collect(dest, source, nelems); });
     });
 }
 
 void case_27() {
-    ishmem_testing::patterns::xor_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_xor_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::collect<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_longlong_collect(team, dest, source, nelems); });
     });
 }
 
 void case_28() {
-    ishmem_testing::patterns::xor_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<long long>([](long long* dest, const long long* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_ulong_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_longlong_collect_on_queue(dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_29() {
-    ishmem_testing::patterns::xor_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_ulong_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        ishmemx_longlong_collect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_30() {
-    ishmem_testing::patterns::xor_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<long long>([](long long* dest, const long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_longlong_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_31() {
-    ishmem_testing::patterns::xor_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<long long>([](long long* dest, const long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_longlong_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_32() {
-    ishmem_testing::patterns::xor_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_longlong_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_33() {
-    ishmem_testing::patterns::xor_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_longlong_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_34() {
-    ishmem_testing::patterns::xor_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_xor_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::collect<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_collect(dest, source, nelems); });
     });
 }
 
 void case_35() {
-    ishmem_testing::patterns::xor_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_xor_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::collect<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_collect(team, dest, source, nelems); });
     });
 }
 
 void case_36() {
-    ishmem_testing::patterns::xor_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_ulonglong_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_uchar_collect_on_queue(dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_37() {
-    ishmem_testing::patterns::xor_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_ulonglong_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        ishmemx_uchar_collect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_38() {
-    ishmem_testing::patterns::xor_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_39() {
-    ishmem_testing::patterns::xor_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_40() {
-    ishmem_testing::patterns::xor_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_41() {
-    ishmem_testing::patterns::xor_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_42() {
-    ishmem_testing::patterns::xor_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_xor_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::collect<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_collect(dest, source, nelems); });
     });
 }
 
 void case_43() {
-    ishmem_testing::patterns::xor_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_xor_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::collect<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_collect(team, dest, source, nelems); });
     });
 }
 
 void case_44() {
-    ishmem_testing::patterns::xor_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_int8_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_ushort_collect_on_queue(dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_45() {
-    ishmem_testing::patterns::xor_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_int8_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        ishmemx_ushort_collect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_46() {
-    ishmem_testing::patterns::xor_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_47() {
-    ishmem_testing::patterns::xor_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_48() {
-    ishmem_testing::patterns::xor_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_49() {
-    ishmem_testing::patterns::xor_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_50() {
-    ishmem_testing::patterns::xor_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_xor_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::collect<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_collect(dest, source, nelems); });
     });
 }
 
 void case_51() {
-    ishmem_testing::patterns::xor_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_xor_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::collect<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_collect(team, dest, source, nelems); });
     });
 }
 
 void case_52() {
-    ishmem_testing::patterns::xor_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_int16_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_uint_collect_on_queue(dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_53() {
-    ishmem_testing::patterns::xor_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_int16_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        ishmemx_uint_collect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_54() {
-    ishmem_testing::patterns::xor_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_55() {
-    ishmem_testing::patterns::xor_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_56() {
-    ishmem_testing::patterns::xor_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_57() {
-    ishmem_testing::patterns::xor_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_58() {
-    ishmem_testing::patterns::xor_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_xor_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::collect<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_collect(dest, source, nelems); });
     });
 }
 
 void case_59() {
-    ishmem_testing::patterns::xor_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_xor_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::collect<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_collect(team, dest, source, nelems); });
     });
 }
 
 void case_60() {
-    ishmem_testing::patterns::xor_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_int32_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_ulong_collect_on_queue(dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_61() {
-    ishmem_testing::patterns::xor_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_int32_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        ishmemx_ulong_collect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_62() {
-    ishmem_testing::patterns::xor_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_63() {
-    ishmem_testing::patterns::xor_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_64() {
-    ishmem_testing::patterns::xor_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_65() {
-    ishmem_testing::patterns::xor_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_66() {
-    ishmem_testing::patterns::xor_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_xor_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::collect<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_collect(dest, source, nelems); });
     });
 }
 
 void case_67() {
-    ishmem_testing::patterns::xor_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_xor_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::collect<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_collect(team, dest, source, nelems); });
     });
 }
 
 void case_68() {
-    ishmem_testing::patterns::xor_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_int64_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_ulonglong_collect_on_queue(dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_69() {
-    ishmem_testing::patterns::xor_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_int64_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        ishmemx_ulonglong_collect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_70() {
-    ishmem_testing::patterns::xor_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_71() {
-    ishmem_testing::patterns::xor_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_72() {
-    ishmem_testing::patterns::xor_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_73() {
-    ishmem_testing::patterns::xor_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_74() {
-    ishmem_testing::patterns::xor_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_xor_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::collect<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_collect(dest, source, nelems); });
     });
 }
 
 void case_75() {
-    ishmem_testing::patterns::xor_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_xor_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::collect<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_collect(team, dest, source, nelems); });
     });
 }
 
 void case_76() {
-    ishmem_testing::patterns::xor_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_uint8_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_int8_collect_on_queue(dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_77() {
-    ishmem_testing::patterns::xor_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_uint8_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        ishmemx_int8_collect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_78() {
-    ishmem_testing::patterns::xor_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_79() {
-    ishmem_testing::patterns::xor_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<int8_t>([](int8_t* dest, const int8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_80() {
-    ishmem_testing::patterns::xor_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_81() {
-    ishmem_testing::patterns::xor_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_82() {
-    ishmem_testing::patterns::xor_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_xor_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::collect<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_collect(dest, source, nelems); });
     });
 }
 
 void case_83() {
-    ishmem_testing::patterns::xor_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_xor_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::collect<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_collect(team, dest, source, nelems); });
     });
 }
 
 void case_84() {
-    ishmem_testing::patterns::xor_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_uint16_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_int16_collect_on_queue(dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_85() {
-    ishmem_testing::patterns::xor_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_uint16_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        ishmemx_int16_collect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_86() {
-    ishmem_testing::patterns::xor_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_87() {
-    ishmem_testing::patterns::xor_reduce<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<int16_t>([](int16_t* dest, const int16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_88() {
-    ishmem_testing::patterns::xor_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_89() {
-    ishmem_testing::patterns::xor_reduce<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_90() {
-    ishmem_testing::patterns::xor_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_xor_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::collect<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_collect(dest, source, nelems); });
     });
 }
 
 void case_91() {
-    ishmem_testing::patterns::xor_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_xor_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::collect<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_collect(team, dest, source, nelems); });
     });
 }
 
 void case_92() {
-    ishmem_testing::patterns::xor_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_uint32_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_int32_collect_on_queue(dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_93() {
-    ishmem_testing::patterns::xor_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_uint32_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        ishmemx_int32_collect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_94() {
-    ishmem_testing::patterns::xor_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_95() {
-    ishmem_testing::patterns::xor_reduce<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<int32_t>([](int32_t* dest, const int32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_96() {
-    ishmem_testing::patterns::xor_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_97() {
-    ishmem_testing::patterns::xor_reduce<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_98() {
-    ishmem_testing::patterns::xor_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_xor_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::collect<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_collect(dest, source, nelems); });
     });
 }
 
 void case_99() {
-    ishmem_testing::patterns::xor_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_xor_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::collect<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_collect(team, dest, source, nelems); });
     });
 }
 
 void case_100() {
-    ishmem_testing::patterns::xor_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_uint64_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_int64_collect_on_queue(dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_101() {
-    ishmem_testing::patterns::xor_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_uint64_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        ishmemx_int64_collect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_102() {
-    ishmem_testing::patterns::xor_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_103() {
-    ishmem_testing::patterns::xor_reduce<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<int64_t>([](int64_t* dest, const int64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_104() {
-    ishmem_testing::patterns::xor_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_105() {
-    ishmem_testing::patterns::xor_reduce<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_106() {
-    ishmem_testing::patterns::xor_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_xor_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::collect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_collect(dest, source, nelems); });
     });
 }
 
 void case_107() {
-    ishmem_testing::patterns::xor_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_xor_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::collect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_collect(team, dest, source, nelems); });
     });
 }
 
 void case_108() {
-    ishmem_testing::patterns::xor_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_size_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_uint8_collect_on_queue(dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_109() {
-    ishmem_testing::patterns::xor_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_size_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        ishmemx_uint8_collect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_110() {
-    ishmem_testing::patterns::xor_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_111() {
-    ishmem_testing::patterns::xor_reduce<size_t>([](size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_112() {
-    ishmem_testing::patterns::xor_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_113() {
-    ishmem_testing::patterns::xor_reduce<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_114() {
-    ishmem_testing::patterns::xor_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_xor_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::collect<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_collect(dest, source, nelems); });
     });
 }
 
 void case_115() {
-    ishmem_testing::patterns::xor_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_xor_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::collect<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint16_collect(team, dest, source, nelems); });
     });
 }
 
 void case_116() {
-    ishmem_testing::patterns::xor_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_xor_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_uint16_collect_on_queue(dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_117() {
-    ishmem_testing::patterns::xor_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_xor_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        ishmemx_uint16_collect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_118() {
-    ishmem_testing::patterns::xor_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_119() {
-    ishmem_testing::patterns::xor_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_xor_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<uint16_t>([](uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_120() {
-    ishmem_testing::patterns::xor_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint16_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_121() {
-    ishmem_testing::patterns::xor_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_xor_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<uint16_t>([](ishmem_team_t team, uint16_t* dest, const uint16_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint16_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_122() {
-    ishmem_testing::patterns::max_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_char_max_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::collect<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_collect(dest, source, nelems); });
     });
 }
 
 void case_123() {
-    ishmem_testing::patterns::max_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_char_max_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::collect<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint32_collect(team, dest, source, nelems); });
     });
 }
 
 void case_124() {
-    ishmem_testing::patterns::max_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_char_max_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_uint32_collect_on_queue(dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_125() {
-    ishmem_testing::patterns::max_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_char_max_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        ishmemx_uint32_collect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_126() {
-    ishmem_testing::patterns::max_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_char_max_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_127() {
-    ishmem_testing::patterns::max_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_char_max_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<uint32_t>([](uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_128() {
-    ishmem_testing::patterns::max_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_char_max_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint32_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_129() {
-    ishmem_testing::patterns::max_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_char_max_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<uint32_t>([](ishmem_team_t team, uint32_t* dest, const uint32_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint32_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_130() {
-    ishmem_testing::patterns::max_reduce<signed char>([](signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_schar_max_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::collect<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_collect(dest, source, nelems); });
     });
 }
 
 void case_131() {
-    ishmem_testing::patterns::max_reduce<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_schar_max_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::collect<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint64_collect(team, dest, source, nelems); });
     });
 }
 
 void case_132() {
-    ishmem_testing::patterns::max_reduce<signed char>([](signed char* dest, const signed char* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_schar_max_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_uint64_collect_on_queue(dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_133() {
-    ishmem_testing::patterns::max_reduce<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_schar_max_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        ishmemx_uint64_collect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_134() {
-    ishmem_testing::patterns::max_reduce<signed char>([](signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_schar_max_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_135() {
-    ishmem_testing::patterns::max_reduce<signed char>([](signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_schar_max_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<uint64_t>([](uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_136() {
-    ishmem_testing::patterns::max_reduce<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_schar_max_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint64_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_137() {
-    ishmem_testing::patterns::max_reduce<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_schar_max_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<uint64_t>([](ishmem_team_t team, uint64_t* dest, const uint64_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint64_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_138() {
-    ishmem_testing::patterns::max_reduce<short>([](short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_max_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::collect<size_t>([](size_t* dest, const size_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_collect(dest, source, nelems); });
     });
 }
 
 void case_139() {
-    ishmem_testing::patterns::max_reduce<short>([](ishmem_team_t team, short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_max_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::collect<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_size_collect(team, dest, source, nelems); });
     });
 }
 
 void case_140() {
-    ishmem_testing::patterns::max_reduce<short>([](short* dest, const short* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<size_t>([](size_t* dest, const size_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_short_max_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_size_collect_on_queue(dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_141() {
-    ishmem_testing::patterns::max_reduce<short>([](ishmem_team_t team, short* dest, const short* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_short_max_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        ishmemx_size_collect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_142() {
-    ishmem_testing::patterns::max_reduce<short>([](short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_short_max_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<size_t>([](size_t* dest, const size_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_143() {
-    ishmem_testing::patterns::max_reduce<short>([](short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_short_max_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<size_t>([](size_t* dest, const size_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_collect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_144() {
-    ishmem_testing::patterns::max_reduce<short>([](ishmem_team_t team, short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_short_max_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_size_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_145() {
-    ishmem_testing::patterns::max_reduce<short>([](ishmem_team_t team, short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_short_max_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::collect<size_t>([](ishmem_team_t team, size_t* dest, const size_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_size_collect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_146() {
-    ishmem_testing::patterns::max_reduce<int>([](int* dest, const int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int_max_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::collect<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ptrdiff_collect(dest, source, nelems); });
     });
 }
 
 void case_147() {
-    ishmem_testing::patterns::max_reduce<int>([](ishmem_team_t team, int* dest, const int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int_max_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::collect<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ptrdiff_collect(team, dest, source, nelems); });
     });
 }
 
 void case_148() {
-    ishmem_testing::patterns::max_reduce<int>([](int* dest, const int* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_int_max_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_ptrdiff_collect_on_queue(dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_149() {
-    ishmem_testing::patterns::max_reduce<int>([](ishmem_team_t team, int* dest, const int* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::collect<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_int_max_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
+        ishmemx_ptrdiff_collect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 const ishmem_testing::GeneratedCase cases[] = {
-    {"ishmemx_or_reduce_work_group<unsigned char>(team) [block]", case_0},
-    {"ishmemx_or_reduce_work_group<unsigned char>(team) [warp]", case_1},
-    {"ishmem_uchar_xor_reduce [thread]", case_2},
-    {"ishmem_uchar_xor_reduce(team) [thread]", case_3},
-    {"ishmemx_uchar_xor_reduce_on_queue [stream]", case_4},
-    {"ishmemx_uchar_xor_reduce_on_queue(team) [stream]", case_5},
-    {"ishmemx_uchar_xor_reduce_work_group [block]", case_6},
-    {"ishmemx_uchar_xor_reduce_work_group [warp]", case_7},
-    {"ishmemx_uchar_xor_reduce_work_group(team) [block]", case_8},
-    {"ishmemx_uchar_xor_reduce_work_group(team) [warp]", case_9},
-    {"ishmem_ushort_xor_reduce [thread]", case_10},
-    {"ishmem_ushort_xor_reduce(team) [thread]", case_11},
-    {"ishmemx_ushort_xor_reduce_on_queue [stream]", case_12},
-    {"ishmemx_ushort_xor_reduce_on_queue(team) [stream]", case_13},
-    {"ishmemx_ushort_xor_reduce_work_group [block]", case_14},
-    {"ishmemx_ushort_xor_reduce_work_group [warp]", case_15},
-    {"ishmemx_ushort_xor_reduce_work_group(team) [block]", case_16},
-    {"ishmemx_ushort_xor_reduce_work_group(team) [warp]", case_17},
-    {"ishmem_uint_xor_reduce [thread]", case_18},
-    {"ishmem_uint_xor_reduce(team) [thread]", case_19},
-    {"ishmemx_uint_xor_reduce_on_queue [stream]", case_20},
-    {"ishmemx_uint_xor_reduce_on_queue(team) [stream]", case_21},
-    {"ishmemx_uint_xor_reduce_work_group [block]", case_22},
-    {"ishmemx_uint_xor_reduce_work_group [warp]", case_23},
-    {"ishmemx_uint_xor_reduce_work_group(team) [block]", case_24},
-    {"ishmemx_uint_xor_reduce_work_group(team) [warp]", case_25},
-    {"ishmem_ulong_xor_reduce [thread]", case_26},
-    {"ishmem_ulong_xor_reduce(team) [thread]", case_27},
-    {"ishmemx_ulong_xor_reduce_on_queue [stream]", case_28},
-    {"ishmemx_ulong_xor_reduce_on_queue(team) [stream]", case_29},
-    {"ishmemx_ulong_xor_reduce_work_group [block]", case_30},
-    {"ishmemx_ulong_xor_reduce_work_group [warp]", case_31},
-    {"ishmemx_ulong_xor_reduce_work_group(team) [block]", case_32},
-    {"ishmemx_ulong_xor_reduce_work_group(team) [warp]", case_33},
-    {"ishmem_ulonglong_xor_reduce [thread]", case_34},
-    {"ishmem_ulonglong_xor_reduce(team) [thread]", case_35},
-    {"ishmemx_ulonglong_xor_reduce_on_queue [stream]", case_36},
-    {"ishmemx_ulonglong_xor_reduce_on_queue(team) [stream]", case_37},
-    {"ishmemx_ulonglong_xor_reduce_work_group [block]", case_38},
-    {"ishmemx_ulonglong_xor_reduce_work_group [warp]", case_39},
-    {"ishmemx_ulonglong_xor_reduce_work_group(team) [block]", case_40},
-    {"ishmemx_ulonglong_xor_reduce_work_group(team) [warp]", case_41},
-    {"ishmem_int8_xor_reduce [thread]", case_42},
-    {"ishmem_int8_xor_reduce(team) [thread]", case_43},
-    {"ishmemx_int8_xor_reduce_on_queue [stream]", case_44},
-    {"ishmemx_int8_xor_reduce_on_queue(team) [stream]", case_45},
-    {"ishmemx_int8_xor_reduce_work_group [block]", case_46},
-    {"ishmemx_int8_xor_reduce_work_group [warp]", case_47},
-    {"ishmemx_int8_xor_reduce_work_group(team) [block]", case_48},
-    {"ishmemx_int8_xor_reduce_work_group(team) [warp]", case_49},
-    {"ishmem_int16_xor_reduce [thread]", case_50},
-    {"ishmem_int16_xor_reduce(team) [thread]", case_51},
-    {"ishmemx_int16_xor_reduce_on_queue [stream]", case_52},
-    {"ishmemx_int16_xor_reduce_on_queue(team) [stream]", case_53},
-    {"ishmemx_int16_xor_reduce_work_group [block]", case_54},
-    {"ishmemx_int16_xor_reduce_work_group [warp]", case_55},
-    {"ishmemx_int16_xor_reduce_work_group(team) [block]", case_56},
-    {"ishmemx_int16_xor_reduce_work_group(team) [warp]", case_57},
-    {"ishmem_int32_xor_reduce [thread]", case_58},
-    {"ishmem_int32_xor_reduce(team) [thread]", case_59},
-    {"ishmemx_int32_xor_reduce_on_queue [stream]", case_60},
-    {"ishmemx_int32_xor_reduce_on_queue(team) [stream]", case_61},
-    {"ishmemx_int32_xor_reduce_work_group [block]", case_62},
-    {"ishmemx_int32_xor_reduce_work_group [warp]", case_63},
-    {"ishmemx_int32_xor_reduce_work_group(team) [block]", case_64},
-    {"ishmemx_int32_xor_reduce_work_group(team) [warp]", case_65},
-    {"ishmem_int64_xor_reduce [thread]", case_66},
-    {"ishmem_int64_xor_reduce(team) [thread]", case_67},
-    {"ishmemx_int64_xor_reduce_on_queue [stream]", case_68},
-    {"ishmemx_int64_xor_reduce_on_queue(team) [stream]", case_69},
-    {"ishmemx_int64_xor_reduce_work_group [block]", case_70},
-    {"ishmemx_int64_xor_reduce_work_group [warp]", case_71},
-    {"ishmemx_int64_xor_reduce_work_group(team) [block]", case_72},
-    {"ishmemx_int64_xor_reduce_work_group(team) [warp]", case_73},
-    {"ishmem_uint8_xor_reduce [thread]", case_74},
-    {"ishmem_uint8_xor_reduce(team) [thread]", case_75},
-    {"ishmemx_uint8_xor_reduce_on_queue [stream]", case_76},
-    {"ishmemx_uint8_xor_reduce_on_queue(team) [stream]", case_77},
-    {"ishmemx_uint8_xor_reduce_work_group [block]", case_78},
-    {"ishmemx_uint8_xor_reduce_work_group [warp]", case_79},
-    {"ishmemx_uint8_xor_reduce_work_group(team) [block]", case_80},
-    {"ishmemx_uint8_xor_reduce_work_group(team) [warp]", case_81},
-    {"ishmem_uint16_xor_reduce [thread]", case_82},
-    {"ishmem_uint16_xor_reduce(team) [thread]", case_83},
-    {"ishmemx_uint16_xor_reduce_on_queue [stream]", case_84},
-    {"ishmemx_uint16_xor_reduce_on_queue(team) [stream]", case_85},
-    {"ishmemx_uint16_xor_reduce_work_group [block]", case_86},
-    {"ishmemx_uint16_xor_reduce_work_group [warp]", case_87},
-    {"ishmemx_uint16_xor_reduce_work_group(team) [block]", case_88},
-    {"ishmemx_uint16_xor_reduce_work_group(team) [warp]", case_89},
-    {"ishmem_uint32_xor_reduce [thread]", case_90},
-    {"ishmem_uint32_xor_reduce(team) [thread]", case_91},
-    {"ishmemx_uint32_xor_reduce_on_queue [stream]", case_92},
-    {"ishmemx_uint32_xor_reduce_on_queue(team) [stream]", case_93},
-    {"ishmemx_uint32_xor_reduce_work_group [block]", case_94},
-    {"ishmemx_uint32_xor_reduce_work_group [warp]", case_95},
-    {"ishmemx_uint32_xor_reduce_work_group(team) [block]", case_96},
-    {"ishmemx_uint32_xor_reduce_work_group(team) [warp]", case_97},
-    {"ishmem_uint64_xor_reduce [thread]", case_98},
-    {"ishmem_uint64_xor_reduce(team) [thread]", case_99},
-    {"ishmemx_uint64_xor_reduce_on_queue [stream]", case_100},
-    {"ishmemx_uint64_xor_reduce_on_queue(team) [stream]", case_101},
-    {"ishmemx_uint64_xor_reduce_work_group [block]", case_102},
-    {"ishmemx_uint64_xor_reduce_work_group [warp]", case_103},
-    {"ishmemx_uint64_xor_reduce_work_group(team) [block]", case_104},
-    {"ishmemx_uint64_xor_reduce_work_group(team) [warp]", case_105},
-    {"ishmem_size_xor_reduce [thread]", case_106},
-    {"ishmem_size_xor_reduce(team) [thread]", case_107},
-    {"ishmemx_size_xor_reduce_on_queue [stream]", case_108},
-    {"ishmemx_size_xor_reduce_on_queue(team) [stream]", case_109},
-    {"ishmemx_size_xor_reduce_work_group [block]", case_110},
-    {"ishmemx_size_xor_reduce_work_group [warp]", case_111},
-    {"ishmemx_size_xor_reduce_work_group(team) [block]", case_112},
-    {"ishmemx_size_xor_reduce_work_group(team) [warp]", case_113},
-    {"ishmem_xor_reduce<unsigned char> [thread]", case_114},
-    {"ishmem_xor_reduce<unsigned char>(team) [thread]", case_115},
-    {"ishmemx_xor_reduce_on_queue<unsigned char> [stream]", case_116},
-    {"ishmemx_xor_reduce_on_queue<unsigned char>(team) [stream]", case_117},
-    {"ishmemx_xor_reduce_work_group<unsigned char> [block]", case_118},
-    {"ishmemx_xor_reduce_work_group<unsigned char> [warp]", case_119},
-    {"ishmemx_xor_reduce_work_group<unsigned char>(team) [block]", case_120},
-    {"ishmemx_xor_reduce_work_group<unsigned char>(team) [warp]", case_121},
-    {"ishmem_char_max_reduce [thread]", case_122},
-    {"ishmem_char_max_reduce(team) [thread]", case_123},
-    {"ishmemx_char_max_reduce_on_queue [stream]", case_124},
-    {"ishmemx_char_max_reduce_on_queue(team) [stream]", case_125},
-    {"ishmemx_char_max_reduce_work_group [block]", case_126},
-    {"ishmemx_char_max_reduce_work_group [warp]", case_127},
-    {"ishmemx_char_max_reduce_work_group(team) [block]", case_128},
-    {"ishmemx_char_max_reduce_work_group(team) [warp]", case_129},
-    {"ishmem_schar_max_reduce [thread]", case_130},
-    {"ishmem_schar_max_reduce(team) [thread]", case_131},
-    {"ishmemx_schar_max_reduce_on_queue [stream]", case_132},
-    {"ishmemx_schar_max_reduce_on_queue(team) [stream]", case_133},
-    {"ishmemx_schar_max_reduce_work_group [block]", case_134},
-    {"ishmemx_schar_max_reduce_work_group [warp]", case_135},
-    {"ishmemx_schar_max_reduce_work_group(team) [block]", case_136},
-    {"ishmemx_schar_max_reduce_work_group(team) [warp]", case_137},
-    {"ishmem_short_max_reduce [thread]", case_138},
-    {"ishmem_short_max_reduce(team) [thread]", case_139},
-    {"ishmemx_short_max_reduce_on_queue [stream]", case_140},
-    {"ishmemx_short_max_reduce_on_queue(team) [stream]", case_141},
-    {"ishmemx_short_max_reduce_work_group [block]", case_142},
-    {"ishmemx_short_max_reduce_work_group [warp]", case_143},
-    {"ishmemx_short_max_reduce_work_group(team) [block]", case_144},
-    {"ishmemx_short_max_reduce_work_group(team) [warp]", case_145},
-    {"ishmem_int_max_reduce [thread]", case_146},
-    {"ishmem_int_max_reduce(team) [thread]", case_147},
-    {"ishmemx_int_max_reduce_on_queue [stream]", case_148},
-    {"ishmemx_int_max_reduce_on_queue(team) [stream]", case_149},
+    {"ishmemx_schar_collect_work_group(team) [block]", case_0},
+    {"ishmemx_schar_collect_work_group(team) [warp]", case_1},
+    {"ishmem_short_collect [thread]", case_2},
+    {"ishmem_short_collect(team) [thread]", case_3},
+    {"ishmemx_short_collect_on_queue [stream]", case_4},
+    {"ishmemx_short_collect_on_queue(team) [stream]", case_5},
+    {"ishmemx_short_collect_work_group [block]", case_6},
+    {"ishmemx_short_collect_work_group [warp]", case_7},
+    {"ishmemx_short_collect_work_group(team) [block]", case_8},
+    {"ishmemx_short_collect_work_group(team) [warp]", case_9},
+    {"ishmem_int_collect [thread]", case_10},
+    {"ishmem_int_collect(team) [thread]", case_11},
+    {"ishmemx_int_collect_on_queue [stream]", case_12},
+    {"ishmemx_int_collect_on_queue(team) [stream]", case_13},
+    {"ishmemx_int_collect_work_group [block]", case_14},
+    {"ishmemx_int_collect_work_group [warp]", case_15},
+    {"ishmemx_int_collect_work_group(team) [block]", case_16},
+    {"ishmemx_int_collect_work_group(team) [warp]", case_17},
+    {"ishmem_long_collect [thread]", case_18},
+    {"ishmem_long_collect(team) [thread]", case_19},
+    {"ishmemx_long_collect_on_queue [stream]", case_20},
+    {"ishmemx_long_collect_on_queue(team) [stream]", case_21},
+    {"ishmemx_long_collect_work_group [block]", case_22},
+    {"ishmemx_long_collect_work_group [warp]", case_23},
+    {"ishmemx_long_collect_work_group(team) [block]", case_24},
+    {"ishmemx_long_collect_work_group(team) [warp]", case_25},
+    {"ishmem_longlong_collect [thread]", case_26},
+    {"ishmem_longlong_collect(team) [thread]", case_27},
+    {"ishmemx_longlong_collect_on_queue [stream]", case_28},
+    {"ishmemx_longlong_collect_on_queue(team) [stream]", case_29},
+    {"ishmemx_longlong_collect_work_group [block]", case_30},
+    {"ishmemx_longlong_collect_work_group [warp]", case_31},
+    {"ishmemx_longlong_collect_work_group(team) [block]", case_32},
+    {"ishmemx_longlong_collect_work_group(team) [warp]", case_33},
+    {"ishmem_uchar_collect [thread]", case_34},
+    {"ishmem_uchar_collect(team) [thread]", case_35},
+    {"ishmemx_uchar_collect_on_queue [stream]", case_36},
+    {"ishmemx_uchar_collect_on_queue(team) [stream]", case_37},
+    {"ishmemx_uchar_collect_work_group [block]", case_38},
+    {"ishmemx_uchar_collect_work_group [warp]", case_39},
+    {"ishmemx_uchar_collect_work_group(team) [block]", case_40},
+    {"ishmemx_uchar_collect_work_group(team) [warp]", case_41},
+    {"ishmem_ushort_collect [thread]", case_42},
+    {"ishmem_ushort_collect(team) [thread]", case_43},
+    {"ishmemx_ushort_collect_on_queue [stream]", case_44},
+    {"ishmemx_ushort_collect_on_queue(team) [stream]", case_45},
+    {"ishmemx_ushort_collect_work_group [block]", case_46},
+    {"ishmemx_ushort_collect_work_group [warp]", case_47},
+    {"ishmemx_ushort_collect_work_group(team) [block]", case_48},
+    {"ishmemx_ushort_collect_work_group(team) [warp]", case_49},
+    {"ishmem_uint_collect [thread]", case_50},
+    {"ishmem_uint_collect(team) [thread]", case_51},
+    {"ishmemx_uint_collect_on_queue [stream]", case_52},
+    {"ishmemx_uint_collect_on_queue(team) [stream]", case_53},
+    {"ishmemx_uint_collect_work_group [block]", case_54},
+    {"ishmemx_uint_collect_work_group [warp]", case_55},
+    {"ishmemx_uint_collect_work_group(team) [block]", case_56},
+    {"ishmemx_uint_collect_work_group(team) [warp]", case_57},
+    {"ishmem_ulong_collect [thread]", case_58},
+    {"ishmem_ulong_collect(team) [thread]", case_59},
+    {"ishmemx_ulong_collect_on_queue [stream]", case_60},
+    {"ishmemx_ulong_collect_on_queue(team) [stream]", case_61},
+    {"ishmemx_ulong_collect_work_group [block]", case_62},
+    {"ishmemx_ulong_collect_work_group [warp]", case_63},
+    {"ishmemx_ulong_collect_work_group(team) [block]", case_64},
+    {"ishmemx_ulong_collect_work_group(team) [warp]", case_65},
+    {"ishmem_ulonglong_collect [thread]", case_66},
+    {"ishmem_ulonglong_collect(team) [thread]", case_67},
+    {"ishmemx_ulonglong_collect_on_queue [stream]", case_68},
+    {"ishmemx_ulonglong_collect_on_queue(team) [stream]", case_69},
+    {"ishmemx_ulonglong_collect_work_group [block]", case_70},
+    {"ishmemx_ulonglong_collect_work_group [warp]", case_71},
+    {"ishmemx_ulonglong_collect_work_group(team) [block]", case_72},
+    {"ishmemx_ulonglong_collect_work_group(team) [warp]", case_73},
+    {"ishmem_int8_collect [thread]", case_74},
+    {"ishmem_int8_collect(team) [thread]", case_75},
+    {"ishmemx_int8_collect_on_queue [stream]", case_76},
+    {"ishmemx_int8_collect_on_queue(team) [stream]", case_77},
+    {"ishmemx_int8_collect_work_group [block]", case_78},
+    {"ishmemx_int8_collect_work_group [warp]", case_79},
+    {"ishmemx_int8_collect_work_group(team) [block]", case_80},
+    {"ishmemx_int8_collect_work_group(team) [warp]", case_81},
+    {"ishmem_int16_collect [thread]", case_82},
+    {"ishmem_int16_collect(team) [thread]", case_83},
+    {"ishmemx_int16_collect_on_queue [stream]", case_84},
+    {"ishmemx_int16_collect_on_queue(team) [stream]", case_85},
+    {"ishmemx_int16_collect_work_group [block]", case_86},
+    {"ishmemx_int16_collect_work_group [warp]", case_87},
+    {"ishmemx_int16_collect_work_group(team) [block]", case_88},
+    {"ishmemx_int16_collect_work_group(team) [warp]", case_89},
+    {"ishmem_int32_collect [thread]", case_90},
+    {"ishmem_int32_collect(team) [thread]", case_91},
+    {"ishmemx_int32_collect_on_queue [stream]", case_92},
+    {"ishmemx_int32_collect_on_queue(team) [stream]", case_93},
+    {"ishmemx_int32_collect_work_group [block]", case_94},
+    {"ishmemx_int32_collect_work_group [warp]", case_95},
+    {"ishmemx_int32_collect_work_group(team) [block]", case_96},
+    {"ishmemx_int32_collect_work_group(team) [warp]", case_97},
+    {"ishmem_int64_collect [thread]", case_98},
+    {"ishmem_int64_collect(team) [thread]", case_99},
+    {"ishmemx_int64_collect_on_queue [stream]", case_100},
+    {"ishmemx_int64_collect_on_queue(team) [stream]", case_101},
+    {"ishmemx_int64_collect_work_group [block]", case_102},
+    {"ishmemx_int64_collect_work_group [warp]", case_103},
+    {"ishmemx_int64_collect_work_group(team) [block]", case_104},
+    {"ishmemx_int64_collect_work_group(team) [warp]", case_105},
+    {"ishmem_uint8_collect [thread]", case_106},
+    {"ishmem_uint8_collect(team) [thread]", case_107},
+    {"ishmemx_uint8_collect_on_queue [stream]", case_108},
+    {"ishmemx_uint8_collect_on_queue(team) [stream]", case_109},
+    {"ishmemx_uint8_collect_work_group [block]", case_110},
+    {"ishmemx_uint8_collect_work_group [warp]", case_111},
+    {"ishmemx_uint8_collect_work_group(team) [block]", case_112},
+    {"ishmemx_uint8_collect_work_group(team) [warp]", case_113},
+    {"ishmem_uint16_collect [thread]", case_114},
+    {"ishmem_uint16_collect(team) [thread]", case_115},
+    {"ishmemx_uint16_collect_on_queue [stream]", case_116},
+    {"ishmemx_uint16_collect_on_queue(team) [stream]", case_117},
+    {"ishmemx_uint16_collect_work_group [block]", case_118},
+    {"ishmemx_uint16_collect_work_group [warp]", case_119},
+    {"ishmemx_uint16_collect_work_group(team) [block]", case_120},
+    {"ishmemx_uint16_collect_work_group(team) [warp]", case_121},
+    {"ishmem_uint32_collect [thread]", case_122},
+    {"ishmem_uint32_collect(team) [thread]", case_123},
+    {"ishmemx_uint32_collect_on_queue [stream]", case_124},
+    {"ishmemx_uint32_collect_on_queue(team) [stream]", case_125},
+    {"ishmemx_uint32_collect_work_group [block]", case_126},
+    {"ishmemx_uint32_collect_work_group [warp]", case_127},
+    {"ishmemx_uint32_collect_work_group(team) [block]", case_128},
+    {"ishmemx_uint32_collect_work_group(team) [warp]", case_129},
+    {"ishmem_uint64_collect [thread]", case_130},
+    {"ishmem_uint64_collect(team) [thread]", case_131},
+    {"ishmemx_uint64_collect_on_queue [stream]", case_132},
+    {"ishmemx_uint64_collect_on_queue(team) [stream]", case_133},
+    {"ishmemx_uint64_collect_work_group [block]", case_134},
+    {"ishmemx_uint64_collect_work_group [warp]", case_135},
+    {"ishmemx_uint64_collect_work_group(team) [block]", case_136},
+    {"ishmemx_uint64_collect_work_group(team) [warp]", case_137},
+    {"ishmem_size_collect [thread]", case_138},
+    {"ishmem_size_collect(team) [thread]", case_139},
+    {"ishmemx_size_collect_on_queue [stream]", case_140},
+    {"ishmemx_size_collect_on_queue(team) [stream]", case_141},
+    {"ishmemx_size_collect_work_group [block]", case_142},
+    {"ishmemx_size_collect_work_group [warp]", case_143},
+    {"ishmemx_size_collect_work_group(team) [block]", case_144},
+    {"ishmemx_size_collect_work_group(team) [warp]", case_145},
+    {"ishmem_ptrdiff_collect [thread]", case_146},
+    {"ishmem_ptrdiff_collect(team) [thread]", case_147},
+    {"ishmemx_ptrdiff_collect_on_queue [stream]", case_148},
+    {"ishmemx_ptrdiff_collect_on_queue(team) [stream]", case_149},
 };
 
 }  // namespace ishmem_gpu_cases_collectives_7

@@ -16,1170 +16,395 @@
 namespace ishmem_gpu_cases_collectives_9 {
 
 void case_0() {
-    ishmem_testing::patterns::max_reduce<double>([](double* dest, const double* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::fcollect<int>([](ishmem_team_t team, int* dest, const int* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_double_max_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_int_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_1() {
-    ishmem_testing::patterns::max_reduce<double>([](ishmem_team_t team, double* dest, const double* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_double_max_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<int>([](int* dest, const int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_2() {
-    ishmem_testing::patterns::max_reduce<double>([](double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_double_max_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<int>([](int* dest, const int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_3() {
-    ishmem_testing::patterns::max_reduce<double>([](double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_double_max_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<int>([](ishmem_team_t team, int* dest, const int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_4() {
-    ishmem_testing::patterns::max_reduce<double>([](ishmem_team_t team, double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_double_max_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<int>([](ishmem_team_t team, int* dest, const int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_5() {
-    ishmem_testing::patterns::max_reduce<double>([](ishmem_team_t team, double* dest, const double* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_double_max_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<long>([](long* dest, const long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_long_fcollect(dest, source, nelems); });
     });
 }
 
 void case_6() {
-    ishmem_testing::patterns::max_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_max_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<long>([](ishmem_team_t team, long* dest, const long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_long_fcollect(team, dest, source, nelems); });
     });
 }
 
 void case_7() {
-    ishmem_testing::patterns::max_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_max_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<long>([](long* dest, const long* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_long_fcollect_on_queue(dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_8() {
-    ishmem_testing::patterns::max_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::fcollect<long>([](ishmem_team_t team, long* dest, const long* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_max_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_long_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_9() {
-    ishmem_testing::patterns::max_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_max_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<long>([](long* dest, const long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_long_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_10() {
-    ishmem_testing::patterns::max_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_max_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<long>([](long* dest, const long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_long_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_11() {
-    ishmem_testing::patterns::max_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_max_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<long>([](ishmem_team_t team, long* dest, const long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_long_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_12() {
-    ishmem_testing::patterns::max_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_max_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<long>([](ishmem_team_t team, long* dest, const long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_long_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_13() {
-    ishmem_testing::patterns::max_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_max_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<long long>([](long long* dest, const long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_longlong_fcollect(dest, source, nelems); });
     });
 }
 
 void case_14() {
-    ishmem_testing::patterns::min_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_char_min_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_longlong_fcollect(team, dest, source, nelems); });
     });
 }
 
 void case_15() {
-    ishmem_testing::patterns::min_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_char_min_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<long long>([](long long* dest, const long long* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_longlong_fcollect_on_queue(dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_16() {
-    ishmem_testing::patterns::min_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::fcollect<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_char_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_longlong_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_17() {
-    ishmem_testing::patterns::min_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_char_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<long long>([](long long* dest, const long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_longlong_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_18() {
-    ishmem_testing::patterns::min_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_char_min_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<long long>([](long long* dest, const long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_longlong_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_19() {
-    ishmem_testing::patterns::min_reduce<char>([](char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_char_min_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_longlong_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_20() {
-    ishmem_testing::patterns::min_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_char_min_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_longlong_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_21() {
-    ishmem_testing::patterns::min_reduce<char>([](ishmem_team_t team, char* dest, const char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_char_min_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_fcollect(dest, source, nelems); });
     });
 }
 
 void case_22() {
-    ishmem_testing::patterns::min_reduce<signed char>([](signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_schar_min_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_fcollect(team, dest, source, nelems); });
     });
 }
 
 void case_23() {
-    ishmem_testing::patterns::min_reduce<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_schar_min_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uchar_fcollect_on_queue(dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_24() {
-    ishmem_testing::patterns::min_reduce<signed char>([](signed char* dest, const signed char* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::fcollect<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_schar_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_uchar_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_25() {
-    ishmem_testing::patterns::min_reduce<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_schar_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_26() {
-    ishmem_testing::patterns::min_reduce<signed char>([](signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_schar_min_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_27() {
-    ishmem_testing::patterns::min_reduce<signed char>([](signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_schar_min_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_28() {
-    ishmem_testing::patterns::min_reduce<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_schar_min_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_29() {
-    ishmem_testing::patterns::min_reduce<signed char>([](ishmem_team_t team, signed char* dest, const signed char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_schar_min_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_fcollect(dest, source, nelems); });
     });
 }
 
 void case_30() {
-    ishmem_testing::patterns::min_reduce<short>([](short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_min_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_fcollect(team, dest, source, nelems); });
     });
 }
 
 void case_31() {
-    ishmem_testing::patterns::min_reduce<short>([](ishmem_team_t team, short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_short_min_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ushort_fcollect_on_queue(dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_32() {
-    ishmem_testing::patterns::min_reduce<short>([](short* dest, const short* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::fcollect<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_short_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_ushort_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_33() {
-    ishmem_testing::patterns::min_reduce<short>([](ishmem_team_t team, short* dest, const short* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_short_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_34() {
-    ishmem_testing::patterns::min_reduce<short>([](short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_short_min_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_35() {
-    ishmem_testing::patterns::min_reduce<short>([](short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_short_min_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_36() {
-    ishmem_testing::patterns::min_reduce<short>([](ishmem_team_t team, short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_short_min_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_37() {
-    ishmem_testing::patterns::min_reduce<short>([](ishmem_team_t team, short* dest, const short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_short_min_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_fcollect(dest, source, nelems); });
     });
 }
 
 void case_38() {
-    ishmem_testing::patterns::min_reduce<int>([](int* dest, const int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int_min_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_fcollect(team, dest, source, nelems); });
     });
 }
 
 void case_39() {
-    ishmem_testing::patterns::min_reduce<int>([](ishmem_team_t team, int* dest, const int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int_min_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_uint_fcollect_on_queue(dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_40() {
-    ishmem_testing::patterns::min_reduce<int>([](int* dest, const int* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::fcollect<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_int_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_uint_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_41() {
-    ishmem_testing::patterns::min_reduce<int>([](ishmem_team_t team, int* dest, const int* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
+    ishmem_testing::patterns::fcollect<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_42() {
-    ishmem_testing::patterns::min_reduce<int>([](int* dest, const int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int_min_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 void case_43() {
-    ishmem_testing::patterns::min_reduce<int>([](int* dest, const int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int_min_reduce_work_group(dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_44() {
-    ishmem_testing::patterns::min_reduce<int>([](ishmem_team_t team, int* dest, const int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int_min_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_fcollect_work_group(team, dest, source, nelems, group); });
     });
 }
 
 void case_45() {
-    ishmem_testing::patterns::min_reduce<int>([](ishmem_team_t team, int* dest, const int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int_min_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_fcollect(dest, source, nelems); });
     });
 }
 
 void case_46() {
-    ishmem_testing::patterns::min_reduce<long>([](long* dest, const long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_long_min_reduce(dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_fcollect(team, dest, source, nelems); });
     });
 }
 
 void case_47() {
-    ishmem_testing::patterns::min_reduce<long>([](ishmem_team_t team, long* dest, const long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_long_min_reduce(team, dest, source, nreduce); });
+    ishmem_testing::patterns::fcollect<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
+        ishmem::queue q(ishmem_gpu_testing::test_stream());
+        int result{};
+        ishmemx_ulong_fcollect_on_queue(dest, source, nelems, &result, q).wait();
+        return result;
     });
 }
 
 void case_48() {
-    ishmem_testing::patterns::min_reduce<long>([](long* dest, const long* source, size_t nreduce) -> int {
+    ishmem_testing::patterns::fcollect<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
         ishmem::queue q(ishmem_gpu_testing::test_stream());
         int result{};
-        ishmemx_long_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
+        ishmemx_ulong_fcollect_on_queue(team, dest, source, nelems, &result, q).wait();
         return result;
     });
 }
 
 void case_49() {
-    ishmem_testing::patterns::min_reduce<long>([](ishmem_team_t team, long* dest, const long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_long_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_50() {
-    ishmem_testing::patterns::min_reduce<long>([](long* dest, const long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_long_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_51() {
-    ishmem_testing::patterns::min_reduce<long>([](long* dest, const long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_long_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_52() {
-    ishmem_testing::patterns::min_reduce<long>([](ishmem_team_t team, long* dest, const long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_long_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_53() {
-    ishmem_testing::patterns::min_reduce<long>([](ishmem_team_t team, long* dest, const long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_long_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_54() {
-    ishmem_testing::patterns::min_reduce<long long>([](long long* dest, const long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_longlong_min_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_55() {
-    ishmem_testing::patterns::min_reduce<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_longlong_min_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_56() {
-    ishmem_testing::patterns::min_reduce<long long>([](long long* dest, const long long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_longlong_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_57() {
-    ishmem_testing::patterns::min_reduce<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_longlong_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_58() {
-    ishmem_testing::patterns::min_reduce<long long>([](long long* dest, const long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_longlong_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_59() {
-    ishmem_testing::patterns::min_reduce<long long>([](long long* dest, const long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_longlong_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_60() {
-    ishmem_testing::patterns::min_reduce<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_longlong_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_61() {
-    ishmem_testing::patterns::min_reduce<long long>([](ishmem_team_t team, long long* dest, const long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_longlong_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_62() {
-    ishmem_testing::patterns::min_reduce<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ptrdiff_min_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_63() {
-    ishmem_testing::patterns::min_reduce<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ptrdiff_min_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_64() {
-    ishmem_testing::patterns::min_reduce<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ptrdiff_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_65() {
-    ishmem_testing::patterns::min_reduce<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ptrdiff_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_66() {
-    ishmem_testing::patterns::min_reduce<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_67() {
-    ishmem_testing::patterns::min_reduce<ptrdiff_t>([](ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_68() {
-    ishmem_testing::patterns::min_reduce<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_69() {
-    ishmem_testing::patterns::min_reduce<ptrdiff_t>([](ishmem_team_t team, ptrdiff_t* dest, const ptrdiff_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ptrdiff_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_70() {
-    ishmem_testing::patterns::min_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_min_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_71() {
-    ishmem_testing::patterns::min_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uchar_min_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_72() {
-    ishmem_testing::patterns::min_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uchar_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_73() {
-    ishmem_testing::patterns::min_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uchar_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_74() {
-    ishmem_testing::patterns::min_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_75() {
-    ishmem_testing::patterns::min_reduce<unsigned char>([](unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_76() {
-    ishmem_testing::patterns::min_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uchar_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_77() {
-    ishmem_testing::patterns::min_reduce<unsigned char>([](ishmem_team_t team, unsigned char* dest, const unsigned char* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uchar_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_78() {
-    ishmem_testing::patterns::min_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_min_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_79() {
-    ishmem_testing::patterns::min_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ushort_min_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_80() {
-    ishmem_testing::patterns::min_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ushort_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_81() {
-    ishmem_testing::patterns::min_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ushort_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_82() {
-    ishmem_testing::patterns::min_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_83() {
-    ishmem_testing::patterns::min_reduce<unsigned short>([](unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_84() {
-    ishmem_testing::patterns::min_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ushort_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_85() {
-    ishmem_testing::patterns::min_reduce<unsigned short>([](ishmem_team_t team, unsigned short* dest, const unsigned short* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ushort_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_86() {
-    ishmem_testing::patterns::min_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_min_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_87() {
-    ishmem_testing::patterns::min_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint_min_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_88() {
-    ishmem_testing::patterns::min_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_89() {
-    ishmem_testing::patterns::min_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_90() {
-    ishmem_testing::patterns::min_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_91() {
-    ishmem_testing::patterns::min_reduce<unsigned int>([](unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_92() {
-    ishmem_testing::patterns::min_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_93() {
-    ishmem_testing::patterns::min_reduce<unsigned int>([](ishmem_team_t team, unsigned int* dest, const unsigned int* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_94() {
-    ishmem_testing::patterns::min_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_min_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_95() {
-    ishmem_testing::patterns::min_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulong_min_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_96() {
-    ishmem_testing::patterns::min_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulong_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_97() {
-    ishmem_testing::patterns::min_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulong_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_98() {
-    ishmem_testing::patterns::min_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_99() {
-    ishmem_testing::patterns::min_reduce<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_100() {
-    ishmem_testing::patterns::min_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_101() {
-    ishmem_testing::patterns::min_reduce<unsigned long>([](ishmem_team_t team, unsigned long* dest, const unsigned long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulong_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_102() {
-    ishmem_testing::patterns::min_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_min_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_103() {
-    ishmem_testing::patterns::min_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_ulonglong_min_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_104() {
-    ishmem_testing::patterns::min_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulonglong_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_105() {
-    ishmem_testing::patterns::min_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_ulonglong_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_106() {
-    ishmem_testing::patterns::min_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_107() {
-    ishmem_testing::patterns::min_reduce<unsigned long long>([](unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_108() {
-    ishmem_testing::patterns::min_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_109() {
-    ishmem_testing::patterns::min_reduce<unsigned long long>([](ishmem_team_t team, unsigned long long* dest, const unsigned long long* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_ulonglong_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_110() {
-    ishmem_testing::patterns::min_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_min_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_111() {
-    ishmem_testing::patterns::min_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int8_min_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_112() {
-    ishmem_testing::patterns::min_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int8_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_113() {
-    ishmem_testing::patterns::min_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int8_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_114() {
-    ishmem_testing::patterns::min_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_115() {
-    ishmem_testing::patterns::min_reduce<int8_t>([](int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_116() {
-    ishmem_testing::patterns::min_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int8_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_117() {
-    ishmem_testing::patterns::min_reduce<int8_t>([](ishmem_team_t team, int8_t* dest, const int8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int8_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_118() {
-    ishmem_testing::patterns::min_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_min_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_119() {
-    ishmem_testing::patterns::min_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int16_min_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_120() {
-    ishmem_testing::patterns::min_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int16_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_121() {
-    ishmem_testing::patterns::min_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int16_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_122() {
-    ishmem_testing::patterns::min_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_123() {
-    ishmem_testing::patterns::min_reduce<int16_t>([](int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_124() {
-    ishmem_testing::patterns::min_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int16_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_125() {
-    ishmem_testing::patterns::min_reduce<int16_t>([](ishmem_team_t team, int16_t* dest, const int16_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int16_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_126() {
-    ishmem_testing::patterns::min_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_min_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_127() {
-    ishmem_testing::patterns::min_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int32_min_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_128() {
-    ishmem_testing::patterns::min_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int32_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_129() {
-    ishmem_testing::patterns::min_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int32_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_130() {
-    ishmem_testing::patterns::min_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_131() {
-    ishmem_testing::patterns::min_reduce<int32_t>([](int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_132() {
-    ishmem_testing::patterns::min_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int32_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_133() {
-    ishmem_testing::patterns::min_reduce<int32_t>([](ishmem_team_t team, int32_t* dest, const int32_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int32_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_134() {
-    ishmem_testing::patterns::min_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_min_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_135() {
-    ishmem_testing::patterns::min_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_int64_min_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_136() {
-    ishmem_testing::patterns::min_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int64_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_137() {
-    ishmem_testing::patterns::min_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_int64_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_138() {
-    ishmem_testing::patterns::min_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_139() {
-    ishmem_testing::patterns::min_reduce<int64_t>([](int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_140() {
-    ishmem_testing::patterns::min_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_int64_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_141() {
-    ishmem_testing::patterns::min_reduce<int64_t>([](ishmem_team_t team, int64_t* dest, const int64_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_int64_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_142() {
-    ishmem_testing::patterns::min_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_min_reduce(dest, source, nreduce); });
-    });
-}
-
-void case_143() {
-    ishmem_testing::patterns::min_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_thread<int>([=] __device__ () { return ishmem_uint8_min_reduce(team, dest, source, nreduce); });
-    });
-}
-
-void case_144() {
-    ishmem_testing::patterns::min_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint8_min_reduce_on_queue(dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_145() {
-    ishmem_testing::patterns::min_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        ishmem::queue q(ishmem_gpu_testing::test_stream());
-        int result{};
-        ishmemx_uint8_min_reduce_on_queue(team, dest, source, nreduce, &result, q).wait();
-        return result;
-    });
-}
-
-void case_146() {
-    ishmem_testing::patterns::min_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_147() {
-    ishmem_testing::patterns::min_reduce<uint8_t>([](uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_min_reduce_work_group(dest, source, nreduce, group); });
-    });
-}
-
-void case_148() {
-    ishmem_testing::patterns::min_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_uint8_min_reduce_work_group(team, dest, source, nreduce, group); });
-    });
-}
-
-void case_149() {
-    ishmem_testing::patterns::min_reduce<uint8_t>([](ishmem_team_t team, uint8_t* dest, const uint8_t* source, size_t nreduce) -> int {
-        return ishmem_gpu_testing::on_warp<int>([=] __device__ (const auto& group) { return ishmemx_uint8_min_reduce_work_group(team, dest, source, nreduce, group); });
+    ishmem_testing::patterns::fcollect<unsigned long>([](unsigned long* dest, const unsigned long* source, size_t nelems) -> int {
+        return ishmem_gpu_testing::on_block<int>([=] __device__ (const auto& group) { return ishmemx_ulong_fcollect_work_group(dest, source, nelems, group); });
     });
 }
 
 const ishmem_testing::GeneratedCase cases[] = {
-    {"ishmemx_double_max_reduce_on_queue [stream]", case_0},
-    {"ishmemx_double_max_reduce_on_queue(team) [stream]", case_1},
-    {"ishmemx_double_max_reduce_work_group [block]", case_2},
-    {"ishmemx_double_max_reduce_work_group [warp]", case_3},
-    {"ishmemx_double_max_reduce_work_group(team) [block]", case_4},
-    {"ishmemx_double_max_reduce_work_group(team) [warp]", case_5},
-    {"ishmem_max_reduce<char> [thread]", case_6},
-    {"ishmem_max_reduce<char>(team) [thread]", case_7},
-    {"ishmemx_max_reduce_on_queue<char> [stream]", case_8},
-    {"ishmemx_max_reduce_on_queue<char>(team) [stream]", case_9},
-    {"ishmemx_max_reduce_work_group<char> [block]", case_10},
-    {"ishmemx_max_reduce_work_group<char> [warp]", case_11},
-    {"ishmemx_max_reduce_work_group<char>(team) [block]", case_12},
-    {"ishmemx_max_reduce_work_group<char>(team) [warp]", case_13},
-    {"ishmem_char_min_reduce [thread]", case_14},
-    {"ishmem_char_min_reduce(team) [thread]", case_15},
-    {"ishmemx_char_min_reduce_on_queue [stream]", case_16},
-    {"ishmemx_char_min_reduce_on_queue(team) [stream]", case_17},
-    {"ishmemx_char_min_reduce_work_group [block]", case_18},
-    {"ishmemx_char_min_reduce_work_group [warp]", case_19},
-    {"ishmemx_char_min_reduce_work_group(team) [block]", case_20},
-    {"ishmemx_char_min_reduce_work_group(team) [warp]", case_21},
-    {"ishmem_schar_min_reduce [thread]", case_22},
-    {"ishmem_schar_min_reduce(team) [thread]", case_23},
-    {"ishmemx_schar_min_reduce_on_queue [stream]", case_24},
-    {"ishmemx_schar_min_reduce_on_queue(team) [stream]", case_25},
-    {"ishmemx_schar_min_reduce_work_group [block]", case_26},
-    {"ishmemx_schar_min_reduce_work_group [warp]", case_27},
-    {"ishmemx_schar_min_reduce_work_group(team) [block]", case_28},
-    {"ishmemx_schar_min_reduce_work_group(team) [warp]", case_29},
-    {"ishmem_short_min_reduce [thread]", case_30},
-    {"ishmem_short_min_reduce(team) [thread]", case_31},
-    {"ishmemx_short_min_reduce_on_queue [stream]", case_32},
-    {"ishmemx_short_min_reduce_on_queue(team) [stream]", case_33},
-    {"ishmemx_short_min_reduce_work_group [block]", case_34},
-    {"ishmemx_short_min_reduce_work_group [warp]", case_35},
-    {"ishmemx_short_min_reduce_work_group(team) [block]", case_36},
-    {"ishmemx_short_min_reduce_work_group(team) [warp]", case_37},
-    {"ishmem_int_min_reduce [thread]", case_38},
-    {"ishmem_int_min_reduce(team) [thread]", case_39},
-    {"ishmemx_int_min_reduce_on_queue [stream]", case_40},
-    {"ishmemx_int_min_reduce_on_queue(team) [stream]", case_41},
-    {"ishmemx_int_min_reduce_work_group [block]", case_42},
-    {"ishmemx_int_min_reduce_work_group [warp]", case_43},
-    {"ishmemx_int_min_reduce_work_group(team) [block]", case_44},
-    {"ishmemx_int_min_reduce_work_group(team) [warp]", case_45},
-    {"ishmem_long_min_reduce [thread]", case_46},
-    {"ishmem_long_min_reduce(team) [thread]", case_47},
-    {"ishmemx_long_min_reduce_on_queue [stream]", case_48},
-    {"ishmemx_long_min_reduce_on_queue(team) [stream]", case_49},
-    {"ishmemx_long_min_reduce_work_group [block]", case_50},
-    {"ishmemx_long_min_reduce_work_group [warp]", case_51},
-    {"ishmemx_long_min_reduce_work_group(team) [block]", case_52},
-    {"ishmemx_long_min_reduce_work_group(team) [warp]", case_53},
-    {"ishmem_longlong_min_reduce [thread]", case_54},
-    {"ishmem_longlong_min_reduce(team) [thread]", case_55},
-    {"ishmemx_longlong_min_reduce_on_queue [stream]", case_56},
-    {"ishmemx_longlong_min_reduce_on_queue(team) [stream]", case_57},
-    {"ishmemx_longlong_min_reduce_work_group [block]", case_58},
-    {"ishmemx_longlong_min_reduce_work_group [warp]", case_59},
-    {"ishmemx_longlong_min_reduce_work_group(team) [block]", case_60},
-    {"ishmemx_longlong_min_reduce_work_group(team) [warp]", case_61},
-    {"ishmem_ptrdiff_min_reduce [thread]", case_62},
-    {"ishmem_ptrdiff_min_reduce(team) [thread]", case_63},
-    {"ishmemx_ptrdiff_min_reduce_on_queue [stream]", case_64},
-    {"ishmemx_ptrdiff_min_reduce_on_queue(team) [stream]", case_65},
-    {"ishmemx_ptrdiff_min_reduce_work_group [block]", case_66},
-    {"ishmemx_ptrdiff_min_reduce_work_group [warp]", case_67},
-    {"ishmemx_ptrdiff_min_reduce_work_group(team) [block]", case_68},
-    {"ishmemx_ptrdiff_min_reduce_work_group(team) [warp]", case_69},
-    {"ishmem_uchar_min_reduce [thread]", case_70},
-    {"ishmem_uchar_min_reduce(team) [thread]", case_71},
-    {"ishmemx_uchar_min_reduce_on_queue [stream]", case_72},
-    {"ishmemx_uchar_min_reduce_on_queue(team) [stream]", case_73},
-    {"ishmemx_uchar_min_reduce_work_group [block]", case_74},
-    {"ishmemx_uchar_min_reduce_work_group [warp]", case_75},
-    {"ishmemx_uchar_min_reduce_work_group(team) [block]", case_76},
-    {"ishmemx_uchar_min_reduce_work_group(team) [warp]", case_77},
-    {"ishmem_ushort_min_reduce [thread]", case_78},
-    {"ishmem_ushort_min_reduce(team) [thread]", case_79},
-    {"ishmemx_ushort_min_reduce_on_queue [stream]", case_80},
-    {"ishmemx_ushort_min_reduce_on_queue(team) [stream]", case_81},
-    {"ishmemx_ushort_min_reduce_work_group [block]", case_82},
-    {"ishmemx_ushort_min_reduce_work_group [warp]", case_83},
-    {"ishmemx_ushort_min_reduce_work_group(team) [block]", case_84},
-    {"ishmemx_ushort_min_reduce_work_group(team) [warp]", case_85},
-    {"ishmem_uint_min_reduce [thread]", case_86},
-    {"ishmem_uint_min_reduce(team) [thread]", case_87},
-    {"ishmemx_uint_min_reduce_on_queue [stream]", case_88},
-    {"ishmemx_uint_min_reduce_on_queue(team) [stream]", case_89},
-    {"ishmemx_uint_min_reduce_work_group [block]", case_90},
-    {"ishmemx_uint_min_reduce_work_group [warp]", case_91},
-    {"ishmemx_uint_min_reduce_work_group(team) [block]", case_92},
-    {"ishmemx_uint_min_reduce_work_group(team) [warp]", case_93},
-    {"ishmem_ulong_min_reduce [thread]", case_94},
-    {"ishmem_ulong_min_reduce(team) [thread]", case_95},
-    {"ishmemx_ulong_min_reduce_on_queue [stream]", case_96},
-    {"ishmemx_ulong_min_reduce_on_queue(team) [stream]", case_97},
-    {"ishmemx_ulong_min_reduce_work_group [block]", case_98},
-    {"ishmemx_ulong_min_reduce_work_group [warp]", case_99},
-    {"ishmemx_ulong_min_reduce_work_group(team) [block]", case_100},
-    {"ishmemx_ulong_min_reduce_work_group(team) [warp]", case_101},
-    {"ishmem_ulonglong_min_reduce [thread]", case_102},
-    {"ishmem_ulonglong_min_reduce(team) [thread]", case_103},
-    {"ishmemx_ulonglong_min_reduce_on_queue [stream]", case_104},
-    {"ishmemx_ulonglong_min_reduce_on_queue(team) [stream]", case_105},
-    {"ishmemx_ulonglong_min_reduce_work_group [block]", case_106},
-    {"ishmemx_ulonglong_min_reduce_work_group [warp]", case_107},
-    {"ishmemx_ulonglong_min_reduce_work_group(team) [block]", case_108},
-    {"ishmemx_ulonglong_min_reduce_work_group(team) [warp]", case_109},
-    {"ishmem_int8_min_reduce [thread]", case_110},
-    {"ishmem_int8_min_reduce(team) [thread]", case_111},
-    {"ishmemx_int8_min_reduce_on_queue [stream]", case_112},
-    {"ishmemx_int8_min_reduce_on_queue(team) [stream]", case_113},
-    {"ishmemx_int8_min_reduce_work_group [block]", case_114},
-    {"ishmemx_int8_min_reduce_work_group [warp]", case_115},
-    {"ishmemx_int8_min_reduce_work_group(team) [block]", case_116},
-    {"ishmemx_int8_min_reduce_work_group(team) [warp]", case_117},
-    {"ishmem_int16_min_reduce [thread]", case_118},
-    {"ishmem_int16_min_reduce(team) [thread]", case_119},
-    {"ishmemx_int16_min_reduce_on_queue [stream]", case_120},
-    {"ishmemx_int16_min_reduce_on_queue(team) [stream]", case_121},
-    {"ishmemx_int16_min_reduce_work_group [block]", case_122},
-    {"ishmemx_int16_min_reduce_work_group [warp]", case_123},
-    {"ishmemx_int16_min_reduce_work_group(team) [block]", case_124},
-    {"ishmemx_int16_min_reduce_work_group(team) [warp]", case_125},
-    {"ishmem_int32_min_reduce [thread]", case_126},
-    {"ishmem_int32_min_reduce(team) [thread]", case_127},
-    {"ishmemx_int32_min_reduce_on_queue [stream]", case_128},
-    {"ishmemx_int32_min_reduce_on_queue(team) [stream]", case_129},
-    {"ishmemx_int32_min_reduce_work_group [block]", case_130},
-    {"ishmemx_int32_min_reduce_work_group [warp]", case_131},
-    {"ishmemx_int32_min_reduce_work_group(team) [block]", case_132},
-    {"ishmemx_int32_min_reduce_work_group(team) [warp]", case_133},
-    {"ishmem_int64_min_reduce [thread]", case_134},
-    {"ishmem_int64_min_reduce(team) [thread]", case_135},
-    {"ishmemx_int64_min_reduce_on_queue [stream]", case_136},
-    {"ishmemx_int64_min_reduce_on_queue(team) [stream]", case_137},
-    {"ishmemx_int64_min_reduce_work_group [block]", case_138},
-    {"ishmemx_int64_min_reduce_work_group [warp]", case_139},
-    {"ishmemx_int64_min_reduce_work_group(team) [block]", case_140},
-    {"ishmemx_int64_min_reduce_work_group(team) [warp]", case_141},
-    {"ishmem_uint8_min_reduce [thread]", case_142},
-    {"ishmem_uint8_min_reduce(team) [thread]", case_143},
-    {"ishmemx_uint8_min_reduce_on_queue [stream]", case_144},
-    {"ishmemx_uint8_min_reduce_on_queue(team) [stream]", case_145},
-    {"ishmemx_uint8_min_reduce_work_group [block]", case_146},
-    {"ishmemx_uint8_min_reduce_work_group [warp]", case_147},
-    {"ishmemx_uint8_min_reduce_work_group(team) [block]", case_148},
-    {"ishmemx_uint8_min_reduce_work_group(team) [warp]", case_149},
+    {"ishmemx_int_fcollect_on_queue(team) [stream]", case_0},
+    {"ishmemx_int_fcollect_work_group [block]", case_1},
+    {"ishmemx_int_fcollect_work_group [warp]", case_2},
+    {"ishmemx_int_fcollect_work_group(team) [block]", case_3},
+    {"ishmemx_int_fcollect_work_group(team) [warp]", case_4},
+    {"ishmem_long_fcollect [thread]", case_5},
+    {"ishmem_long_fcollect(team) [thread]", case_6},
+    {"ishmemx_long_fcollect_on_queue [stream]", case_7},
+    {"ishmemx_long_fcollect_on_queue(team) [stream]", case_8},
+    {"ishmemx_long_fcollect_work_group [block]", case_9},
+    {"ishmemx_long_fcollect_work_group [warp]", case_10},
+    {"ishmemx_long_fcollect_work_group(team) [block]", case_11},
+    {"ishmemx_long_fcollect_work_group(team) [warp]", case_12},
+    {"ishmem_longlong_fcollect [thread]", case_13},
+    {"ishmem_longlong_fcollect(team) [thread]", case_14},
+    {"ishmemx_longlong_fcollect_on_queue [stream]", case_15},
+    {"ishmemx_longlong_fcollect_on_queue(team) [stream]", case_16},
+    {"ishmemx_longlong_fcollect_work_group [block]", case_17},
+    {"ishmemx_longlong_fcollect_work_group [warp]", case_18},
+    {"ishmemx_longlong_fcollect_work_group(team) [block]", case_19},
+    {"ishmemx_longlong_fcollect_work_group(team) [warp]", case_20},
+    {"ishmem_uchar_fcollect [thread]", case_21},
+    {"ishmem_uchar_fcollect(team) [thread]", case_22},
+    {"ishmemx_uchar_fcollect_on_queue [stream]", case_23},
+    {"ishmemx_uchar_fcollect_on_queue(team) [stream]", case_24},
+    {"ishmemx_uchar_fcollect_work_group [block]", case_25},
+    {"ishmemx_uchar_fcollect_work_group [warp]", case_26},
+    {"ishmemx_uchar_fcollect_work_group(team) [block]", case_27},
+    {"ishmemx_uchar_fcollect_work_group(team) [warp]", case_28},
+    {"ishmem_ushort_fcollect [thread]", case_29},
+    {"ishmem_ushort_fcollect(team) [thread]", case_30},
+    {"ishmemx_ushort_fcollect_on_queue [stream]", case_31},
+    {"ishmemx_ushort_fcollect_on_queue(team) [stream]", case_32},
+    {"ishmemx_ushort_fcollect_work_group [block]", case_33},
+    {"ishmemx_ushort_fcollect_work_group [warp]", case_34},
+    {"ishmemx_ushort_fcollect_work_group(team) [block]", case_35},
+    {"ishmemx_ushort_fcollect_work_group(team) [warp]", case_36},
+    {"ishmem_uint_fcollect [thread]", case_37},
+    {"ishmem_uint_fcollect(team) [thread]", case_38},
+    {"ishmemx_uint_fcollect_on_queue [stream]", case_39},
+    {"ishmemx_uint_fcollect_on_queue(team) [stream]", case_40},
+    {"ishmemx_uint_fcollect_work_group [block]", case_41},
+    {"ishmemx_uint_fcollect_work_group [warp]", case_42},
+    {"ishmemx_uint_fcollect_work_group(team) [block]", case_43},
+    {"ishmemx_uint_fcollect_work_group(team) [warp]", case_44},
+    {"ishmem_ulong_fcollect [thread]", case_45},
+    {"ishmem_ulong_fcollect(team) [thread]", case_46},
+    {"ishmemx_ulong_fcollect_on_queue [stream]", case_47},
+    {"ishmemx_ulong_fcollect_on_queue(team) [stream]", case_48},
+    {"ishmemx_ulong_fcollect_work_group [block]", case_49},
 };
 
 }  // namespace ishmem_gpu_cases_collectives_9
