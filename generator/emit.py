@@ -90,20 +90,25 @@ GPU_CASES_PER_FILE = 150
 GPU_CASE_WEIGHT = {"broadcast": 4, "fcollect": 3}
 
 
+def gpu_case_weight(ep) -> int:
+    """How many of a file's GPU_CASES_PER_FILE one GPU case of this entry point counts for."""
+    return GPU_CASE_WEIGHT.get(ep.family.name, 1)
+
+
 def gpu_case_parts(eps) -> list[list]:
     """The GPU cases of a chapter's entry points, cut into files of at most GPU_CASES_PER_FILE
     weighted cases, in order."""
-    parts: list[list] = [[]]
+    parts: list[list] = []
     load = 0
     for ep in eps:
-        weight = GPU_CASE_WEIGHT.get(ep.family.name, 1)
+        weight = gpu_case_weight(ep)
         for tc in ep.gpu_tests:
-            if parts[-1] and load + weight > GPU_CASES_PER_FILE:
+            if not parts or load + weight > GPU_CASES_PER_FILE:
                 parts.append([])
                 load = 0
             parts[-1].append(tc)
             load += weight
-    return [p for p in parts if p]
+    return parts
 
 
 def render_all(api: Api, template_dir: Path) -> dict[str, str]:

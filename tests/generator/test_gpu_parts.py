@@ -2,7 +2,7 @@
 no file holds more than GPU_CASES_PER_FILE weighted cases (so that no nvcc runs far longer than the
 rest of a parallel build)."""
 from generator.__main__ import ROOT
-from generator.emit import GPU_CASE_WEIGHT, GPU_CASES_PER_FILE, gpu_case_parts
+from generator.emit import GPU_CASES_PER_FILE, gpu_case_parts, gpu_case_weight
 from generator.loader import load_spec
 from generator.model import build_api
 
@@ -12,7 +12,7 @@ def test_parts_keep_every_case_in_order_within_the_weight():
     heavy_seen = False
     for ch in api.chapters:
         eps = api.chapter_entry_points(ch.name)
-        weight = {id(tc): GPU_CASE_WEIGHT.get(ep.family.name, 1) for ep in eps for tc in ep.gpu_tests}
+        weight = {id(tc): gpu_case_weight(ep) for ep in eps for tc in ep.gpu_tests}
         parts = gpu_case_parts(eps)
         assert [tc for p in parts for tc in p] == [tc for ep in eps for tc in ep.gpu_tests], ch.name
         for p in parts:
