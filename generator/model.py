@@ -481,59 +481,72 @@ def _pointee(p: Param, form: _Form) -> str:
     return "char" if base == "void" else base
 
 
-def _check_lines(fam: Family, form: _Form) -> list[str]:
+def _check_lines(fam: Family, form: _Form) -> list[tuple[str, str]]:
+    """The family's hard checks, in order, as (statement, predicate) pairs: the statement reports a
+    failure and stops; the predicate (its ok_ twin, no report) is true when the check passes, and ''
+    for a statement that is not a check (an output handle's reset)."""
     lines = []
     if fam.check_init:
-        lines.append("ishmemi::check_init(fn);")
+        lines.append(("ishmemi::check_init(fn);", "ishmemi::ok_init()"))
     for p in fam.params:
         for c in p.checks:
             size = f"sizeof({_pointee(p, form)})"
             if c.kind == "pe":
-                lines.append(f"ishmemi::check_pe(fn, {p.name});")
-            elif c.kind == "symmetric":
-                lines.append(f'ishmemi::check_symmetric(fn, "{p.name}", {p.name}, ({c.args[0]}) * {size});')
-            elif c.kind == "symmetric_strided":
-                n, s = c.args
-                lines.append(f'ishmemi::check_symmetric(fn, "{p.name}", {p.name}, ishmemi::strided_extent({n}, {s}) * {size});')
-            elif c.kind == "symmetric_blocked":
-                b, nb, s = c.args
-                lines.append(f'ishmemi::check_symmetric(fn, "{p.name}", {p.name}, ishmemi::blocked_extent({b}, {nb}, {s}) * {size});')
+                lines.append((f"ishmemi::check_pe(fn, {p.name});", f"ishmemi::ok_pe({p.name})"))
+            elif c.kind in ("symmetric", "symmetric_strided", "symmetric_blocked", "symmetric_team",
+                            "symmetric_team_strided"):
+                if c.kind == "symmetric":
+                    nbytes = f"({c.args[0]}) * {size}"
+                elif c.kind == "symmetric_strided":
+                    nbytes = f"ishmemi::strided_extent({c.args[0]}, {c.args[1]}) * {size}"
+                elif c.kind == "symmetric_blocked":
+                    nbytes = f"ishmemi::blocked_extent({c.args[0]}, {c.args[1]}, {c.args[2]}) * {size}"
+                elif c.kind == "symmetric_team":
+                    nbytes = f"({c.args[0]}) * ishmemi::team_size_or_zero(team) * {size}"
+                else:
+                    nbytes = f"ishmemi::strided_extent(({c.args[0]}) * ishmemi::team_size_or_zero(team), {c.args[1]}) * {size}"
+                lines.append((f'ishmemi::check_symmetric(fn, "{p.name}", {p.name}, {nbytes});',
+                              f"ishmemi::ok_symmetric({p.name}, {nbytes})"))
             elif c.kind == "symmetric_or_null":
-                lines.append(f'if ({p.name} != nullptr) ishmemi::check_symmetric(fn, "{p.name}", {p.name}, 0);')
-            elif c.kind == "nonnull_if":
-                lines.append(f'ishmemi::check_nonnull(fn, "{p.name}", {p.name}, {c.args[0]});')
-            elif c.kind == "nonnull":
-                lines.append(f'ishmemi::check_nonnull(fn, "{p.name}", {p.name}, 1);')
-            elif c.kind == "positive":
-                lines.append(f'ishmemi::check_positive(fn, "{p.name}", {p.name});')
-            elif c.kind == "sig_op":
-                lines.append(f"ishmemi::check_sig_op(fn, {p.name});")
-            elif c.kind == "cmp":
-                lines.append(f"ishmemi::check_cmp(fn, {p.name});")
+                lines.append((f'if ({p.name} != nullptr) ishmemi::check_symmetric(fn, "{p.name}", {p.name}, 0);',
+                              f"({p.name} == nullptr || ishmemi::ok_symmetric({p.name}, 0))"))
+            elif c.kind in ("nonnull_if", "nonnull"):
+                count = c.args[0] if c.kind == "nonnull_if" else "1"
+                lines.append((f'ishmemi::check_nonnull(fn, "{p.name}", {p.name}, {count});',
+                              f"ishmemi::ok_nonnull({p.name}, {count})"))
+            elif c.kind in ("positive", "power_of_two"):
+                lines.append((f'ishmemi::check_{c.kind}(fn, "{p.name}", {p.name});', f"ishmemi::ok_{c.kind}({p.name})"))
+            elif c.kind in ("sig_op", "cmp"):
+                lines.append((f"ishmemi::check_{c.kind}(fn, {p.name});", f"ishmemi::ok_{c.kind}({p.name})"))
             elif c.kind == "aligned":
                 # Atomics and waits on a misaligned element work on the CPU but fault on a GPU.
-                lines.append(f'ishmemi::check_aligned(fn, "{p.name}", {p.name}, alignof({_pointee(p, form)}));')
-            elif c.kind == "power_of_two":
-                lines.append(f'ishmemi::check_power_of_two(fn, "{p.name}", {p.name});')
-            elif c.kind == "symmetric_team":
-                lines.append(f'ishmemi::check_symmetric(fn, "{p.name}", {p.name}, ({c.args[0]}) * '
-                             f'ishmemi::team_size_or_zero(team) * {size});')
-            elif c.kind == "symmetric_team_strided":
-                n, s = c.args
-                lines.append(f'ishmemi::check_symmetric(fn, "{p.name}", {p.name}, ishmemi::strided_extent(({n}) * '
-                             f'ishmemi::team_size_or_zero(team), {s}) * {size});')
+                align = f"alignof({_pointee(p, form)})"
+                lines.append((f'ishmemi::check_aligned(fn, "{p.name}", {p.name}, {align});',
+                              f"ishmemi::ok_aligned({p.name}, {align})"))
             elif c.kind == "team_out":
                 # An output handle: invalid until the routine succeeds, whatever makes it fail.
-                lines.append(f"*{p.name} = ISHMEM_TEAM_INVALID;")
+                lines.append((f"*{p.name} = ISHMEM_TEAM_INVALID;", ""))
             elif c.kind == "ctx_out":
-                lines.append(f"*{p.name} = ISHMEMX_CTX_INVALID;")
+                lines.append((f"*{p.name} = ISHMEMX_CTX_INVALID;", ""))
             elif c.kind == "ctx":
-                lines.append(f"ishmemi::check_ctx(fn, {p.name});")
+                lines.append((f"ishmemi::check_ctx(fn, {p.name});", ""))  # host only: no device twin
             elif c.kind in SOFT_CHECKS:
                 pass  # status checks: see _soft_checks
             else:  # the schema lists the kinds; this guards against a schema edit without a generator edit
                 raise SpecError([f"{fam.file}:{fam.line}: family '{fam.name}': no code for check '{c.kind}'"])
     return lines
+
+
+def _fused_checks(checks: list[tuple[str, str]]) -> list[str]:
+    """The device form of the checks: every predicate, joined by & so that the compiler evaluates
+    them without branches, then one branch, taken only when one fails, to the reports in their usual
+    order (the first failing one stops the kernel). Costs one compare-and-branch instead of one per
+    check on the path that passes (stop 30 measured 0.06 us of a small warp put's 0.2 in the
+    separate branches). Checks with a statement that is not a check stay as they are."""
+    if len(checks) < 2 or any(not ok for _, ok in checks):
+        return [line for line, _ in checks]
+    return ([f"if (__builtin_expect(!({' & '.join(ok for _, ok in checks)}), 0)) {{"]
+            + [f"    {line}" for line, _ in checks] + ["}"])
 
 
 # Checks whose failure is reported through the routine's status (nonzero return) after the
@@ -610,12 +623,14 @@ def _entry_point(fam: Family, form: _Form, variant: str, team_form: bool = False
         ret = fam.work_group_returns
     tparams = ["typename T"] if form.kind == "generic" else []
     body = _table_assert(fam, form, name)
-    checks = _check_lines(fam, form)
+    check_pairs = _check_lines(fam, form)
+    checks = [line for line, _ in check_pairs]
     soft = _soft_checks(fam, form, team_form)
     if checks or soft:
         body.append(f'constexpr const char* fn = "{name}";')
     if fam.team and not team_form:
         body.append("constexpr ishmem_team_t team = ISHMEM_TEAM_WORLD;")
+    first_check = len(body)
     body += checks
     if soft and variant != "on_queue":
         fail = "" if ret == "void" else " nullptr" if ret.endswith("*") else " -1"
@@ -659,7 +674,10 @@ def _entry_point(fam: Family, form: _Form, variant: str, team_form: bool = False
         body.append(_statement(ret, call))
     template = f"template <{', '.join(tparams)}>" if tparams else ""
     header = "ishmem" if name.startswith("ishmem_") else "ishmemx"
-    device_body = tuple(_device_line(line) for line in body) if fam.cuda and variant != "on_queue" else ()
+    device_body = ()
+    if fam.cuda and variant != "on_queue":
+        fused = body[:first_check] + _fused_checks(check_pairs) + body[first_check + len(checks):]
+        device_body = tuple(_device_line(line) for line in fused)
     tests = ()
     if fam.test != "none":
         elems = [t.ctype for t in fam.table.types] if form.kind == "generic" else [form.elem]
@@ -683,6 +701,7 @@ def _entry_point(fam: Family, form: _Form, variant: str, team_form: bool = False
 # The device body is the host body with the checks and the core call taken from ishmemi::dev, the
 # device half of the core (runtime/include/ishmem/cuda/device.cuh), which has the same names.
 _DEVICE_NAMES = (("ishmemi::impl::", "ishmemi::dev::"), ("ishmemi::check_", "ishmemi::dev::check_"),
+                 ("ishmemi::ok_", "ishmemi::dev::ok_"),
                  ("ishmemi::strided_extent", "ishmemi::dev::strided_extent"),
                  ("ishmemi::blocked_extent", "ishmemi::dev::blocked_extent"),
                  ("ishmemi::team_size_or_zero", "ishmemi::dev::team_size_or_zero"))

@@ -75,62 +75,74 @@ __device__ __noinline__ inline void fail(int code, const char* routine, const ch
     __trap();
 }
 
-__device__ inline void check_init(const char* fn) {
+// Each check is a predicate (ok_*: true when the argument is good) and a report (check_*: the line
+// and the trap when it is not). Entry points test all their predicates at once and call the reports
+// only when one fails (generator/model.py, _fused_checks); without ISHMEM_DEVICE_CHECKS both are
+// nothing.
 #if ISHMEM_DEVICE_CHECKS
-    if (__builtin_expect(!dstate.initialized, 0)) fail(ishmemi::cuda::err_init, fn, nullptr, 0, 0, 0);
+__device__ inline bool ok_init() { return dstate.initialized; }
+__device__ inline bool ok_pe(int pe) { return static_cast<unsigned>(pe) < static_cast<unsigned>(dstate.n_pes); }
+// [addr, addr + bytes) inside this PE's heap; a null address with no bytes passes too.
+__device__ inline bool ok_symmetric(const void* addr, size_t bytes) {
+    uintptr_t off = reinterpret_cast<uintptr_t>(addr) - reinterpret_cast<uintptr_t>(dstate.heap_base);
+    return ((off <= dstate.heap_size) & (bytes <= dstate.heap_size - off)) | ((bytes == 0) & (addr == nullptr));
+}
+__device__ inline bool ok_nonnull(const void* p, size_t count) { return (p != nullptr) | (count == 0); }
+__device__ inline bool ok_sig_op(int sig_op) { return (sig_op == ISHMEM_SIGNAL_SET) | (sig_op == ISHMEM_SIGNAL_ADD); }
+__device__ inline bool ok_cmp(int cmp) { return static_cast<unsigned>(cmp - ISHMEM_CMP_EQ) <= unsigned(ISHMEM_CMP_LE - ISHMEM_CMP_EQ); }
+__device__ inline bool ok_positive(ptrdiff_t v) { return v > 0; }
+__device__ inline bool ok_power_of_two(size_t v) { return (v != 0) & ((v & (v - 1)) == 0); }
+// A mask test: see ishmemi::check_aligned. A misaligned atomic would fault the kernel without a word.
+__device__ inline bool ok_aligned(const void* addr, size_t align) {
+    return (reinterpret_cast<uintptr_t>(addr) & (align - 1)) == 0;
+}
+#define ISHMEMI_DEVICE_CHECK(cond, ...) \
+    do {                                 \
+        if (__builtin_expect(!(cond), 0)) fail(__VA_ARGS__); \
+    } while (0)
+#else
+__device__ inline bool ok_init() { return true; }
+__device__ inline bool ok_pe(int) { return true; }
+__device__ inline bool ok_symmetric(const void*, size_t) { return true; }
+__device__ inline bool ok_nonnull(const void*, size_t) { return true; }
+__device__ inline bool ok_sig_op(int) { return true; }
+__device__ inline bool ok_cmp(int) { return true; }
+__device__ inline bool ok_positive(ptrdiff_t) { return true; }
+__device__ inline bool ok_power_of_two(size_t) { return true; }
+__device__ inline bool ok_aligned(const void*, size_t) { return true; }
+#define ISHMEMI_DEVICE_CHECK(cond, ...) ((void)0)
 #endif
+
+__device__ inline void check_init(const char* fn) {
+    ISHMEMI_DEVICE_CHECK(ok_init(), ishmemi::cuda::err_init, fn, nullptr, 0, 0, 0);
 }
 __device__ inline void check_pe(const char* fn, int pe) {
-#if ISHMEM_DEVICE_CHECKS
-    if (__builtin_expect(static_cast<unsigned>(pe) >= static_cast<unsigned>(dstate.n_pes), 0))
-        fail(ishmemi::cuda::err_pe, fn, nullptr, pe, dstate.n_pes, 0);
-#endif
+    ISHMEMI_DEVICE_CHECK(ok_pe(pe), ishmemi::cuda::err_pe, fn, nullptr, pe, dstate.n_pes, 0);
 }
 __device__ inline void check_symmetric(const char* fn, const char* param, const void* addr, size_t bytes) {
-#if ISHMEM_DEVICE_CHECKS
-    uintptr_t off = reinterpret_cast<uintptr_t>(addr) - reinterpret_cast<uintptr_t>(dstate.heap_base);
-    if (__builtin_expect(off > dstate.heap_size || bytes > dstate.heap_size - off, 0))
-        if (bytes != 0 || addr != nullptr)
-            fail(ishmemi::cuda::err_symmetric, fn, param, static_cast<long long>(reinterpret_cast<uintptr_t>(addr)),
-                 static_cast<long long>(bytes), 0);
-#endif
+    ISHMEMI_DEVICE_CHECK(ok_symmetric(addr, bytes), ishmemi::cuda::err_symmetric, fn, param,
+                         static_cast<long long>(reinterpret_cast<uintptr_t>(addr)), static_cast<long long>(bytes), 0);
 }
 __device__ inline void check_nonnull(const char* fn, const char* param, const void* p, size_t count) {
-#if ISHMEM_DEVICE_CHECKS
-    if (__builtin_expect(p == nullptr && count > 0, 0))
-        fail(ishmemi::cuda::err_nonnull, fn, param, static_cast<long long>(count), 0, 0);
-#endif
+    ISHMEMI_DEVICE_CHECK(ok_nonnull(p, count), ishmemi::cuda::err_nonnull, fn, param, static_cast<long long>(count), 0, 0);
 }
 __device__ inline void check_sig_op(const char* fn, int sig_op) {
-#if ISHMEM_DEVICE_CHECKS
-    if (__builtin_expect(sig_op != ISHMEM_SIGNAL_SET && sig_op != ISHMEM_SIGNAL_ADD, 0))
-        fail(ishmemi::cuda::err_sig_op, fn, nullptr, sig_op, 0, 0);
-#endif
+    ISHMEMI_DEVICE_CHECK(ok_sig_op(sig_op), ishmemi::cuda::err_sig_op, fn, nullptr, sig_op, 0, 0);
 }
 __device__ inline void check_cmp(const char* fn, int cmp) {
-#if ISHMEM_DEVICE_CHECKS
-    if (__builtin_expect(cmp < ISHMEM_CMP_EQ || cmp > ISHMEM_CMP_LE, 0)) fail(ishmemi::cuda::err_cmp, fn, nullptr, cmp, 0, 0);
-#endif
+    ISHMEMI_DEVICE_CHECK(ok_cmp(cmp), ishmemi::cuda::err_cmp, fn, nullptr, cmp, 0, 0);
 }
 __device__ inline void check_positive(const char* fn, const char* param, ptrdiff_t v) {
-#if ISHMEM_DEVICE_CHECKS
-    if (__builtin_expect(v <= 0, 0)) fail(ishmemi::cuda::err_positive, fn, param, v, 0, 0);
-#endif
+    ISHMEMI_DEVICE_CHECK(ok_positive(v), ishmemi::cuda::err_positive, fn, param, v, 0, 0);
 }
 __device__ inline void check_power_of_two(const char* fn, const char* param, size_t v) {
-#if ISHMEM_DEVICE_CHECKS
-    if (__builtin_expect(v == 0 || (v & (v - 1)) != 0, 0))
-        fail(ishmemi::cuda::err_power_of_two, fn, param, static_cast<long long>(v), 0, 0);
-#endif
+    ISHMEMI_DEVICE_CHECK(ok_power_of_two(v), ishmemi::cuda::err_power_of_two, fn, param, static_cast<long long>(v), 0, 0);
 }
-// A mask test: see ishmemi::check_aligned. A misaligned atomic would fault the kernel without a word.
 __device__ inline void check_aligned(const char* fn, const char* param, const void* addr, size_t align) {
-#if ISHMEM_DEVICE_CHECKS
-    if (__builtin_expect((reinterpret_cast<uintptr_t>(addr) & (align - 1)) != 0, 0))
-        fail(ishmemi::cuda::err_aligned, fn, param, static_cast<long long>(reinterpret_cast<uintptr_t>(addr)),
-             static_cast<long long>(align), 0);
-#endif
+    ISHMEMI_DEVICE_CHECK(ok_aligned(addr, align), ishmemi::cuda::err_aligned, fn, param,
+                         static_cast<long long>(reinterpret_cast<uintptr_t>(addr)), static_cast<long long>(align), 0);
 }
+#undef ISHMEMI_DEVICE_CHECK
 
 __device__ inline size_t strided_extent(size_t nelems, ptrdiff_t stride) {
     if (nelems == 0) return 0;

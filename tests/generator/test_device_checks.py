@@ -1,0 +1,63 @@
+"""Device entry points test all their checks with one branch.
+
+Each device check is a predicate (ishmemi::dev::ok_*) and a report (ishmemi::dev::check_*). A device
+body with two or more checks computes every predicate, joined by &, and branches once; inside the
+branch the reports run in the spec's order, so the first failing check is the one reported, as in
+the host body. The predicates are the reports' own arguments without the routine and parameter names.
+"""
+import re
+
+import pytest
+
+from generator.__main__ import ROOT
+from generator.loader import load_spec
+from generator.model import build_api
+
+_REPORT = re.compile(r"^(?:if \((\w+) != nullptr\) )?ishmemi::dev::check_(\w+)\(fn(?:, \"\w+\")?(?:, (.*))?\);$")
+
+
+@pytest.fixture(scope="module")
+def device_eps():
+    api = build_api(load_spec(ROOT / "spec", ROOT))
+    return [ep for ep in api.entry_points if ep.device_body]
+
+
+def test_reports_and_predicates_pair_up_in_order(device_eps):
+    fused = 0
+    for ep in device_eps:
+        body = list(ep.device_body)
+        heads = [i for i, l in enumerate(body) if l.startswith("if (__builtin_expect(!(ishmemi::dev::ok_")]
+        host = [l for l in ep.body if "ishmemi::check_" in l and not l.startswith("if (!(")]
+        if len(host) < 2:
+            assert not heads, ep.name
+            continue
+        assert len(heads) == 1, ep.name
+        i = heads[0]
+        end = body.index("}", i)
+        reports = [l.strip() for l in body[i + 1:end]]
+        # The reports are the host body's checks, in its order, under device names.
+        assert reports == [l.replace("ishmemi::check_", "ishmemi::dev::check_")
+                           .replace("ishmemi::strided_extent", "ishmemi::dev::strided_extent")
+                           .replace("ishmemi::blocked_extent", "ishmemi::dev::blocked_extent")
+                           .replace("ishmemi::team_size_or_zero", "ishmemi::dev::team_size_or_zero")
+                           for l in host], ep.name
+        cond = body[i][len("if (__builtin_expect(!("):-len("), 0)) {")]
+        preds = cond.split(" & ")
+        assert len(preds) == len(reports), ep.name
+        for pred, report in zip(preds, reports):
+            m = _REPORT.match(report)
+            assert m, report
+            guard, kind, args = m.groups()
+            want = f"ishmemi::dev::ok_{kind}({args or ''})"
+            if guard:
+                want = f"({guard} == nullptr || {want})"
+            assert pred == want, (ep.name, pred, want)
+        fused += 1
+    assert fused > 1000, "RMA, AMO, signal, p2p and collective device forms have two or more checks"
+
+
+def test_every_device_report_has_a_predicate():
+    src = (ROOT / "runtime/include/ishmem/cuda/device.cuh").read_text()
+    reports = set(re.findall(r"__device__ inline void check_(\w+)\(", src))
+    preds = set(re.findall(r"__device__ inline bool ok_(\w+)\(", src))
+    assert reports and reports <= preds, reports - preds
